@@ -1,0 +1,35 @@
+# Two commands for a fresh machine with only Python 3.11: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-slow bench lint venv clean
+
+venv: $(STAMP)
+
+# Rebuilt only when pyproject.toml changes, so repeated runs are quick.
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/cardlab demo --game kaiser --deals 200 --seed 1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m slow
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run_all
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) build *.egg-info

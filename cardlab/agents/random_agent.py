@@ -1,0 +1,36 @@
+"""The uniform random agent: the floor every other agent must clear."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from cardlab.agents.registry import register, reject_unknown_options
+
+
+class RandomBot(pyspiel.Bot):
+    """Plays a uniformly random legal action, from its own seeded stream."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int = 0):
+        pyspiel.Bot.__init__(self)
+        self.player = player
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+    def step(self, state: pyspiel.State) -> int:
+        legal = state.legal_actions(self.player)
+        return int(legal[self._rng.integers(len(legal))])
+
+    def step_with_policy(self, state: pyspiel.State):
+        legal = state.legal_actions(self.player)
+        policy = [(a, 1.0 / len(legal)) for a in legal]
+        return policy, self.step(state)
+
+
+@register("random")
+def make_random(game: pyspiel.Game, player: int, seed: int, **options) -> RandomBot:
+    reject_unknown_options("random", options)
+    return RandomBot(game, player, seed)

@@ -1,0 +1,38 @@
+"""Dealing per the contract: one chance node per card, uniform over undealt cards.
+
+The k-th card of a deal stage goes to seat ``(dealer + 1 + k) % num_players``.
+Tournaments fix a deal by drawing its whole chance sequence from a seed, so
+the same deal can be replayed with the seats swapped (duplicate play).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import nth_card, popcount
+from cardlab.core.rng import random_below
+
+
+@njit(cache=True, inline="always")
+def receiving_seat(dealer, k, num_players):
+    """Seat that receives the k-th card of a deal stage."""
+    return (dealer + 1 + k) % num_players
+
+
+@njit(cache=True)
+def draw_card(undealt, stream):
+    """A uniformly drawn card of the ``undealt`` mask (a chance outcome)."""
+    return nth_card(undealt, random_below(stream, popcount(undealt)))
+
+
+@njit(cache=True)
+def shuffled_cards(deck, count, stream):
+    """``count`` cards drawn one by one from ``deck``: the chance actions of a deal."""
+    out = np.empty(count, dtype=np.int64)
+    remaining = deck
+    for i in range(count):
+        card = draw_card(remaining, stream)
+        out[i] = card
+        remaining &= ~(np.int64(1) << card)
+    return out

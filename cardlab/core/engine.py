@@ -1,0 +1,84 @@
+"""What every cardlab engine provides, and the checked way to drive one from Python.
+
+An engine is a set of numba kernels over one ``int64`` state array:
+``current_player(s)``, ``legal_actions(s, out) -> n``, ``apply_action(s, a)``
+and ``returns(s, out)``. Kernels trust their input, because bounds checks in
+the inner loop would cost every rollout; :class:`Engine` is the Python face
+that checks each call and raises a clear error instead of letting a bad seat,
+card id or phase corrupt memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+CHANCE_PLAYER = -1  # pyspiel.PlayerId.CHANCE
+TERMINAL_PLAYER = -4  # pyspiel.PlayerId.TERMINAL
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A game's kernels plus the checks a Python caller needs."""
+
+    name: str
+    num_players: int
+    state_size: int
+    max_legal_actions: int
+    num_distinct_actions: int
+    current_player: Callable
+    legal_actions: Callable
+    apply_action: Callable
+    returns: Callable
+    action_to_string: Callable[[int, int], str]
+
+    def check_state(self, state: np.ndarray) -> None:
+        if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (
+            self.state_size,
+        ):
+            raise TypeError(
+                f"{self.name}: a state is an int64 array of shape ({self.state_size},), "
+                f"got {type(state).__name__} {getattr(state, 'dtype', '')}"
+                f"{getattr(state, 'shape', '')}"
+            )
+
+    def check_seat(self, seat: int) -> int:
+        if not isinstance(seat, int | np.integer) or not 0 <= seat < self.num_players:
+            raise ValueError(f"{self.name}: seat must be 0..{self.num_players - 1}, got {seat!r}")
+        return int(seat)
+
+    def legal(self, state: np.ndarray) -> list[int]:
+        """Legal actions (chance outcomes at a chance node), ascending."""
+        self.check_state(state)
+        if self.current_player(state) == TERMINAL_PLAYER:
+            return []
+        out = np.empty(self.max_legal_actions, dtype=np.int64)
+        n = self.legal_actions(state, out)
+        return out[:n].tolist()
+
+    def apply(self, state: np.ndarray, action: int) -> None:
+        """Apply ``action`` in place, or raise ``ValueError`` and leave the state unchanged."""
+        legal = self.legal(state)
+        if not isinstance(action, int | np.integer) or int(action) not in legal:
+            player = int(self.current_player(state))
+            if player == TERMINAL_PLAYER:
+                raise ValueError(f"{self.name}: action {action!r} applied to a finished game")
+            raise ValueError(self.illegal_message(player, action, legal))
+        self.apply_action(state, int(action))
+
+    def illegal_message(self, player: int, action: object, legal: list[int]) -> str:
+        try:
+            described = f"{action} ({self.action_to_string(player, int(action))})"
+        except (TypeError, ValueError, IndexError):
+            described = repr(action)
+        choices = ", ".join(f"{a} ({self.action_to_string(player, a)})" for a in legal)
+        who = "chance" if player == CHANCE_PLAYER else f"player {player}"
+        return f"{self.name}: illegal action {described} for {who}; legal actions: [{choices}]"
+
+    def seat_returns(self, state: np.ndarray) -> list[float]:
+        self.check_state(state)
+        out = np.zeros(self.num_players, dtype=np.float64)
+        self.returns(state, out)
+        return out.tolist()

@@ -1,0 +1,60 @@
+"""Trick play shared by Kaiser and Twenty-Eight: following suit and who wins.
+
+A game describes card strength with a table ``strength[card]`` (higher wins
+within a suit), so the same kernels serve Kaiser's A-high order, Twenty-Eight's
+J 9 A 10 K Q 8 7 and a low no-trump's reversed order.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from cardlab.core.cards import SUIT_MASKS, suit_of
+
+NO_TRUMP = -1
+
+
+@njit(cache=True)
+def follow_suit_choices(hand, led_suit):
+    """Cards of ``hand`` a player may play to a trick led in ``led_suit``.
+
+    Follow suit if possible, otherwise any card; ``led_suit < 0`` means the
+    player leads and may play anything.
+    """
+    if led_suit < 0:
+        return hand
+    same_suit = hand & SUIT_MASKS[led_suit]
+    return same_suit if same_suit != 0 else hand
+
+
+@njit(cache=True)
+def trick_winner(cards, count, trump_suit, trumps_from, strength):
+    """Position (0 = leader) of the card that wins the trick.
+
+    ``cards[:count]`` are in play order. A card of ``trump_suit`` is a trump
+    only if played at position ``>= trumps_from`` (Twenty-Eight's trump shown
+    mid-trick; other games pass 0). Highest trump wins, otherwise the highest
+    card of the led suit.
+    """
+    led_suit = suit_of(cards[0])
+    best = 0
+    best_class = _card_class(cards[0], 0, led_suit, trump_suit, trumps_from)
+    for position in range(1, count):
+        card = cards[position]
+        card_class = _card_class(card, position, led_suit, trump_suit, trumps_from)
+        if card_class > best_class or (
+            card_class == best_class and card_class > 0 and strength[card] > strength[cards[best]]
+        ):
+            best = position
+            best_class = card_class
+    return best
+
+
+@njit(cache=True, inline="always")
+def _card_class(card, position, led_suit, trump_suit, trumps_from):
+    suit = suit_of(card)
+    if trump_suit >= 0 and suit == trump_suit and position >= trumps_from:
+        return 2
+    if suit == led_suit:
+        return 1
+    return 0

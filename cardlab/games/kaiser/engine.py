@@ -1,0 +1,482 @@
+"""Kaiser as pure array transitions, compiled with numba.
+
+The whole game state is one ``int64`` array of ``STATE_SIZE`` slots whose
+layout is the constants below (hands and card sets are bitmasks). Every kernel
+takes that array and nothing else, so states copy with ``state.copy()``,
+batch as rows of a 2-D array and cross process boundaries as bytes. The game
+parameters are copied into the first slots for the same reason.
+
+Kernels do not validate their input (numba does not bounds-check); the checked
+entry points for Python callers are in :mod:`cardlab.core.engine` and the
+OpenSpiel wrapper in :mod:`cardlab.games.kaiser.game`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import card_bit, cards_in, has_card, popcount
+from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.dealing import receiving_seat
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.rng import random_below
+from cardlab.core.sampling import sample_hidden_hands
+from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
+from cardlab.games.kaiser.rules import (
+    BID,
+    FIVE_OF_HEARTS,
+    FIVE_OF_HEARTS_POINTS,
+    HAND_SIZE,
+    HIGH_STRENGTH,
+    LOW_NO_TRUMP,
+    LOW_STRENGTH,
+    MAX_BID,
+    MISDEAL,
+    MISDEAL_HONOURS,
+    NAME_TRUMP,
+    NUM_PLAYERS,
+    NUM_TRICKS,
+    PASS,
+    STANDARD_DECK,
+    THREE_OF_SPADES,
+    THREE_OF_SPADES_POINTS,
+    WITH_TRUMP,
+)
+
+# ---- Phases -------------------------------------------------------------------
+DEALING, BIDDING, NAMING_TRUMP, PLAYING, GAME_OVER = 0, 1, 2, 3, 4
+PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
+
+# ---- State layout ---------------------------------------------------------------
+# Parameters (fixed for the game).
+FIRST_DEALER = 0
+MIN_BID = 1
+MATCH = 2  # 1: play hands until a team reaches TARGET
+TARGET = 3
+ALLOW_LOW_NO_TRUMP = 4
+NON_BIDDER_LIMIT = 5  # from this match score up, non-bidders add only negative points
+MAX_HANDS = 6  # match safety cap: a match still running after this many hands is drawn
+DECK = 7
+# The hand being played.
+PHASE = 8
+DEALER = 9
+TO_MOVE = 10  # seat to act (meaningless at chance nodes)
+CARDS_DEALT = 11
+HANDS = 12  # 4 slots: the cards each seat holds
+SPOKEN = 16  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 20  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 21  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 22  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 23  # 0..7, 8 when the hand is over
+TRICK_LEADER = 24
+TRICK_SIZE = 25  # cards in the current trick
+TRICK = 26  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 30  # 2 slots, per team
+HAND_POINTS = 32  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 34  # mask of cards played this hand
+VOIDS = 35  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 39  # 2 slots
+HAND_NUMBER = 41
+WINNER = 42  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 43  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 45  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 46  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 78  # 8 slots
+TRICK_WINNERS = 86  # 8 slots
+STATE_SIZE = 94
+
+MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
+
+
+@njit(cache=True)
+def team_of(seat):
+    return seat & 1
+
+
+@njit(cache=True)
+def new_state(first_dealer, min_bid, match, target, allow_low_no_trump, non_bidder_limit,
+              max_hands):
+    """The state before the first card of the first hand is dealt."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s[FIRST_DEALER] = first_dealer
+    s[MIN_BID] = min_bid
+    s[MATCH] = match
+    s[TARGET] = target
+    s[ALLOW_LOW_NO_TRUMP] = allow_low_no_trump
+    s[NON_BIDDER_LIMIT] = non_bidder_limit
+    s[MAX_HANDS] = max_hands
+    s[DECK] = STANDARD_DECK
+    s[WINNER] = -1
+    s[MISDEAL_BY] = -1
+    start_hand(s, first_dealer)
+    return s
+
+
+@njit(cache=True)
+def start_hand(s, dealer):
+    """Clear the hand slots and wait for the deal (chance nodes)."""
+    s[PHASE] = DEALING
+    s[DEALER] = dealer
+    s[TO_MOVE] = (dealer + 1) % NUM_PLAYERS
+    s[CARDS_DEALT] = 0
+    for seat in range(NUM_PLAYERS):
+        s[HANDS + seat] = 0
+        s[SPOKEN + seat] = -1
+        s[VOIDS + seat] = 0
+        s[TRICK + seat] = -1
+    s[HIGH_BID] = -1
+    s[DECLARER] = -1
+    s[TRUMP] = NO_TRUMP
+    s[TRICK_NUMBER] = 0
+    s[TRICK_SIZE] = 0
+    s[TRICKS_WON] = s[TRICKS_WON + 1] = 0
+    s[HAND_POINTS] = s[HAND_POINTS + 1] = 0
+    s[PLAYED] = 0
+    s[TRICK_HISTORY:TRICK_HISTORY + 32] = -1
+    s[TRICK_LEADERS:TRICK_LEADERS + 8] = -1
+    s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
+
+
+@njit(cache=True)
+def current_player(s):
+    """Seat to act, CHANCE_PLAYER while dealing, TERMINAL_PLAYER at the end."""
+    phase = s[PHASE]
+    if phase == GAME_OVER:
+        return TERMINAL_PLAYER
+    if phase == DEALING:
+        return CHANCE_PLAYER
+    return s[TO_MOVE]
+
+
+@njit(cache=True)
+def is_terminal(s):
+    return s[PHASE] == GAME_OVER
+
+
+@njit(cache=True)
+def undealt_cards(s):
+    dealt = np.int64(0)
+    for seat in range(NUM_PLAYERS):
+        dealt |= s[HANDS + seat]
+    return s[DECK] & ~dealt
+
+
+@njit(cache=True)
+def may_throw_in(s, seat):
+    """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades."""
+    return s[HANDS + seat] & MISDEAL_HONOURS == 0
+
+
+@njit(cache=True)
+def legal_actions(s, out):
+    """Write the legal actions in ascending order into ``out``; return how many."""
+    phase = s[PHASE]
+    n = 0
+    if phase == DEALING:
+        for card in cards_in(undealt_cards(s)):
+            out[n] = card
+            n += 1
+    elif phase == BIDDING:
+        seat = s[TO_MOVE]
+        is_dealer = seat == s[DEALER]
+        if not (is_dealer and s[HIGH_BID] < 0):
+            out[n] = PASS
+            n += 1
+        if may_throw_in(s, seat):
+            out[n] = MISDEAL
+            n += 1
+        kinds = 3 if s[ALLOW_LOW_NO_TRUMP] else 2
+        for value in range(s[MIN_BID], MAX_BID + 1):
+            for kind in range(kinds):
+                rank = 3 * value + kind
+                if rank > s[HIGH_BID] or (is_dealer and rank == s[HIGH_BID]):
+                    out[n] = BID + rank
+                    n += 1
+    elif phase == NAMING_TRUMP:
+        for suit in range(4):
+            out[n] = NAME_TRUMP + suit
+            n += 1
+    elif phase == PLAYING:
+        seat = s[TO_MOVE]
+        led_suit = suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
+        for card in cards_in(follow_suit_choices(s[HANDS + seat], led_suit)):
+            out[n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def is_legal(s, action):
+    out = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
+    n = legal_actions(s, out)
+    for i in range(n):
+        if out[i] == action:
+            return True
+    return False
+
+
+@njit(cache=True)
+def apply_action(s, action):
+    """Apply a legal action (chance: the dealt card id)."""
+    phase = s[PHASE]
+    if phase == DEALING:
+        _deal_card(s, action)
+    elif phase == BIDDING:
+        _bid(s, action)
+    elif phase == NAMING_TRUMP:
+        s[TRUMP] = action - NAME_TRUMP
+        s[PHASE] = PLAYING
+        s[TO_MOVE] = s[DECLARER]
+        s[TRICK_LEADER] = s[DECLARER]
+    else:
+        _play_card(s, action)
+
+
+@njit(cache=True)
+def _deal_card(s, card):
+    seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
+    s[HANDS + seat] |= card_bit(card)
+    s[CARDS_DEALT] += 1
+    if s[CARDS_DEALT] == NUM_PLAYERS * HAND_SIZE:
+        s[PHASE] = BIDDING
+        s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def _bid(s, action):
+    seat = s[TO_MOVE]
+    if action == MISDEAL:
+        s[MISDEAL_BY] = seat
+        s[HAND_NUMBER] += 1  # counts deals, so a match of endless misdeals still ends
+        if s[MATCH] and s[HAND_NUMBER] < s[MAX_HANDS]:
+            start_hand(s, s[DEALER])  # the same dealer deals again
+        else:
+            s[WINNER] = 2
+            s[PHASE] = GAME_OVER
+        return
+    s[SPOKEN + seat] = action
+    if action != PASS:
+        s[HIGH_BID] = action - BID
+        s[DECLARER] = seat
+    if seat == s[DEALER]:  # the dealer speaks last
+        s[MISDEAL_BY] = -1
+        if s[HIGH_BID] % 3 == WITH_TRUMP:
+            s[PHASE] = NAMING_TRUMP
+            s[TO_MOVE] = s[DECLARER]
+        else:
+            s[TRUMP] = NO_TRUMP
+            s[PHASE] = PLAYING
+            s[TO_MOVE] = s[DECLARER]
+            s[TRICK_LEADER] = s[DECLARER]
+    else:
+        s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def _play_card(s, card):
+    seat = s[TO_MOVE]
+    position = s[TRICK_SIZE]
+    if position > 0:
+        led_suit = suit_of(s[TRICK])
+        if suit_of(card) != led_suit:
+            s[VOIDS + seat] |= 1 << led_suit
+    s[HANDS + seat] &= ~card_bit(card)
+    s[PLAYED] |= card_bit(card)
+    s[TRICK + position] = card
+    s[TRICK_HISTORY + 4 * s[TRICK_NUMBER] + position] = card
+    s[TRICK_SIZE] = position + 1
+    if position + 1 < NUM_PLAYERS:
+        s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+        return
+    _finish_trick(s)
+
+
+@njit(cache=True)
+def card_strength(s):
+    """The strength table of the contract being played (low no trump reverses it)."""
+    if s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP:
+        return LOW_STRENGTH
+    return HIGH_STRENGTH
+
+
+@njit(cache=True)
+def _finish_trick(s):
+    leader = s[TRICK_LEADER]
+    winning_position = trick_winner(s[TRICK:TRICK + 4], 4, s[TRUMP], 0, card_strength(s))
+    winner = (leader + winning_position) % NUM_PLAYERS
+    team = team_of(winner)
+    points = 1
+    for position in range(4):
+        card = s[TRICK + position]
+        if card == FIVE_OF_HEARTS:
+            points += FIVE_OF_HEARTS_POINTS
+        elif card == THREE_OF_SPADES:
+            points += THREE_OF_SPADES_POINTS
+        s[TRICK + position] = -1
+    s[TRICKS_WON + team] += 1
+    s[HAND_POINTS + team] += points
+    s[TRICK_LEADERS + s[TRICK_NUMBER]] = leader
+    s[TRICK_WINNERS + s[TRICK_NUMBER]] = winner
+    s[TRICK_NUMBER] += 1
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = winner
+    s[TO_MOVE] = winner
+    if s[TRICK_NUMBER] == NUM_TRICKS:
+        _score_hand(s)
+
+
+@njit(cache=True)
+def hand_deltas(s):
+    """Each team's match-score change for the finished hand (rulings 4 and 5)."""
+    declarer_team = team_of(s[DECLARER])
+    other_team = 1 - declarer_team
+    value = s[HIGH_BID] // 3
+    multiplier = 1 if s[HIGH_BID] % 3 == WITH_TRUMP else 2
+    taken = s[HAND_POINTS + declarer_team]
+    deltas = np.zeros(2, dtype=np.int64)
+    deltas[declarer_team] = multiplier * (taken if taken >= value else -value)
+    other_points = s[HAND_POINTS + other_team]
+    if s[MATCH_SCORE + other_team] < s[NON_BIDDER_LIMIT] or other_points < 0:
+        deltas[other_team] = other_points
+    return deltas
+
+
+@njit(cache=True)
+def _score_hand(s):
+    deltas = hand_deltas(s)
+    for team in range(2):
+        s[LAST_DELTA + team] = deltas[team]
+        s[MATCH_SCORE + team] += deltas[team]
+    s[HAND_NUMBER] += 1
+    if not s[MATCH]:
+        s[PHASE] = GAME_OVER
+        return
+    reached0 = s[MATCH_SCORE] >= s[TARGET]
+    reached1 = s[MATCH_SCORE + 1] >= s[TARGET]
+    if reached0 and reached1:
+        s[WINNER] = team_of(s[DECLARER])  # ruling 7: the bidding team wins
+    elif reached0:
+        s[WINNER] = 0
+    elif reached1:
+        s[WINNER] = 1
+    elif s[HAND_NUMBER] >= s[MAX_HANDS]:
+        s[WINNER] = 2
+    if s[WINNER] >= 0:
+        s[PHASE] = GAME_OVER
+    else:
+        start_hand(s, (s[DEALER] + 1) % NUM_PLAYERS)
+
+
+@njit(cache=True)
+def returns(s, out):
+    """Per-seat returns: hand mode, own team's delta minus the other's; match, +1 / -1."""
+    for seat in range(NUM_PLAYERS):
+        out[seat] = 0.0
+    if s[PHASE] != GAME_OVER:
+        return
+    if s[MATCH]:
+        if s[WINNER] == 0 or s[WINNER] == 1:
+            for seat in range(NUM_PLAYERS):
+                out[seat] = 1.0 if team_of(seat) == s[WINNER] else -1.0
+        return
+    if s[WINNER] == 2:  # thrown-in hand
+        return
+    for seat in range(NUM_PLAYERS):
+        team = team_of(seat)
+        out[seat] = float(s[LAST_DELTA + team] - s[LAST_DELTA + 1 - team])
+
+
+@njit(cache=True)
+def play_random_hands(template, num_hands, stream, results):
+    """Play ``num_hands`` complete random games from ``template`` inside numba.
+
+    ``results[i]`` receives seat 0's return, team 0 and team 1 hand points,
+    the declarer and the winning bid rank (3 * value + kind, -1 if thrown in).
+    Returns the total number of actions applied, chance included.
+    """
+    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
+    seat_returns = np.empty(NUM_PLAYERS, dtype=np.float64)
+    steps = 0
+    for i in range(num_hands):
+        s = template.copy()
+        while s[PHASE] != GAME_OVER:
+            n = legal_actions(s, legal)
+            apply_action(s, legal[random_below(stream, n)])
+            steps += 1
+        returns(s, seat_returns)
+        results[i, 0] = seat_returns[0]
+        results[i, 1] = s[HAND_POINTS]
+        results[i, 2] = s[HAND_POINTS + 1]
+        results[i, 3] = s[DECLARER]
+        results[i, 4] = s[HIGH_BID] if s[WINNER] != 2 else -1
+    return steps
+
+
+@njit(cache=True)
+def cards_unseen_by(s, seat):
+    """Cards dealt this hand that ``seat`` has not seen: the others' hands."""
+    unseen = np.int64(0)
+    for other in range(NUM_PLAYERS):
+        if other != seat:
+            unseen |= s[HANDS + other]
+    return unseen
+
+
+@njit(cache=True)
+def may_hold_masks(s, seat):
+    """For each seat, the cards it may hold as far as ``seat`` knows (voids shown)."""
+    unseen = cards_unseen_by(s, seat)
+    may_hold = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    for other in range(NUM_PLAYERS):
+        if other == seat:
+            may_hold[other] = s[HANDS + seat]
+            continue
+        allowed = unseen
+        for suit in range(4):
+            if (s[VOIDS + other] >> suit) & 1:
+                allowed &= ~SUIT_MASKS[suit]
+        may_hold[other] = allowed
+    return may_hold
+
+
+@njit(cache=True)
+def has_shown_void(s, seat, suit):
+    return (s[VOIDS + seat] >> suit) & 1 == 1
+
+
+@njit(cache=True)
+def hand_size(s, seat):
+    return popcount(s[HANDS + seat])
+
+
+@njit(cache=True)
+def holds(s, seat, card):
+    return has_card(s[HANDS + seat], card)
+
+
+@njit(cache=True)
+def resample_hidden_hands(s, seat, stream):
+    """A copy of ``s`` whose other hands are redrawn uniformly among those ``seat`` cannot rule out.
+
+    What ``seat`` knows in Kaiser: its own hand, every card played, and which
+    suits each player has shown out of. Everything else is hidden and drawn
+    uniformly (:func:`cardlab.core.sampling.sample_hidden_hands`).
+    """
+    world = s.copy()
+    may_hold = may_hold_masks(s, seat)
+    hidden = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
+    sizes = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
+    allowed = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
+    k = 0
+    for other in range(NUM_PLAYERS):
+        if other != seat:
+            hidden[k] = other
+            sizes[k] = popcount(s[HANDS + other])
+            allowed[k] = may_hold[other]
+            k += 1
+    hands = np.zeros(NUM_PLAYERS - 1, dtype=np.int64)
+    sample_hidden_hands(cards_unseen_by(s, seat), allowed, sizes, stream, hands)
+    for k in range(NUM_PLAYERS - 1):
+        world[HANDS + hidden[k]] = hands[k]
+    return world

@@ -1,0 +1,125 @@
+"""Kaiser observation and information-state tensors, filled by a numba kernel.
+
+Seats are relative to the observer (0 = self, 1 = left, 2 = partner, 3 =
+right), so one network serves every seat. Card planes are 52 wide (all card
+ids) so that variant decks fit the same layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import cards_in
+from cardlab.games.kaiser import engine as E
+
+NUM_CARDS = 52
+NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
+
+#: (name, size) of each piece, in tensor order.
+OBSERVATION_PIECES = (
+    ("hand", NUM_CARDS),
+    ("played_by_seat", 4 * NUM_CARDS),
+    ("current_trick", 4 * NUM_CARDS),
+    ("bids", 4 * NUM_BID_SLOTS),
+    ("declarer", 4),
+    ("contract_value", 13),
+    ("contract_kind", 3),
+    ("trump", 5),
+    ("voids", 16),
+    ("dealer", 4),
+    ("to_move", 4),
+    ("phase", 5),
+    ("team_points_tricks", 4),
+    ("match_scores", 3),
+)
+INFORMATION_STATE_EXTRA = (
+    ("dealt_hand", NUM_CARDS),
+    ("trick_history", 8 * 4 * NUM_CARDS),
+)
+OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
+INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
+
+
+@njit(cache=True)
+def encode(s, player, perfect_recall, out):
+    """Fill ``out`` (zeroed here) with what ``player`` sees."""
+    out[:] = 0.0
+    o = 0
+    for card in cards_in(s[E.HANDS + player]):
+        out[o + card] = 1.0
+    o += NUM_CARDS
+    # Cards each seat has played this hand, and the current trick.
+    for trick in range(8):
+        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
+        for position in range(4):
+            card = s[E.TRICK_HISTORY + 4 * trick + position]
+            if card >= 0:
+                relative = (leader + position - player) % 4
+                out[o + relative * NUM_CARDS + card] = 1.0
+    o += 4 * NUM_CARDS
+    for position in range(s[E.TRICK_SIZE]):
+        relative = (s[E.TRICK_LEADER] + position - player) % 4
+        out[o + relative * NUM_CARDS + s[E.TRICK + position]] = 1.0
+    o += 4 * NUM_CARDS
+    for seat in range(4):
+        relative = (seat - player) % 4
+        spoken = s[E.SPOKEN + seat]
+        if spoken < 0:
+            slot = 0
+        elif spoken < E.BID:
+            slot = 1
+        else:
+            slot = 2 + spoken - E.BID
+        out[o + relative * NUM_BID_SLOTS + slot] = 1.0
+    o += 4 * NUM_BID_SLOTS
+    if s[E.DECLARER] >= 0 and s[E.PHASE] > E.BIDDING:
+        out[o + (s[E.DECLARER] - player) % 4] = 1.0
+        out[o + 4 + s[E.HIGH_BID] // 3] = 1.0
+        out[o + 17 + s[E.HIGH_BID] % 3] = 1.0
+    o += 20
+    if s[E.PHASE] == E.PLAYING:
+        out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
+    o += 5
+    for seat in range(4):
+        relative = (seat - player) % 4
+        for suit in range(4):
+            if (s[E.VOIDS + seat] >> suit) & 1:
+                out[o + 4 * relative + suit] = 1.0
+    o += 16
+    out[o + (s[E.DEALER] - player) % 4] = 1.0
+    o += 4
+    if s[E.PHASE] != E.DEALING and s[E.PHASE] != E.GAME_OVER:
+        out[o + (s[E.TO_MOVE] - player) % 4] = 1.0
+    o += 4
+    out[o + s[E.PHASE]] = 1.0
+    o += 5
+    own = player & 1
+    out[o + 0] = s[E.HAND_POINTS + own] / 10.0
+    out[o + 1] = s[E.HAND_POINTS + 1 - own] / 10.0
+    out[o + 2] = s[E.TRICKS_WON + own] / 8.0
+    out[o + 3] = s[E.TRICKS_WON + 1 - own] / 8.0
+    o += 4
+    out[o + 0] = s[E.MATCH_SCORE + own] / s[E.TARGET]
+    out[o + 1] = s[E.MATCH_SCORE + 1 - own] / s[E.TARGET]
+    out[o + 2] = s[E.HAND_NUMBER] / s[E.MAX_HANDS]
+    o += 3
+    if not perfect_recall:
+        return
+    dealt = s[E.HANDS + player]
+    for trick in range(8):
+        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
+        for position in range(4):
+            card = s[E.TRICK_HISTORY + 4 * trick + position]
+            if card >= 0 and (leader + position) % 4 == player:
+                dealt |= np.int64(1) << card
+    for card in cards_in(dealt):
+        out[o + card] = 1.0
+    o += NUM_CARDS
+    for trick in range(8):
+        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
+        for position in range(4):
+            card = s[E.TRICK_HISTORY + 4 * trick + position]
+            if card >= 0:
+                relative = (leader + position - player) % 4
+                out[o + (4 * trick + relative) * NUM_CARDS + card] = 1.0

@@ -1,0 +1,99 @@
+"""Kaiser's rules as constants: the deck, card strength, point cards and action ids.
+
+Kaiser is a Canadian partnership trick-taking game: 4 players, partners
+opposite, 32 cards, 8 tricks. Every trick is worth 1 point, the trick holding
+the 5 of hearts is worth 5 more and the trick holding the 3 of spades 3 less,
+so a hand distributes exactly 10 points. One round of bidding (6 to 12, with
+trumps or no trump) decides who names trumps and what it must make.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardlab.core.cards import (
+    ACE,
+    CLUBS,
+    DIAMONDS,
+    EIGHT,
+    FIVE,
+    HEARTS,
+    JACK,
+    KING,
+    QUEEN,
+    SEVEN,
+    SPADES,
+    THREE,
+    card_id,
+)
+
+NUM_PLAYERS = 4
+NUM_TRICKS = 8
+HAND_SIZE = 8
+NUM_SUITS = 4
+
+FIVE_OF_HEARTS = card_id(HEARTS, FIVE)
+THREE_OF_SPADES = card_id(SPADES, THREE)
+FIVE_OF_HEARTS_POINTS = 5
+THREE_OF_SPADES_POINTS = -3
+POINTS_PER_HAND = NUM_TRICKS + FIVE_OF_HEARTS_POINTS + THREE_OF_SPADES_POINTS  # 10
+
+
+def _standard_deck() -> int:
+    """7 to A of clubs and diamonds; 8 to A plus the 5 of hearts; 8 to A plus the 3 of spades."""
+    mask = 0
+    for suit in (CLUBS, DIAMONDS, HEARTS, SPADES):
+        for rank in range(SEVEN if suit in (CLUBS, DIAMONDS) else EIGHT, ACE + 1):
+            mask |= 1 << card_id(suit, rank)
+    return mask | (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES)
+
+
+STANDARD_DECK = _standard_deck()
+
+#: A hand with none of these cards may be thrown in as a misdeal.
+MISDEAL_HONOURS = (
+    sum(1 << card_id(s, r) for s in range(4) for r in (JACK, QUEEN, KING, ACE))
+    | (1 << FIVE_OF_HEARTS)
+    | (1 << THREE_OF_SPADES)
+)
+
+#: Strength within a suit: A K Q J 10 9 8 7 5 3 is simply the rank id order.
+HIGH_STRENGTH = np.arange(54, dtype=np.int64) % 13
+
+
+def _low_strength() -> np.ndarray:
+    """Low no trump: every card reversed (7 highest, A lowest) but the 5H and 3S stay lowest."""
+    strength = 13 - HIGH_STRENGTH
+    strength[FIVE_OF_HEARTS] = -1
+    strength[THREE_OF_SPADES] = -1
+    return strength.astype(np.int64)
+
+
+LOW_STRENGTH = _low_strength()
+
+# ---- Bids -------------------------------------------------------------------
+WITH_TRUMP, NO_TRUMP, LOW_NO_TRUMP = 0, 1, 2
+BID_KIND_SUFFIX = ("", "NT", "LNT")
+MAX_BID = 12
+MIN_BID_CHOICES = (5, 6, 7)
+
+# ---- Action ids (contract) --------------------------------------------------
+PASS = 52
+NAME_TRUMP = 53  # 53..56: name clubs, diamonds, hearts, spades
+MISDEAL = 57
+BID = 60  # 60 + 3 * value + kind
+NUM_DISTINCT_ACTIONS = 99
+
+
+def bid_action(value: int, kind: int) -> int:
+    """Action id of the bid ``value`` of ``kind`` (WITH_TRUMP, NO_TRUMP, LOW_NO_TRUMP)."""
+    return BID + 3 * value + kind
+
+
+def bid_of_action(action: int) -> tuple[int, int]:
+    """``(value, kind)`` of a bid action."""
+    return (action - BID) // 3, (action - BID) % 3
+
+
+def bid_string(value: int, kind: int) -> str:
+    return f"bid {value}{BID_KIND_SUFFIX[kind]}"
