@@ -1,0 +1,113 @@
+"""Duplicate matches: every deal is played twice, with the teams' seats swapped.
+
+Luck of the deal dominates card games. Playing each deal from both sides and
+counting only the difference cancels most of it: a strong team that gets bad
+cards on one side gets the same good cards on the other side.
+
+A deal is fixed by its seed: each chance node draws the ``k``-th outcome from
+the deal's own random stream, so both plays of a deal see the same cards.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyspiel
+
+from cardlab.core.rng import derive_seed, make_stream, random_below
+
+BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]
+
+
+def play_deal(
+    game: pyspiel.Game, bots: Sequence[pyspiel.Bot], deal_seed: int
+) -> tuple[pyspiel.State, list[float]]:
+    """Play one game with ``bots[seat]`` at each seat; chance drawn from ``deal_seed``."""
+    stream = make_stream(deal_seed)
+    state = game.new_initial_state()
+    for bot in bots:
+        bot.restart_at(state)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[random_below(stream, len(outcomes))][0])
+        else:
+            state.apply_action(bots[state.current_player()].step(state))
+    return state, state.returns()
+
+
+@dataclass
+class DuplicateResult:
+    """Per-deal score of team A (agent ``a``) over team B, summed over both seatings."""
+
+    agent_a: str
+    agent_b: str
+    scores: list[float] = field(default_factory=list)
+
+    @property
+    def deals(self) -> int:
+        return len(self.scores)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.scores)) if self.scores else 0.0
+
+    def confidence_interval(self, level: float = 0.95) -> tuple[float, float]:
+        """Normal-approximation interval for the mean score per deal."""
+        if self.deals < 2:
+            return (-math.inf, math.inf)
+        z = {0.9: 1.6449, 0.95: 1.96, 0.99: 2.5758}[level]
+        half = z * float(np.std(self.scores, ddof=1)) / math.sqrt(self.deals)
+        return (self.mean - half, self.mean + half)
+
+    def table(self) -> str:
+        low, high = self.confidence_interval()
+        wins = sum(s > 0 for s in self.scores)
+        losses = sum(s < 0 for s in self.scores)
+        rows = [
+            ("team A", self.agent_a),
+            ("team B", self.agent_b),
+            ("duplicate deals", f"{self.deals}"),
+            ("A - B, points per deal", f"{self.mean:+.2f}  (95% CI {low:+.2f} .. {high:+.2f})"),
+            ("deals won / lost / tied", f"{wins} / {losses} / {self.deals - wins - losses}"),
+        ]
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def play_duplicate_match(
+    game: pyspiel.Game,
+    make_a: BotFactory,
+    make_b: BotFactory,
+    deals: int,
+    seed: int,
+    names: tuple[str, str] = ("A", "B"),
+    progress: bool = False,
+) -> DuplicateResult:
+    """Team A against team B on ``deals`` duplicate deals (two games each).
+
+    Seating 1 puts A on the even seats (team 0), seating 2 on the odd seats.
+    The deal score is A's return in seating 1 plus A's return in seating 2.
+    """
+    result = DuplicateResult(*names)
+    players = game.num_players()
+    iterator = range(deals)
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, desc="duplicate deals", unit="deal")
+    for deal in iterator:
+        deal_seed = int(derive_seed(seed, deal))
+        score = 0.0
+        for a_parity in (0, 1):
+            bots = [
+                (make_a if seat % 2 == a_parity else make_b)(game, seat, deal_seed + seat)
+                for seat in range(players)
+            ]
+            _, returns = play_deal(game, bots, deal_seed)
+            score += returns[a_parity]
+        result.scores.append(score)
+    return result

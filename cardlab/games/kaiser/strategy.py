@@ -1,0 +1,284 @@
+"""A rule-based Kaiser player, compiled with numba.
+
+It reads only what its seat may know: its own hand, the bidding, the trump
+and the cards played. Bidding estimates the points the hand can take with a
+partner of average strength; play follows the old table advice: win a trick
+as cheaply as possible, give the 5 of hearts to your partner and never to the
+opponents, and get rid of the 3 of spades on an opponents' trick.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.cards import ACE, JACK, KING, QUEEN, SUIT_MASKS, suit_of
+from cardlab.core.tricks import follow_suit_choices, trick_winner
+from cardlab.games.kaiser import engine as E
+from cardlab.games.kaiser.rules import (
+    BID,
+    FIVE_OF_HEARTS,
+    MAX_BID,
+    MISDEAL,
+    NAME_TRUMP,
+    NO_TRUMP,
+    PASS,
+    THREE_OF_SPADES,
+    WITH_TRUMP,
+)
+
+PARTNER_EXPECTED_POINTS = 2.5  # what an unknown partner adds on average
+
+
+@njit(cache=True)
+def suit_score(hand, suit):
+    """How well ``suit`` would serve as trump: length first, then high cards."""
+    cards = hand & SUIT_MASKS[suit]
+    score = 2.0 * popcount(cards)
+    for card in cards_in(cards):
+        rank = card % 13
+        if rank == ACE:
+            score += 1.5
+        elif rank == KING:
+            score += 1.0
+        elif rank == QUEEN:
+            score += 0.5
+    return score
+
+
+@njit(cache=True)
+def best_trump_suit(hand):
+    best = 0
+    best_score = -1.0
+    for suit in range(4):
+        score = suit_score(hand, suit)
+        if score > best_score:
+            best = suit
+            best_score = score
+    return best
+
+
+@njit(cache=True)
+def estimated_points(hand, trump):
+    """Points the hand should take by itself with ``trump`` (NO_TRUMP: -1)."""
+    points = 0.0
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        length = popcount(cards)
+        for card in cards_in(cards):
+            rank = card % 13
+            if rank == ACE:
+                points += 1.0
+            elif rank == KING and length >= 2:
+                points += 0.7
+            elif rank == QUEEN and length >= 3:
+                points += 0.4
+            elif rank == JACK and length >= 4:
+                points += 0.2
+        if suit == trump:
+            points += 0.6 * max(length - 2, 0)
+        elif trump >= 0 and length <= 1:
+            points += 0.3 * (2 - length)  # short side suits let trumps ruff
+    if (hand >> FIVE_OF_HEARTS) & 1:
+        points += 2.0 if trump == 2 else 1.5
+    if (hand >> THREE_OF_SPADES) & 1:
+        points -= 1.0
+    return points
+
+
+@njit(cache=True)
+def choose_bid(s, seat):
+    hand = s[E.HANDS + seat]
+    if E.may_throw_in(s, seat):
+        return MISDEAL
+    trump = best_trump_suit(hand)
+    with_trump = estimated_points(hand, trump) + PARTNER_EXPECTED_POINTS
+    no_trump = estimated_points(hand, -1) + PARTNER_EXPECTED_POINTS - 1.0
+    is_dealer = seat == s[E.DEALER]
+    partner_rank = s[E.SPOKEN + (seat + 2) % 4]
+    partner_bid = partner_rank >= BID
+    best_rank = -1
+    for value in range(s[E.MIN_BID], MAX_BID + 1):
+        for kind in (WITH_TRUMP, NO_TRUMP):
+            estimate = with_trump if kind == WITH_TRUMP else no_trump
+            if estimate < value:
+                continue
+            rank = 3 * value + kind
+            if rank > s[E.HIGH_BID] or (is_dealer and rank == s[E.HIGH_BID]):
+                best_rank = max(best_rank, rank)
+    # Do not outbid a partner who holds the contract by a single step: his bid is ours.
+    if partner_bid and s[E.DECLARER] == (seat + 2) % 4 and best_rank < s[E.HIGH_BID] + 6:
+        best_rank = -1
+    if best_rank >= 0:
+        # Bid only what is needed: the cheapest winning rank of the same kind.
+        kind = best_rank % 3
+        for value in range(s[E.MIN_BID], MAX_BID + 1):
+            rank = 3 * value + kind
+            if rank > s[E.HIGH_BID] or (is_dealer and rank == s[E.HIGH_BID]):
+                return BID + rank
+    if is_dealer and s[E.HIGH_BID] < 0:
+        return BID + 3 * s[E.MIN_BID] + WITH_TRUMP  # forced: the cheapest bid
+    return PASS
+
+
+@njit(cache=True)
+def highest_unplayed(s, suit, excluding):
+    """The highest card of ``suit`` not yet played and not in ``excluding``."""
+    remaining = s[E.DECK] & SUIT_MASKS[suit] & ~s[E.PLAYED] & ~excluding
+    best = -1
+    best_strength = -100
+    strength = E.card_strength(s)
+    for card in cards_in(remaining):
+        if strength[card] > best_strength:
+            best = card
+            best_strength = strength[card]
+    return best
+
+
+@njit(cache=True)
+def is_master(s, card):
+    """True when no unplayed card of the suit outside our own hand beats ``card``."""
+    seat = s[E.TO_MOVE]
+    strength = E.card_strength(s)
+    others = s[E.DECK] & SUIT_MASKS[suit_of(card)] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+    for other in cards_in(others):
+        if strength[other] > strength[card]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def choose_lead(s, seat, choices):
+    strength = E.card_strength(s)
+    trump = s[E.TRUMP]
+    declaring = (s[E.DECLARER] & 1) == (seat & 1)
+    # Declarers draw trumps with a master trump.
+    if declaring and trump >= 0:
+        for card in cards_in(choices & SUIT_MASKS[trump]):
+            if is_master(s, card) and card != FIVE_OF_HEARTS:
+                return card
+    # Cash a master in a side suit.
+    best = -1
+    for card in cards_in(choices):
+        if suit_of(card) == trump or card == FIVE_OF_HEARTS:
+            continue
+        if is_master(s, card):
+            if best < 0 or strength[card] > strength[best]:
+                best = card
+    if best >= 0:
+        return best
+    # Otherwise a low card of the longest side suit, keeping the 5H and 3S out of it.
+    best_suit = -1
+    best_length = -1
+    for suit in range(4):
+        if suit == trump:
+            continue
+        length = popcount(choices & SUIT_MASKS[suit] & ~card_bit(FIVE_OF_HEARTS))
+        if length > best_length:
+            best_length = length
+            best_suit = suit
+    pool = choices & ~card_bit(FIVE_OF_HEARTS) & ~card_bit(THREE_OF_SPADES)
+    if best_suit >= 0 and pool & SUIT_MASKS[best_suit] != 0:
+        pool = pool & SUIT_MASKS[best_suit]
+    if pool == 0:
+        pool = choices
+    return lowest_of(strength, pool)
+
+
+@njit(cache=True)
+def lowest_of(strength, cards):
+    """The weakest card of ``cards`` by the contract's strength order."""
+    best = -1
+    for card in cards_in(cards):
+        if best < 0 or strength[card] < strength[best]:
+            best = card
+    return best
+
+
+@njit(cache=True)
+def choose_follow(s, seat, choices):
+    strength = E.card_strength(s)
+    trump = s[E.TRUMP]
+    position = s[E.TRICK_SIZE]
+    trick = np.empty(4, dtype=np.int64)
+    for i in range(position):
+        trick[i] = s[E.TRICK + i]
+    leader = s[E.TRICK_LEADER]
+    winning = trick_winner(trick, position, trump, 0, strength)
+    partner_winning = (leader + winning) % 4 == (seat + 2) % 4
+    is_last = position == 3
+    holds_five = False
+    trick_value = 1
+    for i in range(position):
+        if trick[i] == FIVE_OF_HEARTS:
+            trick_value += 5
+            holds_five = True
+        elif trick[i] == THREE_OF_SPADES:
+            trick_value -= 3
+    # Partner already winning safely: feed him the 5H, else play low (keep the 3S away).
+    partner_safe = partner_winning and (is_last or is_master_in_trick(s, trick[winning], trump))
+    if partner_safe:
+        if (choices >> FIVE_OF_HEARTS) & 1:
+            return FIVE_OF_HEARTS
+        pool = choices & ~card_bit(THREE_OF_SPADES)
+        return lowest_of(strength, pool if pool != 0 else choices)
+    # Cards that would take the trick, cheapest first.
+    cheapest_winner = -1
+    for card in cards_in(choices):
+        trick[position] = card
+        if trick_winner(trick, position + 1, trump, 0, strength) == position:
+            if cheapest_winner < 0 or _cost(card, trump, strength) < _cost(
+                cheapest_winner, trump, strength
+            ):
+                cheapest_winner = card
+    worth_winning = trick_value + (5 if (choices >> FIVE_OF_HEARTS) & 1 else 0) > -1
+    if cheapest_winner >= 0 and not partner_winning and worth_winning:
+        # Last to play, or a winner nobody can beat: take it.
+        if is_last or is_master_in_trick(s, cheapest_winner, trump) or holds_five:
+            return cheapest_winner
+    # Losing the trick: unload the 3S on the opponents, never the 5H.
+    if not partner_winning and (choices >> THREE_OF_SPADES) & 1:
+        return THREE_OF_SPADES
+    pool = choices & ~card_bit(FIVE_OF_HEARTS)
+    if partner_winning:
+        pool &= ~card_bit(THREE_OF_SPADES)
+    if pool == 0:
+        pool = choices
+    return lowest_of(strength, pool)
+
+
+@njit(cache=True)
+def _cost(card, trump, strength):
+    """What spending ``card`` costs: trumps cost more than side cards."""
+    return strength[card] + (20 if suit_of(card) == trump else 0)
+
+
+@njit(cache=True)
+def is_master_in_trick(s, card, trump):
+    """``card`` cannot be beaten by any card still unseen (no ruff considered for side suits)."""
+    seat = s[E.TO_MOVE]
+    strength = E.card_strength(s)
+    unseen = s[E.DECK] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+    for other in cards_in(unseen & SUIT_MASKS[suit_of(card)]):
+        if strength[other] > strength[card]:
+            return False
+    if trump >= 0 and suit_of(card) != trump and unseen & SUIT_MASKS[trump] != 0:
+        return False
+    return True
+
+
+@njit(cache=True)
+def rules_action(s, stream):
+    """The rule-based action for the player to move (``stream`` is unused: it is deterministic)."""
+    seat = s[E.TO_MOVE]
+    phase = s[E.PHASE]
+    if phase == E.BIDDING:
+        return choose_bid(s, seat)
+    if phase == E.NAMING_TRUMP:
+        return NAME_TRUMP + best_trump_suit(s[E.HANDS + seat])
+    led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
+    choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
+    if s[E.TRICK_SIZE] == 0:
+        return choose_lead(s, seat, choices)
+    return choose_follow(s, seat, choices)
