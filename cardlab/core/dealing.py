@@ -36,3 +36,21 @@ def shuffled_cards(deck, count, stream):
         out[i] = card
         remaining &= ~(np.int64(1) << card)
     return out
+
+
+def chance_sequence(hands: dict[int, list[int]], dealer: int, num_players: int) -> list[int]:
+    """The chance actions that deal ``hands`` (seat -> cards in the order received).
+
+    Inverse of the contract's dealing order: the k-th card goes to seat
+    ``(dealer + 1 + k) % num_players``. Used to replay stored deals and to
+    build the hand-made deals of rule tests.
+    """
+    queues = {seat: list(cards) for seat, cards in hands.items()}
+    total = sum(len(cards) for cards in queues.values())
+    sequence = []
+    for k in range(total):
+        seat = (dealer + 1 + k) % num_players
+        if not queues.get(seat):
+            raise ValueError(f"seat {seat} has too few cards for the dealing order at card {k}")
+        sequence.append(int(queues[seat].pop(0)))
+    return sequence

@@ -1,0 +1,34 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+import pyspiel
+import pytest
+
+import cardlab  # noqa: F401  (registers the games)
+from cardlab.core.cards import parse_card
+from cardlab.core.dealing import chance_sequence
+
+
+def deal(state: pyspiel.State, hands: dict[int, str], dealer: int = 0) -> pyspiel.State:
+    """Apply the chance actions that give each seat its cards ("AC KC ..." per seat)."""
+    cards = {seat: [parse_card(c) for c in text.split()] for seat, text in hands.items()}
+    for card in chance_sequence(cards, dealer, len(cards)):
+        state.apply_action(card)
+    return state
+
+
+def act(state: pyspiel.State, *moves: str) -> pyspiel.State:
+    """Apply actions given by their contract strings ("bid 7", "trump H", "AC", ...)."""
+    for move in moves:
+        player = state.current_player()
+        by_string = {state.action_to_string(player, a): a for a in state.legal_actions()}
+        if move not in by_string:
+            raise AssertionError(f"{move!r} is not legal for P{player}; legal: {sorted(by_string)}")
+        state.apply_action(by_string[move])
+    return state
+
+
+@pytest.fixture
+def kaiser() -> pyspiel.Game:
+    return pyspiel.load_game("cardlab_kaiser")

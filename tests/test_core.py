@@ -1,0 +1,119 @@
+"""The shared core: card ids and strings, bitboards, random streams, tricks, sampling."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+
+import numpy as np
+import pytest
+
+from cardlab.core import bitboard
+from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
+from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
+from cardlab.core.rng import derive_seed, make_stream, random_below
+from cardlab.core.sampling import sample_hidden_hands
+from cardlab.core.tricks import follow_suit_choices, trick_winner
+
+
+def test_card_ids_and_strings_follow_the_contract():
+    assert card_id(2, 3) == 29 and card_string(29) == "5H"
+    assert card_string(parse_card("3S")) == "3S" and parse_card("3S") == 40
+    assert parse_card("TD") == parse_card("10D") == 13 + 8
+    assert card_string(0) == "2C" and card_string(51) == "AS"
+    assert card_string(52) == "RJ" and card_string(53) == "BJ"
+    assert [card_string(c) for c in range(52)] == [r + s for s in "CDHS" for r in "23456789TJQKA"]
+    with pytest.raises(ValueError, match="not a card"):
+        parse_card("1X")
+    with pytest.raises(ValueError):
+        card_string(60)
+
+
+def test_bitboard_helpers():
+    mask = mask_of(["AS", "2C", "5H"])
+    assert bitboard.popcount(mask) == 3
+    assert bitboard.lowest_card(mask) == 0
+    assert bitboard.highest_card(mask) == 51
+    assert list(bitboard.cards_in(mask)) == [0, 29, 51]
+    assert bitboard.nth_card(mask, 1) == 29
+    assert bitboard.lowest_card(0) == -1
+    assert bitboard.popcount(np.int64((1 << 54) - 1)) == 54
+    assert cards_string(mask) == "2C 5H AS"
+
+
+def test_random_streams_are_reproducible_and_uniform():
+    a, b = make_stream(7), make_stream(7)
+    assert [random_below(a, 10) for _ in range(50)] == [random_below(b, 10) for _ in range(50)]
+    assert derive_seed(1, 2) != derive_seed(1, 3)
+    stream = make_stream(1)
+    counts = collections.Counter(random_below(stream, 6) for _ in range(60_000))
+    assert set(counts) == set(range(6))
+    assert max(counts.values()) - min(counts.values()) < 600
+
+
+def test_dealing_order_and_chance_sequence():
+    assert [receiving_seat(3, k, 4) for k in range(5)] == [0, 1, 2, 3, 0]
+    hands = {0: [1, 2], 1: [3, 4], 2: [5, 6]}
+    assert chance_sequence(hands, dealer=2, num_players=3) == [1, 3, 5, 2, 4, 6]
+    cards = shuffled_cards(np.int64((1 << 32) - 1), 32, make_stream(3))
+    assert sorted(cards) == list(range(32))
+
+
+def test_follow_suit_and_trick_winner():
+    hand = mask_of(["AS", "2C", "5H"])
+    assert follow_suit_choices(hand, 2) == mask_of(["5H"])
+    assert follow_suit_choices(hand, 1) == hand  # void in diamonds: any card
+    assert follow_suit_choices(hand, -1) == hand  # leading
+    strength = np.arange(54, dtype=np.int64) % 13
+    trick = np.array([parse_card(c) for c in ["KH", "AH", "2S", "QH"]], dtype=np.int64)
+    assert trick_winner(trick, 4, -1, 0, strength) == 1  # highest of the led suit
+    assert trick_winner(trick, 4, 3, 0, strength) == 2  # the only trump
+    assert trick_winner(trick, 4, 3, 3, strength) == 1  # the spade came before trumps counted
+    assert suit_of(parse_card("2S")) == 3
+
+
+def _brute_force_deals(unseen_cards, may_hold, sizes):
+    deals = []
+    for owners in itertools.product(range(len(sizes)), repeat=len(unseen_cards)):
+        if any(owners.count(i) != sizes[i] for i in range(len(sizes))):
+            continue
+        if all((may_hold[o] >> c) & 1 for o, c in zip(owners, unseen_cards, strict=True)):
+            hands = [0] * len(sizes)
+            for o, c in zip(owners, unseen_cards, strict=True):
+                hands[o] |= 1 << c
+            deals.append(tuple(hands))
+    return deals
+
+
+@pytest.mark.parametrize(
+    "may_hold,sizes",
+    [
+        ([0b1111111, 0b1110011, 0b0001111], [3, 2, 2]),
+        ([0b1111111, 0b1111111, 0b1111111], [1, 4, 2]),
+        ([0b0000111, 0b1111000, 0b1111111], [2, 3, 2]),
+    ],
+)
+def test_hidden_hand_sampler_is_exactly_uniform(may_hold, sizes):
+    unseen = 0b1111111
+    may = np.array(may_hold, dtype=np.int64)
+    size = np.array(sizes, dtype=np.int64)
+    expected = _brute_force_deals(list(range(7)), may_hold, sizes)
+    out = np.zeros(3, dtype=np.int64)
+    stream = make_stream(11)
+    draws = 200 * len(expected)
+    counts = collections.Counter()
+    for _ in range(draws):
+        total = sample_hidden_hands(unseen, may, size, stream, out)
+        counts[tuple(int(x) for x in out)] += 1
+    assert total == len(expected)
+    assert set(counts) == set(expected)
+    # Chi-square against uniform, generous bound (p far below 1e-6 if biased).
+    chi2 = sum((c - 200) ** 2 / 200 for c in counts.values())
+    assert chi2 < len(expected) + 6 * np.sqrt(2 * len(expected)) + 10
+
+
+def test_hidden_hand_sampler_reports_impossible_constraints():
+    out = np.zeros(2, dtype=np.int64)
+    may = np.array([0b01, 0b01], dtype=np.int64)  # nobody may hold card 1
+    total = sample_hidden_hands(0b11, may, np.array([1, 1], dtype=np.int64), make_stream(1), out)
+    assert total == 0.0 and out.tolist() == [0, 0]
