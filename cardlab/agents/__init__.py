@@ -8,7 +8,7 @@ Games add their own factories with :func:`register`.
 
 from __future__ import annotations
 
-from cardlab.agents.registry import agent_names, make, register
 from cardlab.agents.random_agent import RandomBot
+from cardlab.agents.registry import agent_names, make, register
 
 __all__ = ["RandomBot", "agent_names", "make", "register"]

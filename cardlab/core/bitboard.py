@@ -76,3 +76,14 @@ def mask_from_array(cards):
     for card in cards:
         mask |= np.int64(1) << np.int64(card)
     return mask
+
+
+@njit(cache=True)
+def write_cards(mask, out, start):
+    """Write the cards of ``mask`` ascending into ``out[start:]``; return the new end."""
+    n = start
+    while mask != 0:
+        out[n] = lowest_card(mask)
+        mask &= mask - 1
+        n += 1
+    return n

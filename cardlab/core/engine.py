@@ -1,9 +1,11 @@
 """What every cardlab engine provides, and the checked way to drive one from Python.
 
 An engine is a set of numba kernels over one ``int64`` state array:
-``current_player(s)``, ``legal_actions(s, out) -> n``, ``apply_action(s, a)``
-and ``returns(s, out)``. Kernels trust their input, because bounds checks in
-the inner loop would cost every rollout; :class:`Engine` is the Python face
+``current_player(s)``, ``legal_actions(s, out) -> n``, ``apply_action(s, a)``,
+``returns(s, out)`` and optionally ``advance(s, a, out) -> (n, player)``, which
+applies an action (none if ``a < 0``) and lists the next legal actions in one
+call. Kernels trust their input, because bounds checks in the inner loop would
+cost every rollout; :class:`Engine` is the Python face
 that checks each call and raises a clear error instead of letting a bad seat,
 card id or phase corrupt memory.
 """
@@ -33,6 +35,7 @@ class Engine:
     apply_action: Callable
     returns: Callable
     action_to_string: Callable[[int, int], str]
+    advance: Callable | None = None  # optional fused kernel; see ``step``
 
     def check_state(self, state: np.ndarray) -> None:
         if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (
@@ -76,6 +79,21 @@ class Engine:
         choices = ", ".join(f"{a} ({self.action_to_string(player, a)})" for a in legal)
         who = "chance" if player == CHANCE_PLAYER else f"player {player}"
         return f"{self.name}: illegal action {described} for {who}; legal actions: [{choices}]"
+
+    def step(self, state: np.ndarray, action: int, out: np.ndarray) -> tuple[int, int]:
+        """Apply ``action`` (none if negative) and list the legal actions into ``out``.
+
+        Returns ``(number of legal actions, current player)``, in one compiled call
+        when the engine provides ``advance``.
+        """
+        if self.advance is not None:
+            return self.advance(state, action, out)
+        if action >= 0:
+            self.apply_action(state, action)
+        player = int(self.current_player(state))
+        if player == TERMINAL_PLAYER:
+            return 0, player
+        return int(self.legal_actions(state, out)), player
 
     def seat_returns(self, state: np.ndarray) -> list[float]:
         self.check_state(state)

@@ -18,48 +18,62 @@ from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
 
 
 class EngineState(pyspiel.State):
-    """A pyspiel state backed by an engine state array (``self.array``)."""
+    """A pyspiel state backed by an engine state array (``self.array``).
+
+    After every change the current player and the legal actions are read in a
+    single kernel call (``engine.step``) and cached, so the many questions
+    OpenSpiel asks about a state (``current_player``, ``is_terminal``,
+    ``legal_actions``, ...) cost no further compiled calls. Code that edits
+    ``self.array`` by hand must call :meth:`refresh` afterwards.
+    """
 
     engine: Engine  # set by each game's subclass
 
     def __init__(self, game: pyspiel.Game, array: np.ndarray):
         super().__init__(game)
         self.array = array
-        self._legal_buffer = np.empty(self.engine.max_legal_actions, dtype=np.int64)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the current player and legal actions from ``self.array``."""
+        self._buffer = np.empty(self.engine.max_legal_actions, dtype=np.int64)
+        self._record(*self.engine.step(self.array, -1, self._buffer))
+
+    def _record(self, n: int, player: int) -> None:
+        self._player = int(player)
+        self._legal = self._buffer[:n].tolist()
 
     # -- the OpenSpiel API -------------------------------------------------------
     def current_player(self) -> int:
-        return int(self.engine.current_player(self.array))
+        return self._player
 
     def is_terminal(self) -> bool:
-        return self.engine.current_player(self.array) == TERMINAL_PLAYER
+        return self._player == TERMINAL_PLAYER
 
     def is_chance_node(self) -> bool:
-        return self.engine.current_player(self.array) == CHANCE_PLAYER
+        return self._player == CHANCE_PLAYER
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if player is not None and player != self._player:
+            return []
+        return list(self._legal) if self._player != TERMINAL_PLAYER else []
 
     def _legal_actions(self, player: int) -> list[int]:
-        if player != self.engine.current_player(self.array):
-            return []
-        n = self.engine.legal_actions(self.array, self._legal_buffer)
-        return self._legal_buffer[:n].tolist()
+        return self.legal_actions(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Uniform over the undealt cards (the chance action is the card id)."""
-        if not self.is_chance_node():
+        if self._player != CHANCE_PLAYER:
             return []
-        n = self.engine.legal_actions(self.array, self._legal_buffer)
-        probability = 1.0 / n
-        return [(int(a), probability) for a in self._legal_buffer[:n]]
+        probability = 1.0 / len(self._legal)
+        return [(action, probability) for action in self._legal]
 
     def _apply_action(self, action: int) -> None:
-        n = self.engine.legal_actions(self.array, self._legal_buffer)
-        if action not in self._legal_buffer[:n]:
-            player = self.current_player()
-            if player == TERMINAL_PLAYER:
+        if action not in self._legal:
+            if self._player == TERMINAL_PLAYER:
                 raise ValueError(f"{self.engine.name}: action {action} applied to a finished game")
-            legal = self._legal_buffer[:n].tolist()
-            raise ValueError(self.engine.illegal_message(player, action, legal))
-        self.engine.apply_action(self.array, action)
+            raise ValueError(self.engine.illegal_message(self._player, action, self._legal))
+        self._record(*self.engine.step(self.array, action, self._buffer))
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self.engine.action_to_string(player, action)
@@ -81,12 +95,13 @@ class EngineState(pyspiel.State):
 
     def __setstate__(self, state: Mapping[str, Any]) -> None:
         self.array = np.asarray(state["array"], dtype=np.int64)
-        self._legal_buffer = np.empty(self.engine.max_legal_actions, dtype=np.int64)
+        self.refresh()
 
     def with_array(self, array: np.ndarray) -> EngineState:
         """A clone of this state (history kept) whose engine array is ``array``."""
         copy = self.clone()
         copy.array = array
+        copy.refresh()
         return copy
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, has_card, popcount
+from cardlab.core.bitboard import card_bit, has_card, popcount, write_cards
 from cardlab.core.cards import SUIT_MASKS, suit_of
-from cardlab.core.dealing import receiving_seat
+from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import random_below
 from cardlab.core.sampling import sample_hidden_hands
@@ -174,9 +174,7 @@ def legal_actions(s, out):
     phase = s[PHASE]
     n = 0
     if phase == DEALING:
-        for card in cards_in(undealt_cards(s)):
-            out[n] = card
-            n += 1
+        n = write_cards(undealt_cards(s), out, 0)
     elif phase == BIDDING:
         seat = s[TO_MOVE]
         is_dealer = seat == s[DEALER]
@@ -199,11 +197,40 @@ def legal_actions(s, out):
             n += 1
     elif phase == PLAYING:
         seat = s[TO_MOVE]
-        led_suit = suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
-        for card in cards_in(follow_suit_choices(s[HANDS + seat], led_suit)):
-            out[n] = card
-            n += 1
+        n = write_cards(playable_cards(s, seat), out, 0)
     return n
+
+
+@njit(cache=True)
+def playable_cards(s, seat):
+    led_suit = suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
+    return follow_suit_choices(s[HANDS + seat], led_suit)
+
+
+@njit(cache=True)
+def advance(s, action, out):
+    """Apply ``action`` (none if negative), then list the legal actions: one call per step.
+
+    Returns ``(number of legal actions, current player)``; the wrapper uses it so
+    that a step of an OpenSpiel game costs a single compiled call.
+    """
+    if action >= 0:
+        apply_action(s, action)
+    if s[PHASE] == GAME_OVER:
+        return 0, TERMINAL_PLAYER
+    return legal_actions(s, out), current_player(s)
+
+
+@njit(cache=True)
+def random_action(s, stream, legal):
+    """A uniformly random legal action, drawn straight from the card masks when it can."""
+    phase = s[PHASE]
+    if phase == DEALING:
+        return draw_card(undealt_cards(s), stream)
+    if phase == PLAYING:
+        return draw_card(playable_cards(s, s[TO_MOVE]), stream)
+    n = legal_actions(s, legal)
+    return legal[random_below(stream, n)]
 
 
 @njit(cache=True)
@@ -388,6 +415,22 @@ def returns(s, out):
 
 
 @njit(cache=True)
+def deal_at_random(s, stream):
+    """Finish the deal in one go: the same distribution as drawing each chance node uniformly.
+
+    A Fisher-Yates shuffle of the undealt cards, dealt in the contract's order;
+    playouts use it because it skips one kernel step per card.
+    """
+    deck = np.empty(64, dtype=np.int64)
+    n = write_cards(undealt_cards(s), deck, 0)
+    for i in range(n - 1, 0, -1):
+        j = random_below(stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    for i in range(n):
+        _deal_card(s, deck[i])
+
+
+@njit(cache=True)
 def play_random_hands(template, num_hands, stream, results):
     """Play ``num_hands`` complete random games from ``template`` inside numba.
 
@@ -397,13 +440,21 @@ def play_random_hands(template, num_hands, stream, results):
     """
     legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
     seat_returns = np.empty(NUM_PLAYERS, dtype=np.float64)
+    s = template.copy()
     steps = 0
     for i in range(num_hands):
-        s = template.copy()
+        s[:] = template
         while s[PHASE] != GAME_OVER:
-            n = legal_actions(s, legal)
-            apply_action(s, legal[random_below(stream, n)])
-            steps += 1
+            phase = s[PHASE]
+            if phase == PLAYING:  # the hot path: no listing, no dispatch
+                _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
+                steps += 1
+            elif phase == DEALING:
+                steps += NUM_PLAYERS * HAND_SIZE - s[CARDS_DEALT]
+                deal_at_random(s, stream)
+            else:
+                apply_action(s, random_action(s, stream, legal))
+                steps += 1
         returns(s, seat_returns)
         results[i, 0] = seat_returns[0]
         results[i, 1] = s[HAND_POINTS]

@@ -79,6 +79,7 @@ KAISER_ENGINE = Engine(
     legal_actions=E.legal_actions,
     apply_action=E.apply_action,
     returns=E.returns,
+    advance=E.advance,
     action_to_string=action_to_string,
 )
 
