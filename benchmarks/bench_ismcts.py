@@ -1,0 +1,90 @@
+"""ISMCTS simulations per second at a typical mid-hand decision, against OpenSpiel's C++ ISMCTS.
+
+The peer is OpenSpiel's C++ ``ISMCTSBot`` with a random-rollout evaluator on
+its C++ ``hearts`` (the fastest ISMCTS available for a trick-taking game).
+cardlab's numba ISMCTS searches a mid-hand position of each game, with random
+rollouts (the like-for-like figure) and with rule-based rollouts. Target:
+>= 3x the peer on Kaiser and Twenty-Eight. Memory is the tree's bytes per
+10,000 simulations.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyspiel
+
+import cardlab  # noqa: F401
+from benchmarks.common import emit
+from cardlab.agents.ismcts import ISMCTSBot
+from cardlab.games import kernels
+
+SIMULATIONS = 4000
+
+
+def mid_hand_state(game: pyspiel.Game, seed: int, decisions: int) -> pyspiel.State:
+    """The state after the deal and ``decisions`` random decisions (still undecided)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    made = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        if made >= decisions and len(state.legal_actions()) > 1:
+            return state
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        made += 1
+    raise RuntimeError("the game ended before the requested decision")
+
+
+def openspiel_hearts_rate() -> float:
+    hearts = pyspiel.load_game("hearts")
+    state = mid_hand_state(hearts, 1, 38)  # 12 passed cards, then half of the 52 played
+    bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 1), 2.0, SIMULATIONS, -1,
+                            pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT, False, True)
+    bot.step(state)
+    best = 0.0
+    for _ in range(3):
+        start = time.perf_counter()
+        bot.step(state)
+        best = max(best, SIMULATIONS / (time.perf_counter() - start))
+    return best
+
+
+def cardlab_rate(game_name: str, rollout: str, decisions: int) -> tuple[float, int]:
+    game = pyspiel.load_game(game_name)
+    state = mid_hand_state(game, 1, decisions)
+    bot = ISMCTSBot(game, state.current_player(), seed=1, simulations=SIMULATIONS, rollout=rollout)
+    bot.step(state)  # compile
+    best = 0.0
+    for _ in range(3):
+        bot.step(state)
+        best = max(best, SIMULATIONS / bot.last_search["seconds"])
+    bytes_per_10k = bot.last_search["tree_bytes"] * 10_000 // SIMULATIONS
+    return best, bytes_per_10k
+
+
+# The decision number that lands in the middle of the play for each game.
+MID_HAND = {"cardlab_kaiser": 20, "cardlab_twenty_eight": 20, "cardlab_literature": 30}
+
+
+def main() -> dict:
+    peer = openspiel_hearts_rate()
+    figures: dict = {"openspiel_cpp_ismcts_hearts_sims_per_s": round(peer)}
+    for name in sorted(kernels.GAME_IDS):
+        short = name.removeprefix("cardlab_")
+        for rollout in ("random", "rules"):
+            rate, memory = cardlab_rate(name, rollout, MID_HAND[name])
+            figures[f"{short}_{rollout}_rollouts_sims_per_s"] = round(rate)
+            figures[f"{short}_{rollout}_ratio_vs_openspiel"] = round(rate / peer, 2)
+        figures[f"{short}_tree_bytes_per_10k_sims"] = memory
+    figures["target_ratio"] = 3.0
+    return emit("ismcts_simulations_per_second", figures)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""One numba entry point per engine operation, for code that works over every game.
+
+Search (ISMCTS), compiled tournament loops and batched playouts are written
+once, against these kernels, with the game passed as a small integer. The
+branch on the game id costs nothing next to the work it selects, and unlike
+functions passed as arguments it keeps numba's on-disk cache working.
+
+Every kernel takes the game id and the engine state array of that game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.kaiser import strategy as kaiser_strategy
+
+KAISER = 0
+TWENTY_EIGHT = 1
+LITERATURE = 2
+GAME_IDS = {"cardlab_kaiser": KAISER}
+#: The largest number of legal actions any state of any game can have.
+MAX_LEGAL_ACTIONS = 1100
+
+
+def game_id(game_name: str) -> int:
+    """The kernel id of a game by its OpenSpiel short name."""
+    if game_name not in GAME_IDS:
+        raise ValueError(f"no numba kernels for {game_name}; have {sorted(GAME_IDS)}")
+    return GAME_IDS[game_name]
+
+
+@njit(cache=True)
+def current_player(game, s):
+    return kaiser_engine.current_player(s)
+
+
+@njit(cache=True)
+def legal_actions(game, s, out):
+    return kaiser_engine.legal_actions(s, out)
+
+
+@njit(cache=True)
+def apply_action(game, s, action):
+    kaiser_engine.apply_action(s, action)
+
+
+@njit(cache=True)
+def returns(game, s, out):
+    kaiser_engine.returns(s, out)
+
+
+@njit(cache=True)
+def num_players(game, s):
+    return 4
+
+
+@njit(cache=True)
+def utility_scale(game, s):
+    """A bound on |return|, to bring rewards near [-1, 1] for UCB."""
+    if s[kaiser_engine.MATCH]:
+        return 1.0
+    return 44.0
+
+
+@njit(cache=True)
+def random_action(game, s, stream, legal):
+    return kaiser_engine.random_action(s, stream, legal)
+
+
+@njit(cache=True)
+def rules_action(game, s, stream):
+    return kaiser_strategy.rules_action(s, stream)
+
+
+@njit(cache=True)
+def resample(game, s, seat, stream):
+    """A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler."""
+    return kaiser_engine.resample_hidden_hands(s, seat, stream)
+
+
+@njit(cache=True)
+def observed_action(game, s, action, observer):
+    """How ``observer`` sees ``action`` taken in ``s`` (hidden choices map to one id)."""
+    return action
+
+
+def empty_legal_buffer() -> np.ndarray:
+    return np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)

@@ -1,0 +1,121 @@
+"""The numba ISMCTS agent: determinism, legality, consistent worlds, a forced win, strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+from cardlab import agents
+from cardlab.arena import play_deal, play_duplicate_match
+from cardlab.core.cards import mask_of, parse_card
+from cardlab.games import kernels
+from cardlab.games.kaiser import engine as E
+
+GAMES = sorted(kernels.GAME_IDS)
+
+
+def _ismcts(**options):
+    return lambda game, seat, seed: agents.make("ismcts", game, seat, seed, **options)
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_same_seed_same_game(game_name):
+    game = pyspiel.load_game(game_name)
+    bots = lambda: [agents.make("ismcts", game, seat, seed=seat, simulations=60)  # noqa: E731
+                    for seat in range(game.num_players())]
+    first, _ = play_deal(game, bots(), deal_seed=4)
+    second, _ = play_deal(game, bots(), deal_seed=4)
+    assert first.history() == second.history()
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_every_move_is_legal_and_worlds_match_the_searchers_information(game_name):
+    game = pyspiel.load_game(game_name)
+    decisions = 0
+    for deal_seed in range(25):
+        bots = [agents.make("ismcts", game, seat, seed=deal_seed, simulations=40, debug=True,
+                            rollout="random" if seat % 2 else "rules")
+                for seat in range(game.num_players())]
+        state = game.new_initial_state()
+        stream = np.random.default_rng(deal_seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[stream.integers(len(outcomes))][0])
+                continue
+            action = bots[state.current_player()].step(state)  # debug mode checks the worlds
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            decisions += 1
+    assert decisions > 500
+
+
+def _forced_win_position(game: pyspiel.Game) -> pyspiel.State:
+    """Trick 7 of a spades contract by P1 (bid 6): P0 plays last to 5H 9H KH.
+
+    P0 holds 8S and 7C. Ruffing with the 8S takes the 5H trick (+6) and sets
+    the contract; the 7C hands it to the opponents and lets them make it.
+    In every world P0 can imagine, only the 8S wins.
+    """
+    state = game.new_initial_state()
+    s = state.array
+    hands = {0: ["8S", "7C"], 1: ["QD"], 2: ["9C"], 3: ["TC"]}
+    for seat, cards in hands.items():
+        s[E.HANDS + seat] = mask_of(cards)
+    s[E.PHASE], s[E.DEALER], s[E.CARDS_DEALT] = E.PLAYING, 3, 32
+    s[E.SPOKEN:E.SPOKEN + 4] = [52, 60 + 18, 52, 52]
+    s[E.HIGH_BID], s[E.DECLARER], s[E.TRUMP] = 18, 1, 3
+    s[E.TRICK_NUMBER], s[E.TRICK_LEADER], s[E.TRICK_SIZE], s[E.TO_MOVE] = 6, 1, 3, 0
+    trick = [parse_card(c) for c in ("5H", "9H", "KH")]
+    s[E.TRICK:E.TRICK + 3] = trick
+    s[E.TRICK_HISTORY + 24:E.TRICK_HISTORY + 27] = trick
+    s[E.PLAYED] = s[E.DECK] & ~(mask_of(["8S", "7C", "QD", "9C", "TC"]))
+    s[E.TRICKS_WON:E.TRICKS_WON + 2] = [3, 3]
+    s[E.HAND_POINTS:E.HAND_POINTS + 2] = [3, 0]  # team 1 took the 3S earlier
+    state.refresh()
+    return state
+
+
+def test_finds_the_only_winning_card():
+    game = pyspiel.load_game("cardlab_kaiser")
+    state = _forced_win_position(game)
+    assert sorted(state.legal_actions()) == sorted([parse_card("8S"), parse_card("7C")])
+    for rollout in ("random", "rules"):
+        bot = agents.make("ismcts", game, 0, seed=3, simulations=200, rollout=rollout)
+        policy, action = bot.step_with_policy(state)
+        assert action == parse_card("8S")
+        assert dict(policy)[parse_card("8S")] > 0.8
+
+
+def test_time_budget_and_tree_reuse_and_workers():
+    game = pyspiel.load_game("cardlab_kaiser")
+    state = _forced_win_position(game)
+    timed = agents.make("ismcts", game, 0, seed=1, time_ms=30)
+    assert timed.step(state) == parse_card("8S")
+    assert timed.last_search["iterations"] >= 32
+    reuse = agents.make("ismcts", game, 1, seed=1, simulations=300, reuse_tree=True)
+    deal_state, _ = play_deal(game, [agents.make("rules", game, s, 0) if s != 1 else reuse
+                                     for s in range(4)], deal_seed=9)
+    assert deal_state.is_terminal()
+    parallel = [agents.make("ismcts", game, 0, seed=5, simulations=100, workers=2) for _ in range(2)]
+    assert parallel[0].step_with_policy(state) == parallel[1].step_with_policy(state)
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_ismcts_crushes_random(game_name):
+    game = pyspiel.load_game(game_name)
+    result = play_duplicate_match(game, _ismcts(simulations=100, rollout="random"),
+                                  lambda g, seat, seed: agents.make("random", g, seat, seed),
+                                  deals=8, seed=2)
+    assert result.mean > 0 and sum(score > 0 for score in result.scores) >= 6
+
+
+def test_bad_options_are_rejected():
+    game = pyspiel.load_game("cardlab_kaiser")
+    with pytest.raises(ValueError, match="unknown option"):
+        agents.make("ismcts", game, 0, sims=10)
+    with pytest.raises(ValueError, match="rollout"):
+        agents.make("ismcts", game, 0, rollout="smart")
+    with pytest.raises(ValueError, match="simulations"):
+        agents.make("ismcts", game, 0, simulations=0)
