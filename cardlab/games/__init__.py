@@ -1,3 +1,4 @@
 """The games. Importing this package registers every game with OpenSpiel."""
 
-from cardlab.games import kaiser  # noqa: F401  (registers cardlab_kaiser)
+# Each import registers one game (cardlab_kaiser, cardlab_twenty_eight, ...).
+from cardlab.games import kaiser, twenty_eight  # noqa: F401

@@ -1,0 +1,861 @@
+"""Twenty-Eight as pure array transitions, compiled with numba.
+
+The whole game state is one ``int64`` array of ``STATE_SIZE`` slots whose
+layout is the constants below (hands and card sets are bitmasks), exactly as
+in :mod:`cardlab.games.kaiser.engine`: states copy with ``state.copy()``,
+batch as rows of a 2-D array and cross process boundaries as bytes.
+
+The flow of one hand (the numbered rulings are those of the contract):
+
+* ``DEALING`` stage 1: 16 chance nodes, 4 cards each (ruling 1).
+* ``BIDDING``: first round on four cards (ruling 1); ``REDEAL`` ends the game.
+* ``PLACING``: the bidder lays one card face down as the trump indicator
+  (ruling 2); the card leaves his hand until it is shown.
+* ``DEALING`` stage 2: 16 more chance nodes; four jacks in one hand void it
+  (ruling 3).
+* ``RAISING``: bidder, then partner, may raise to 24+ (ruling 4); a partner's
+  raise sends the game back to ``PLACING`` for the new bidder.
+* ``PLAYING``: phase 1 while the trump is hidden (ruling 5), phase 2 once it is
+  shown (ruling 6); ruling 7 voids the hand at the show if the bidding team
+  was dealt every trump; ruling 8 scores it.
+
+Kernels do not validate their input; the checked entry points for Python
+callers are :class:`cardlab.core.engine.Engine` and the OpenSpiel wrapper in
+:mod:`cardlab.games.twenty_eight.game`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import card_bit, cards_in, has_card, lowest_card, nth_card, popcount
+from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.dealing import receiving_seat
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.rng import random_below, random_unit
+from cardlab.core.sampling import sample_hidden_hands
+from cardlab.core.tricks import trick_winner
+from cardlab.games.twenty_eight.rules import (
+    BID,
+    CALL_TRUMP,
+    CARD_POINTS,
+    CARDS_PER_STAGE,
+    GAME_POINT_BANDS,
+    JACKS,
+    MAX_BID,
+    NUM_PLAYERS,
+    NUM_STAGES,
+    NUM_TRICKS,
+    PARTNER_OVERCALL_MIN,
+    PASS,
+    POINT_CARDS,
+    REDEAL,
+    SECOND_ROUND_MIN,
+    STANDARD_DECK,
+    STRENGTH,
+)
+
+# ---- Phases -------------------------------------------------------------------
+DEALING, BIDDING, PLACING, RAISING, PLAYING, GAME_OVER = 0, 1, 2, 3, 4, 5
+PHASE_NAMES = ("dealing", "bidding", "placing the trump", "raising", "playing", "game over")
+NUM_PHASES = 6
+
+# How the hand ended (OUTCOME slot).
+PLAYED_OUT, REDEALT, FOUR_JACKS, ALL_TRUMPS = 0, 1, 2, 3
+OUTCOME_NAMES = (
+    "played out",
+    "redeal by the first bidder (void hand)",
+    "four jacks in one hand (void hand)",
+    "the bidding team held all 8 trumps (void hand)",
+)
+
+NO_CARD = -1
+NO_SEAT = -1
+NO_TRUMPS_IN_TRICK = 4  # ``trumps_from`` past the last position: no card is a trump
+
+# ---- State layout ---------------------------------------------------------------
+# Parameters (fixed for the game).
+FIRST_DEALER = 0
+OPENING_MIN = 1  # the smallest opening bid (14 in the standard game)
+DECK = 2
+# The hand being played.
+PHASE = 3
+DEALER = 4
+TO_MOVE = 5
+CARDS_DEALT = 6
+HANDS = 7  # 4 slots: the cards each seat holds (the hidden indicator is in nobody's hand)
+DEALT = 11  # 4 slots: every card dealt to the seat (the indicator counts as the bidder's)
+FIRST_FOUR = 15  # 4 slots: the cards the seat received in deal stage 1
+PLAYED_BY = 19  # 4 slots: cards the seat has played this hand
+HIGH_BID = 23  # value of the highest bid, -1 before any
+HIGH_BIDDER = 24
+PASSES_IN_ROW = 25  # consecutive passes since the last bid (first round)
+NUM_BIDS = 26  # first-round actions so far
+BID_HISTORY = 27  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
+MAX_FIRST_ROUND = 48  # 15 bids, at most 2 passes between bids, 3 at the end: 46
+RAISES = 75  # 2 slots: the second-round actions of bidder and partner, -1 before
+FIRST_BIDDER = 77  # who won the first round (placed the first indicator)
+BIDDER = 78  # the bidder now (the partner after a partner's raise)
+INDICATOR = 79  # the face-down card, -1 before it is placed
+OLD_INDICATOR = 80  # the first bidder's indicator after a partner's raise, else -1
+TRUMP = 81  # suit of the indicator (hidden from the others until shown), -1 before
+TRUMP_SHOWN = 82
+SHOWN_IN_TRICK = 83  # trick number of the show, -1 before
+CALLER = 84  # seat whose action 53 showed the trump (-1: shown by playing it)
+MUST_PLAY_TRUMP = 85  # seat that just called and must now play a trump if it holds one
+TRICK_NUMBER = 86  # 0..7, 8 when the hand is over
+TRICK_LEADER = 87
+TRICK_SIZE = 88
+TRICK = 89  # 4 slots: cards of the current trick in play order
+TRUMPS_FROM = 93  # position from which trump-suit cards are trumps in the current trick
+CARD_POINTS_WON = 94  # 2 slots, per team
+TRICKS_WON = 96  # 2 slots, per team
+PLAYED = 98  # mask of cards played this hand
+VOIDS = 99  # 4 slots: bit s set when the seat's hand showed out of suit s
+BIDDER_DISCARDS = 103  # suits the bidder played without following, trump hidden
+BIDDER_HIDDEN_LEADS = 104  # 4 slots per suit: first trick the bidder led it while hidden
+OUTCOME = 108
+GAME_POINTS = 109  # 2 slots, per team
+TRICK_HISTORY = 111  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 143  # 8 slots
+TRICK_WINNERS = 151  # 8 slots
+TRICK_TRUMPS_FROM = 159  # 8 slots: each finished trick's ``trumps_from``
+STATE_SIZE = 167
+
+MAX_LEGAL_ACTIONS = 32  # a full deck of chance outcomes is the largest set
+
+
+@njit(cache=True)
+def team_of(seat):
+    return seat & 1
+
+
+@njit(cache=True)
+def partner_of(seat):
+    return (seat + 2) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def new_state(dealer, opening_min):
+    """The state before the first card is dealt."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s[FIRST_DEALER] = dealer
+    s[OPENING_MIN] = opening_min
+    s[DECK] = STANDARD_DECK
+    s[PHASE] = DEALING
+    s[DEALER] = dealer
+    s[TO_MOVE] = (dealer + 1) % NUM_PLAYERS
+    s[HIGH_BID] = -1
+    s[HIGH_BIDDER] = NO_SEAT
+    s[BID_HISTORY:BID_HISTORY + MAX_FIRST_ROUND] = -1
+    s[RAISES] = s[RAISES + 1] = -1
+    s[FIRST_BIDDER] = s[BIDDER] = NO_SEAT
+    s[INDICATOR] = s[OLD_INDICATOR] = NO_CARD
+    s[TRUMP] = -1
+    s[SHOWN_IN_TRICK] = -1
+    s[CALLER] = s[MUST_PLAY_TRUMP] = NO_SEAT
+    s[TRICK_LEADER] = (dealer + 1) % NUM_PLAYERS
+    s[TRICK:TRICK + 4] = NO_CARD
+    s[TRUMPS_FROM] = NO_TRUMPS_IN_TRICK
+    s[BIDDER_HIDDEN_LEADS:BIDDER_HIDDEN_LEADS + 4] = -1
+    s[OUTCOME] = PLAYED_OUT
+    s[TRICK_HISTORY:TRICK_HISTORY + 32] = NO_CARD
+    s[TRICK_LEADERS:TRICK_LEADERS + NUM_TRICKS] = NO_SEAT
+    s[TRICK_WINNERS:TRICK_WINNERS + NUM_TRICKS] = NO_SEAT
+    s[TRICK_TRUMPS_FROM:TRICK_TRUMPS_FROM + NUM_TRICKS] = -1
+    return s
+
+
+@njit(cache=True)
+def current_player(s):
+    """Seat to act, CHANCE_PLAYER while dealing, TERMINAL_PLAYER at the end."""
+    phase = s[PHASE]
+    if phase == GAME_OVER:
+        return TERMINAL_PLAYER
+    if phase == DEALING:
+        return CHANCE_PLAYER
+    return s[TO_MOVE]
+
+
+@njit(cache=True)
+def is_terminal(s):
+    return s[PHASE] == GAME_OVER
+
+
+@njit(cache=True)
+def undealt_cards(s):
+    dealt = np.int64(0)
+    for seat in range(NUM_PLAYERS):
+        dealt |= s[DEALT + seat]
+    return s[DECK] & ~dealt
+
+
+@njit(cache=True)
+def may_redeal(s, seat):
+    """Ruling 1: only the opening bidder, at his first turn, with no J, 9, A or 10."""
+    return s[NUM_BIDS] == 0 and s[FIRST_FOUR + seat] & POINT_CARDS == 0
+
+
+@njit(cache=True)
+def lowest_first_round_bid(s, seat):
+    """Smallest bid ``seat`` may make now in the first round (MAX_BID + 1: none)."""
+    if s[HIGH_BID] < 0:
+        return s[OPENING_MIN]
+    lowest = s[HIGH_BID] + 1
+    high_bidder = s[HIGH_BIDDER]
+    if high_bidder != seat and team_of(high_bidder) == team_of(seat):
+        lowest = max(lowest, PARTNER_OVERCALL_MIN)  # no overcall of partner below 20
+    return lowest
+
+
+@njit(cache=True)
+def trump_hidden(s):
+    return s[INDICATOR] >= 0 and s[TRUMP_SHOWN] == 0
+
+
+@njit(cache=True)
+def led_suit(s):
+    """Suit of the current trick's first card, -1 when the player to move leads."""
+    return suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
+
+
+@njit(cache=True)
+def play_choices(s, seat):
+    """``(cards, may_call)``: the cards ``seat`` may play now and whether 53 is legal.
+
+    This is the whole of rulings 5 and 6 for the player to move.
+    """
+    hand = s[HANDS + seat]
+    led = led_suit(s)
+    trump = s[TRUMP]
+    if s[MUST_PLAY_TRUMP] == seat:
+        # Ruling 5: after calling or showing, play a trump if you hold one.
+        trumps = hand & SUIT_MASKS[trump]
+        return (trumps if trumps != 0 else hand), False
+    if s[TRUMP_SHOWN] == 1:
+        # Ruling 6: follow suit if possible, otherwise any card; no restrictions remain.
+        if led < 0:
+            return hand, False
+        same = hand & SUIT_MASKS[led]
+        return (same if same != 0 else hand), False
+    if seat == s[BIDDER]:
+        if hand == 0:
+            # Ruling 5: the bidder's last card is the indicator; it is shown as it is played.
+            return card_bit(s[INDICATOR]), False
+        others = hand & ~SUIT_MASKS[trump]
+        if led < 0:
+            # Ruling 5: no trump-suit lead while anything else is held; no show when leading.
+            return (others if others != 0 else hand), False
+        same = hand & SUIT_MASKS[led]
+        if same != 0:
+            return same, False
+        if led != trump:
+            # Ruling 5: a non-trump card, or show and play a trump; all trumps: show only.
+            return others, True
+        # Ruling 5: trump led, no trump in hand: any card, or show and play the indicator.
+        return hand, True
+    if led < 0:
+        return hand, False
+    same = hand & SUIT_MASKS[led]
+    if same != 0:
+        return same, False
+    # Ruling 5: a non-bidder who cannot follow may play any card or call first.
+    return hand, True
+
+
+@njit(cache=True)
+def legal_actions(s, out):
+    """Write the legal actions in ascending order into ``out``; return how many."""
+    phase = s[PHASE]
+    n = 0
+    if phase == DEALING:
+        for card in cards_in(undealt_cards(s)):
+            out[n] = card
+            n += 1
+    elif phase == BIDDING:
+        seat = s[TO_MOVE]
+        if s[NUM_BIDS] > 0:  # ruling 1: the opening bidder may not pass
+            out[n] = PASS
+            n += 1
+        elif may_redeal(s, seat):
+            out[n] = REDEAL
+            n += 1
+        for value in range(lowest_first_round_bid(s, seat), MAX_BID + 1):
+            out[n] = BID + value
+            n += 1
+    elif phase == PLACING:
+        for card in cards_in(s[HANDS + s[BIDDER]]):
+            out[n] = card
+            n += 1
+    elif phase == RAISING:
+        out[n] = PASS
+        n += 1
+        for value in range(max(SECOND_ROUND_MIN, s[HIGH_BID] + 1), MAX_BID + 1):
+            out[n] = BID + value
+            n += 1
+    elif phase == PLAYING:
+        cards, may_call = play_choices(s, s[TO_MOVE])
+        for card in cards_in(cards):
+            out[n] = card
+            n += 1
+        if may_call:
+            out[n] = CALL_TRUMP
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def is_legal(s, action):
+    out = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
+    n = legal_actions(s, out)
+    for i in range(n):
+        if out[i] == action:
+            return True
+    return False
+
+
+@njit(cache=True)
+def apply_action(s, action):
+    """Apply a legal action (chance: the dealt card id)."""
+    phase = s[PHASE]
+    if phase == DEALING:
+        _deal_card(s, action)
+    elif phase == BIDDING:
+        _first_round(s, action)
+    elif phase == PLACING:
+        _place_indicator(s, action)
+    elif phase == RAISING:
+        _second_round(s, action)
+    elif action == CALL_TRUMP:
+        _show_trump(s, s[TO_MOVE])
+    else:
+        _play_card(s, action)
+
+
+@njit(cache=True)
+def advance(s, action, out):
+    """Apply ``action`` (none if negative), then list the legal actions: one call per step.
+
+    Returns ``(number of legal actions, current player)``, as the wrapper's
+    :meth:`cardlab.core.engine.Engine.step` expects.
+    """
+    if action >= 0:
+        apply_action(s, action)
+    if s[PHASE] == GAME_OVER:
+        return 0, TERMINAL_PLAYER
+    return legal_actions(s, out), current_player(s)
+
+
+@njit(cache=True)
+def _end_hand(s, outcome):
+    s[OUTCOME] = outcome
+    s[PHASE] = GAME_OVER
+
+
+@njit(cache=True)
+def _deal_card(s, card):
+    k = s[CARDS_DEALT] % CARDS_PER_STAGE
+    seat = receiving_seat(s[DEALER], k, NUM_PLAYERS)
+    s[HANDS + seat] |= card_bit(card)
+    s[DEALT + seat] |= card_bit(card)
+    if s[CARDS_DEALT] < CARDS_PER_STAGE:
+        s[FIRST_FOUR + seat] |= card_bit(card)
+    s[CARDS_DEALT] += 1
+    if s[CARDS_DEALT] == CARDS_PER_STAGE:
+        s[PHASE] = BIDDING
+        s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS
+    elif s[CARDS_DEALT] == NUM_STAGES * CARDS_PER_STAGE:
+        for other in range(NUM_PLAYERS):  # ruling 3: four jacks in one hand void the deal
+            if s[DEALT + other] & JACKS == JACKS:
+                _end_hand(s, FOUR_JACKS)
+                return
+        s[PHASE] = RAISING
+        s[TO_MOVE] = s[BIDDER]
+
+
+@njit(cache=True)
+def _first_round(s, action):
+    seat = s[TO_MOVE]
+    if action == REDEAL:
+        _end_hand(s, REDEALT)  # hand mode: a void hand
+        return
+    s[BID_HISTORY + s[NUM_BIDS]] = action
+    s[NUM_BIDS] += 1
+    if action == PASS:
+        s[PASSES_IN_ROW] += 1
+        if s[PASSES_IN_ROW] == NUM_PLAYERS - 1:  # three passes after the last bid
+            s[FIRST_BIDDER] = s[HIGH_BIDDER]
+            s[BIDDER] = s[HIGH_BIDDER]
+            s[PHASE] = PLACING
+            s[TO_MOVE] = s[BIDDER]
+            return
+    else:
+        s[HIGH_BID] = action - BID
+        s[HIGH_BIDDER] = seat
+        s[PASSES_IN_ROW] = 0
+    s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def _place_indicator(s, card):
+    bidder = s[BIDDER]
+    s[INDICATOR] = card
+    s[TRUMP] = suit_of(card)
+    s[HANDS + bidder] &= ~card_bit(card)  # ruling 2: out of his hand until shown
+    if s[CARDS_DEALT] < NUM_STAGES * CARDS_PER_STAGE:
+        s[PHASE] = DEALING
+    else:
+        _start_play(s)
+
+
+@njit(cache=True)
+def _second_round(s, action):
+    seat = s[TO_MOVE]
+    speaker = 0 if seat == s[BIDDER] else 1
+    s[RAISES + speaker] = action
+    if action != PASS:
+        s[HIGH_BID] = action - BID
+        s[HIGH_BIDDER] = seat
+    if speaker == 0:
+        s[TO_MOVE] = partner_of(seat)
+        return
+    if action == PASS:
+        _start_play(s)
+        return
+    # Ruling 4: the partner's raise stands; he becomes the bidder and places anew.
+    old_bidder = s[BIDDER]
+    s[HANDS + old_bidder] |= card_bit(s[INDICATOR])
+    s[OLD_INDICATOR] = s[INDICATOR]
+    s[INDICATOR] = NO_CARD
+    s[TRUMP] = -1
+    s[BIDDER] = seat
+    s[PHASE] = PLACING
+    s[TO_MOVE] = seat
+
+
+@njit(cache=True)
+def _start_play(s):
+    s[PHASE] = PLAYING
+    s[TRICK_LEADER] = (s[DEALER] + 1) % NUM_PLAYERS  # ruling 5: dealer + 1 leads
+    s[TO_MOVE] = s[TRICK_LEADER]
+    s[TRUMPS_FROM] = NO_TRUMPS_IN_TRICK
+
+
+@njit(cache=True)
+def bidding_team_held_all_trumps(s):
+    """Ruling 7: were all 8 cards of the trump suit dealt to the bidding team?"""
+    bidder = s[BIDDER]
+    team_cards = s[DEALT + bidder] | s[DEALT + partner_of(bidder)]
+    trumps = s[DECK] & SUIT_MASKS[s[TRUMP]]
+    return team_cards & trumps == trumps
+
+
+@njit(cache=True)
+def _show_trump(s, caller):
+    """Turn the indicator face up: it joins the bidder's hand; phase 2 starts now.
+
+    ``caller`` is the seat whose action 53 showed it (it must then play a trump
+    if it holds one), or -1 when the bidder shows it by playing it (ruling 5).
+    """
+    s[TRUMP_SHOWN] = 1
+    s[SHOWN_IN_TRICK] = s[TRICK_NUMBER]
+    s[CALLER] = caller
+    s[TRUMPS_FROM] = s[TRICK_SIZE]
+    s[HANDS + s[BIDDER]] |= card_bit(s[INDICATOR])
+    if caller >= 0:
+        s[MUST_PLAY_TRUMP] = caller
+        # Only a player who cannot follow may call: his hand is void in the led suit.
+        s[VOIDS + caller] |= 1 << led_suit(s)
+    if bidding_team_held_all_trumps(s):
+        _end_hand(s, ALL_TRUMPS)  # ruling 7
+
+
+@njit(cache=True)
+def _play_card(s, card):
+    seat = s[TO_MOVE]
+    position = s[TRICK_SIZE]
+    if s[TRUMP_SHOWN] == 0 and seat == s[BIDDER]:
+        if card == s[INDICATOR]:
+            _show_trump(s, NO_SEAT)  # the hidden indicator as his last card
+            if s[PHASE] == GAME_OVER:
+                return
+        elif position == 0:
+            suit = suit_of(card)
+            if s[BIDDER_HIDDEN_LEADS + suit] < 0:
+                s[BIDDER_HIDDEN_LEADS + suit] = s[TRICK_NUMBER]
+        elif suit_of(card) != suit_of(s[TRICK]):
+            s[BIDDER_DISCARDS] |= 1 << suit_of(card)
+    if position > 0 and suit_of(card) != suit_of(s[TRICK]):
+        s[VOIDS + seat] |= 1 << suit_of(s[TRICK])
+    if s[MUST_PLAY_TRUMP] == seat:
+        if suit_of(card) != s[TRUMP]:
+            s[VOIDS + seat] |= 1 << s[TRUMP]  # a caller who holds a trump must play one
+        s[MUST_PLAY_TRUMP] = NO_SEAT
+    bit = card_bit(card)
+    s[HANDS + seat] &= ~bit
+    s[PLAYED] |= bit
+    s[PLAYED_BY + seat] |= bit
+    s[TRICK + position] = card
+    s[TRICK_HISTORY + 4 * s[TRICK_NUMBER] + position] = card
+    s[TRICK_SIZE] = position + 1
+    if position + 1 < NUM_PLAYERS:
+        s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+        return
+    _finish_trick(s)
+
+
+@njit(cache=True)
+def current_trick_winner(s):
+    """Position of the card winning the current (non-empty) trick so far.
+
+    Phase 1 (ruling 5): highest card of the led suit, trump-suit cards being
+    ordinary. Phase 2 (ruling 6): a trump-suit card is a trump only from
+    position ``TRUMPS_FROM`` on (played after the show).
+    """
+    return trick_winner(s[TRICK:TRICK + 4], s[TRICK_SIZE], s[TRUMP], s[TRUMPS_FROM], STRENGTH)
+
+
+@njit(cache=True)
+def _finish_trick(s):
+    leader = s[TRICK_LEADER]
+    trick = s[TRICK_NUMBER]
+    winner = (leader + current_trick_winner(s)) % NUM_PLAYERS
+    team = team_of(winner)
+    points = 0
+    for position in range(NUM_PLAYERS):
+        points += CARD_POINTS[s[TRICK + position]]
+        s[TRICK + position] = NO_CARD
+    s[CARD_POINTS_WON + team] += points
+    s[TRICKS_WON + team] += 1
+    s[TRICK_LEADERS + trick] = leader
+    s[TRICK_WINNERS + trick] = winner
+    s[TRICK_TRUMPS_FROM + trick] = s[TRUMPS_FROM]
+    s[TRICK_NUMBER] = trick + 1
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = winner
+    s[TO_MOVE] = winner
+    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else NO_TRUMPS_IN_TRICK
+    if s[TRICK_NUMBER] == NUM_TRICKS:
+        _score_hand(s)
+
+
+@njit(cache=True)
+def game_points_for(bid, made):
+    """Ruling 8: game points of the bidding team for its final bid."""
+    for band in range(GAME_POINT_BANDS.shape[0]):
+        if bid <= GAME_POINT_BANDS[band, 0]:
+            return GAME_POINT_BANDS[band, 1] if made else GAME_POINT_BANDS[band, 2]
+    return 0
+
+
+@njit(cache=True)
+def _score_hand(s):
+    """Ruling 8: the bidding team makes its bid with at least that many card points."""
+    team = team_of(s[BIDDER])
+    made = s[CARD_POINTS_WON + team] >= s[HIGH_BID]
+    points = game_points_for(s[HIGH_BID], made)
+    s[GAME_POINTS + team] = points
+    s[GAME_POINTS + 1 - team] = -points
+    _end_hand(s, PLAYED_OUT)
+
+
+@njit(cache=True)
+def returns(s, out):
+    """Per-seat returns: the team's game points of the hand (void hands and unfinished: 0)."""
+    for seat in range(NUM_PLAYERS):
+        out[seat] = 0.0
+    if s[PHASE] != GAME_OVER or s[OUTCOME] != PLAYED_OUT:
+        return
+    for seat in range(NUM_PLAYERS):
+        out[seat] = float(s[GAME_POINTS + team_of(seat)])
+
+
+# ---- Batched random play ----------------------------------------------------------
+RESULT_FIELDS = (
+    "return_seat0",
+    "card_points_team0",
+    "card_points_team1",
+    "bidder",
+    "final_bid",
+    "outcome",
+    "shown_in_trick",
+    "return_sum",
+)
+
+
+@njit(cache=True)
+def play_random_hands(template, num_hands, stream, results):
+    """Play ``num_hands`` complete uniformly random games from ``template`` inside numba.
+
+    ``results[i]`` receives the fields of ``RESULT_FIELDS``: seat 0's return,
+    both teams' card points, the final bidder and bid (-1 if the first round
+    never ended), the outcome code, the trick of the show (-1 if never shown)
+    and the sum of the four returns. Returns the number of actions applied.
+    """
+    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
+    seat_returns = np.empty(NUM_PLAYERS, dtype=np.float64)
+    steps = 0
+    for i in range(num_hands):
+        s = template.copy()
+        while s[PHASE] != GAME_OVER:
+            n = legal_actions(s, legal)
+            apply_action(s, legal[random_below(stream, n)])
+            steps += 1
+        returns(s, seat_returns)
+        results[i, 0] = seat_returns[0]
+        results[i, 1] = s[CARD_POINTS_WON]
+        results[i, 2] = s[CARD_POINTS_WON + 1]
+        results[i, 3] = s[BIDDER]
+        results[i, 4] = s[HIGH_BID] if s[BIDDER] >= 0 else -1
+        results[i, 5] = s[OUTCOME]
+        results[i, 6] = s[SHOWN_IN_TRICK]
+        results[i, 7] = seat_returns.sum()
+    return steps
+
+
+# ---- What a seat knows, and worlds it cannot tell apart --------------------------------
+@njit(cache=True)
+def stage_one_indicator(s):
+    """The card the first bidder placed from his first four (-1 if none placed yet)."""
+    if s[OLD_INDICATOR] >= 0:
+        return s[OLD_INDICATOR]
+    if s[INDICATOR] >= 0 and s[BIDDER] == s[FIRST_BIDDER]:
+        return s[INDICATOR]
+    return NO_CARD
+
+
+@njit(cache=True)
+def publicly_known_cards(s, seat):
+    """Cards in ``seat``'s hand that everybody knows: the shown indicator not yet played."""
+    if seat == s[BIDDER] and s[TRUMP_SHOWN] == 1 and has_card(s[HANDS + seat], s[INDICATOR]):
+        return card_bit(s[INDICATOR])
+    return np.int64(0)
+
+
+@njit(cache=True)
+def bidder_cards_after(s, trick):
+    """Cards the bidder played from trick ``trick`` on (the shown indicator excluded)."""
+    bidder = s[BIDDER]
+    cards = np.int64(0)
+    for t in range(trick, min(s[TRICK_NUMBER] + 1, NUM_TRICKS)):
+        leader = s[TRICK_LEADERS + t] if t < s[TRICK_NUMBER] else s[TRICK_LEADER]
+        position = (bidder - leader) % NUM_PLAYERS
+        card = s[TRICK_HISTORY + 4 * t + position]
+        if card >= 0 and card != s[INDICATOR]:
+            cards |= card_bit(card)
+    return cards
+
+
+@njit(cache=True)
+def trump_suit_possible(s, suit):
+    """Could the hidden trump be ``suit``, judging by the bidder's phase-1 play alone?
+
+    * A bidder who did not follow suit played a non-trump card (ruling 5: on a
+      non-trump lead he may not play a trump from his hand; on a trump lead he
+      had none), so no suit he discarded is trump.
+    * A bidder who led a suit while the trump was hidden held nothing else if it
+      was trump; every card he played from then on (the indicator aside) is then
+      of that suit.
+    """
+    if (s[BIDDER_DISCARDS] >> suit) & 1:
+        return False
+    first_lead = s[BIDDER_HIDDEN_LEADS + suit]
+    if first_lead >= 0 and bidder_cards_after(s, first_lead) & ~SUIT_MASKS[suit] != 0:
+        return False
+    return True
+
+
+@njit(cache=True)
+def _world_property_flags(s):
+    """Facts the history made public about the whole deal, as bits (checked by rejection).
+
+    Bit 0: some seat was dealt all four jacks (ruling 3; only once all 32 are dealt).
+    Bit 1: the bidding team was dealt every trump (ruling 7; only once shown).
+    Bit 2: the opening bidder's first four cards hold no point card (ruling 1;
+    only known when he took the redeal).
+    """
+    flags = 0
+    if s[CARDS_DEALT] == NUM_STAGES * CARDS_PER_STAGE:
+        for seat in range(NUM_PLAYERS):
+            if s[DEALT + seat] & JACKS == JACKS:
+                flags |= 1
+    if s[TRUMP_SHOWN] == 1 and bidding_team_held_all_trumps(s):
+        flags |= 2
+    if s[OUTCOME] == REDEALT and s[FIRST_FOUR + (s[DEALER] + 1) % NUM_PLAYERS] & POINT_CARDS == 0:
+        flags |= 4
+    return flags
+
+
+@njit(cache=True)
+def _random_subset(mask, size, must_include, stream):
+    """A uniformly drawn ``size``-card subset of ``mask`` containing ``must_include`` (a mask)."""
+    chosen = must_include
+    rest = mask & ~must_include
+    for _ in range(size - popcount(must_include)):
+        card = nth_card(rest, random_below(stream, popcount(rest)))
+        chosen |= card_bit(card)
+        rest &= ~card_bit(card)
+    return chosen
+
+
+MAX_RESAMPLE_ATTEMPTS = 2000
+
+
+@njit(cache=True)
+def resample_hidden_hands(s, seat, stream):
+    """A copy of ``s`` that ``seat`` cannot tell apart from it, drawn from the consistent worlds.
+
+    Hidden from ``seat``: the other hands, the undealt cards, which of a player's
+    cards came in deal stage 1, the face-down indicator (unless ``seat`` placed
+    it or it was shown) and the first bidder's indicator after a partner's raise
+    (unless ``seat`` placed it). Enforced constraints, every one a fact of the
+    public history:
+
+    1. own hand and every card played stay; a shown indicator stays in the
+       bidder's hand until played;
+    2. a seat that did not follow a suit holds none of it (for the bidder in
+       phase 1 this is about his hand, never about the indicator); a caller or
+       showing bidder could not follow the led suit; a caller who then played a
+       non-trump holds no trump;
+    3. while the trump is hidden from ``seat``, the indicator is a card of a
+       suit the bidder's play allows (:func:`trump_suit_possible`); if the
+       bidder led the trump suit while hidden, his hand then, hence every card
+       he still hides, is of that suit (also applied once the trump is shown);
+    4. the indicator a bidder placed in stage 1 is one of his first four cards;
+    5. the deal-wide facts (:func:`_world_property_flags`): no four-jack hand
+       once all cards are out (unless the hand was voided for it), the bidding
+       team not dealt all trumps once shown (unless voided for it), and the
+       redealing opener's first four pointless.
+
+    Within these constraints the draw is uniform over deals: suits of the hidden
+    indicator weighted by their number of completions, hands by
+    :func:`cardlab.core.sampling.sample_hidden_hands`, stage-1 cards and the old
+    indicator uniformly, and facts 5 by rejection. Likelihoods of the players'
+    free choices (how they bid, which card they chose) are not modelled. If
+    ``MAX_RESAMPLE_ATTEMPTS`` draws all fail the constraints of 5 (possible
+    only when they are nearly forced), ``s`` itself is returned.
+    """
+    target_flags = _world_property_flags(s)
+    for _ in range(MAX_RESAMPLE_ATTEMPTS):
+        world = _draw_world(s, seat, stream)
+        if _world_property_flags(world) == target_flags:
+            return world
+    return s.copy()
+
+
+@njit(cache=True)
+def _draw_world(s, seat, stream):
+    bidder = s[BIDDER]
+    guess_indicator = trump_hidden(s) and seat != bidder
+    # Hidden seats: the three others, plus the undealt cards as a fourth "seat".
+    hidden = np.empty(NUM_PLAYERS, dtype=np.int64)
+    sizes = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    may_hold = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    known = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    pool = undealt_cards(s)
+    k = 0
+    for other in range(NUM_PLAYERS):
+        if other == seat:
+            continue
+        known[k] = publicly_known_cards(s, other)
+        secret = s[HANDS + other] & ~known[k]
+        hidden[k] = other
+        sizes[k] = popcount(secret)
+        pool |= secret
+        k += 1
+    hidden[k] = NO_SEAT  # the undealt cards
+    sizes[k] = popcount(undealt_cards(s))
+    if guess_indicator:
+        pool |= card_bit(s[INDICATOR])
+    for k in range(NUM_PLAYERS):
+        allowed = pool
+        other = hidden[k]
+        if other >= 0:
+            for suit in range(4):
+                if (s[VOIDS + other] >> suit) & 1:
+                    allowed &= ~SUIT_MASKS[suit]
+            if other == bidder and s[TRUMP_SHOWN] == 1 and s[BIDDER_HIDDEN_LEADS + s[TRUMP]] >= 0:
+                allowed &= SUIT_MASKS[s[TRUMP]]  # he led a trump while hidden: all trumps
+        may_hold[k] = allowed
+    hands = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    indicator = s[INDICATOR]
+    if guess_indicator:
+        indicator = _draw_indicator(s, pool, may_hold, hidden, sizes, stream)
+        pool &= ~card_bit(indicator)
+    sample_hidden_hands(pool, _with_indicator_suit(s, may_hold, hidden, indicator), sizes, stream,
+                        hands)
+    world = s.copy()
+    for k in range(NUM_PLAYERS - 1):
+        world[HANDS + hidden[k]] = hands[k] | known[k]
+    if guess_indicator:
+        world[INDICATOR] = indicator
+        world[TRUMP] = suit_of(indicator)
+    # Dealt cards and the stage-1 split of every hidden seat.
+    for k in range(NUM_PLAYERS - 1):
+        other = hidden[k]
+        dealt = world[HANDS + other] | world[PLAYED_BY + other]
+        if other == bidder and trump_hidden(world):
+            dealt |= card_bit(world[INDICATOR])
+        world[DEALT + other] = dealt
+        first_size = popcount(s[FIRST_FOUR + other])
+        must = np.int64(0)
+        if other == s[FIRST_BIDDER]:
+            if s[OLD_INDICATOR] >= 0:
+                first_four = _random_subset(dealt, first_size, must, stream)
+                world[FIRST_FOUR + other] = first_four
+                world[OLD_INDICATOR] = nth_card(first_four, random_below(stream, first_size))
+                continue
+            if world[INDICATOR] >= 0:
+                must = card_bit(world[INDICATOR])
+        if first_size == popcount(dealt):
+            world[FIRST_FOUR + other] = dealt
+        else:
+            world[FIRST_FOUR + other] = _random_subset(dealt, first_size, must, stream)
+    return world
+
+
+@njit(cache=True)
+def _with_indicator_suit(s, may_hold, hidden, indicator):
+    """Constraint 3 for a hypothesised trump: the bidder's hand all trumps if he led one hidden."""
+    constrained = may_hold.copy()
+    if indicator < 0 or s[TRUMP_SHOWN] == 1:
+        return constrained
+    trump = suit_of(indicator)
+    if s[BIDDER_HIDDEN_LEADS + trump] < 0:
+        return constrained
+    for k in range(NUM_PLAYERS):
+        if hidden[k] == s[BIDDER]:
+            constrained[k] &= SUIT_MASKS[trump]
+    return constrained
+
+
+@njit(cache=True)
+def _draw_indicator(s, pool, may_hold, hidden, sizes, stream):
+    """The hidden indicator, drawn in proportion to the deals consistent with it.
+
+    Every unseen card of a suit has the same possible holders (all constraints
+    are per suit), so the weight of a suit is its number of candidate cards
+    times the completions with one of them removed.
+    """
+    weights = np.zeros(4, dtype=np.float64)
+    scratch = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    for suit in range(4):
+        candidates = pool & SUIT_MASKS[suit]
+        if candidates == 0 or not trump_suit_possible(s, suit):
+            continue
+        one = lowest_card(candidates)
+        constrained = _with_indicator_suit(s, may_hold, hidden, one)
+        weights[suit] = popcount(candidates) * sample_hidden_hands(
+            pool & ~card_bit(one), constrained, sizes, stream, scratch
+        )
+    target = random_unit(stream) * weights.sum()
+    chosen = -1
+    for suit in range(4):
+        if weights[suit] > 0.0:
+            chosen = suit
+            target -= weights[suit]
+            if target < 0.0:
+                break
+    candidates = pool & SUIT_MASKS[chosen]
+    return nth_card(candidates, random_below(stream, popcount(candidates)))

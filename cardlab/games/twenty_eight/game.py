@@ -1,0 +1,374 @@
+"""``cardlab_twenty_eight``: Twenty-Eight as an OpenSpiel game over the numba engine.
+
+The rules live once, in :mod:`cardlab.games.twenty_eight.engine`; this module
+gives them OpenSpiel's shape (game type, game, state, observer) and the
+contract's strings. One string depends on the state: a card id is ``"JS"``
+when played but ``"trump JS"`` in the step that places the indicator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
+from cardlab.core.dealing import receiving_seat
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
+from cardlab.core.openspiel import EngineState, checked_parameters
+from cardlab.core.rng import make_stream
+from cardlab.games.twenty_eight import engine as E
+from cardlab.games.twenty_eight import observation
+from cardlab.games.twenty_eight.rules import (
+    BID,
+    CALL_TRUMP,
+    CARDS_PER_STAGE,
+    MAX_BID,
+    MAX_GAME_POINTS,
+    MIN_BID,
+    NUM_DISTINCT_ACTIONS,
+    NUM_PLAYERS,
+    PASS,
+    REDEAL,
+    STAGE_SIZE,
+)
+
+GAME_NAME = "cardlab_twenty_eight"
+
+DEFAULT_PARAMETERS = {"dealer": 0}
+PARAMETER_RULES = {"dealer": (int, range(0, NUM_PLAYERS))}
+# Deal 32, first round at most 46 (15 bids), 2 placements, 2 raises, 32 cards and one show.
+MAX_GAME_LENGTH = 32 + 46 + 2 + 2 + 32 + 1
+
+
+def action_to_string(player: int, action: int) -> str:
+    """The contract's string of ``action`` outside the placing step (cards: ``"JS"``)."""
+    action = int(action)
+    if 0 <= action < 52:
+        return card_string(action)
+    if action == PASS:
+        return "pass"
+    if action == CALL_TRUMP:
+        return "call trump"
+    if action == REDEAL:
+        return "redeal"
+    if BID + MIN_BID <= action <= BID + MAX_BID:
+        return f"bid {action - BID}"
+    raise ValueError(
+        f"{GAME_NAME}: no action with id {action} (cards 0..51, 52 pass, 53 call trump, "
+        f"54 redeal, {BID + MIN_BID}..{BID + MAX_BID} bids)"
+    )
+
+
+def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
+    """The contract's string of ``action`` in state ``s``: ``"trump JS"`` when placing."""
+    if s[E.PHASE] == E.PLACING and 0 <= int(action) < 52 and player == s[E.BIDDER]:
+        return "trump " + card_string(int(action))
+    return action_to_string(player, action)
+
+
+@dataclass(frozen=True)
+class TwentyEightEngine(Engine):
+    """The checked Python face of the kernels, with state-aware action strings."""
+
+    def apply(self, state: np.ndarray, action: int) -> None:
+        """Apply ``action`` in place, or raise ``ValueError`` and leave the state unchanged."""
+        legal = self.legal(state)
+        if not isinstance(action, int | np.integer) or int(action) not in legal:
+            raise ValueError(self.state_illegal_message(state, action, legal))
+        self.apply_action(state, int(action))
+
+    def state_illegal_message(self, state: np.ndarray, action: object, legal: list[int]) -> str:
+        player = int(self.current_player(state))
+        if player == TERMINAL_PLAYER:
+            return f"{self.name}: action {action!r} applied to a finished game"
+        try:
+            described = f"{action} ({state_action_to_string(state, player, int(action))})"
+        except (TypeError, ValueError):
+            described = repr(action)
+        choices = ", ".join(f"{a} ({state_action_to_string(state, player, a)})" for a in legal)
+        who = "chance" if player == CHANCE_PLAYER else f"player {player}"
+        return f"{self.name}: illegal action {described} for {who}; legal actions: [{choices}]"
+
+
+TWENTY_EIGHT_ENGINE = TwentyEightEngine(
+    name=GAME_NAME,
+    num_players=NUM_PLAYERS,
+    state_size=E.STATE_SIZE,
+    max_legal_actions=E.MAX_LEGAL_ACTIONS,
+    num_distinct_actions=NUM_DISTINCT_ACTIONS,
+    current_player=E.current_player,
+    legal_actions=E.legal_actions,
+    apply_action=E.apply_action,
+    returns=E.returns,
+    action_to_string=action_to_string,
+    advance=E.advance,
+)
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Twenty-Eight (cardlab)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=NUM_PLAYERS,
+    min_num_players=NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULT_PARAMETERS,
+)
+
+
+def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:
+    """The engine array at the start of a game with these (validated) parameters."""
+    p = {**DEFAULT_PARAMETERS, **parameters}
+    return E.new_state(p["dealer"], MIN_BID)
+
+
+def deal_chance_actions(
+    dealer: int, first_four: Sequence[Sequence[int | str]], second_four: Sequence[Sequence[int | str]]
+) -> tuple[list[int], list[int]]:
+    """The two stages of chance actions that deal the given cards (contract order).
+
+    ``first_four[seat]`` and ``second_four[seat]`` are the 4 cards (ids or
+    strings like ``"JS"``) each seat receives in stage 1 and stage 2; the k-th
+    card of a stage goes to ``(dealer + 1 + k) % 4``. Useful to set up a deal by
+    hand (tests, puzzles, replaying a recorded deal).
+    """
+    from cardlab.core.cards import parse_card
+
+    stages = []
+    for cards_by_seat in (first_four, second_four):
+        if len(cards_by_seat) != NUM_PLAYERS or any(len(c) != STAGE_SIZE for c in cards_by_seat):
+            raise ValueError(f"{GAME_NAME}: a deal stage is {STAGE_SIZE} cards for each of 4 seats")
+        ids = [[parse_card(c) if isinstance(c, str) else int(c) for c in cards] for cards in
+               cards_by_seat]
+        actions = [
+            ids[receiving_seat(dealer, k, NUM_PLAYERS)][k // NUM_PLAYERS]
+            for k in range(CARDS_PER_STAGE)
+        ]
+        stages.append(actions)
+    return stages[0], stages[1]
+
+
+class TwentyEightGame(pyspiel.Game):
+    """Twenty-Eight, one hand (hand mode; ``match`` is not supported)."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        self.parameters = {
+            **DEFAULT_PARAMETERS,
+            **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES),
+        }
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            max_chance_outcomes=52,
+            num_players=NUM_PLAYERS,
+            min_utility=-float(MAX_GAME_POINTS),
+            max_utility=float(MAX_GAME_POINTS),
+            utility_sum=0.0,
+            max_game_length=MAX_GAME_LENGTH,
+        )
+        super().__init__(GAME_TYPE, info, params or {})
+        self.initial_array = new_engine_state(self.parameters)
+
+    def new_initial_state(self) -> TwentyEightState:
+        return TwentyEightState(self, self.initial_array.copy())
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> TwentyEightObserver:
+        return TwentyEightObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params
+        )
+
+
+class TwentyEightState(EngineState):
+    """A Twenty-Eight state: the engine array plus OpenSpiel's bookkeeping (history)."""
+
+    engine = TWENTY_EIGHT_ENGINE
+
+    def _apply_action(self, action: int) -> None:
+        if action not in self._legal or self._player == TERMINAL_PLAYER:
+            raise ValueError(self.engine.state_illegal_message(self.array, action, self._legal))
+        self._record(*self.engine.step(self.array, action, self._buffer))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return state_action_to_string(self.array, player, action)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> TwentyEightState:
+        """A world ``player_id`` cannot tell apart from this one.
+
+        The hidden cards (other hands, undealt cards, a face-down indicator the
+        player did not place, the stage-1 split of other hands) are redrawn by
+        :func:`cardlab.games.twenty_eight.engine.resample_hidden_hands`, which
+        documents every constraint it keeps. The history is kept: only public
+        actions are replayed from it, never the chance actions of the deal.
+        """
+        seat = TWENTY_EIGHT_ENGINE.check_seat(player_id)
+        seed = int(probability_sampler() * 2**53)
+        world = E.resample_hidden_hands(self.array, seat, make_stream(seed))
+        return self.with_array(world)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return describe(self.array, TWENTY_EIGHT_ENGINE.check_seat(player), perfect_recall=True)
+
+    def observation_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return describe(self.array, TWENTY_EIGHT_ENGINE.check_seat(player), perfect_recall=False)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        return self._tensor(player, True)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        return self._tensor(player, False)
+
+    def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
+        player = self.current_player() if player is None else player
+        size = observation.INFORMATION_STATE_SIZE if perfect_recall else observation.OBSERVATION_SIZE
+        out = np.zeros(size, dtype=np.float32)
+        observation.encode(self.array, TWENTY_EIGHT_ENGINE.check_seat(player), perfect_recall, out)
+        return out.tolist()
+
+    def __str__(self) -> str:
+        return describe(self.array, None, perfect_recall=True)
+
+
+def _seat_name(seat: int) -> str:
+    return f"P{seat}"
+
+
+def _trick_line(s: np.ndarray, trick: int, leader: int, size: int, trumps_from: int) -> str:
+    """``"P1 led 7H 8H [trump S shown] QS AH"``: the cards, with the show where it happened."""
+    words = []
+    for position in range(size):
+        if position == trumps_from and trick == s[E.SHOWN_IN_TRICK]:
+            caller = int(s[E.CALLER])
+            who = f"{_seat_name(caller)} calls, " if caller >= 0 else ""
+            words.append(f"[{who}trump {card_string(int(s[E.INDICATOR]))} shown]")
+        words.append(card_string(int(s[E.TRICK_HISTORY + 4 * trick + position])))
+    if size == trumps_from and trick == s[E.SHOWN_IN_TRICK] and s[E.TRUMP_SHOWN]:
+        caller = int(s[E.CALLER])
+        words.append(f"[{_seat_name(caller)} calls, trump {card_string(int(s[E.INDICATOR]))} shown]")
+    return f"{_seat_name(leader)} led " + " ".join(words) if words else f"{_seat_name(leader)} leads"
+
+
+def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
+    """A readable view of the state: everything (``player=None``) or what ``player`` sees.
+
+    The face-down indicator appears only in its placer's view until shown. With
+    ``perfect_recall`` the view adds the player's stage-1 cards, dealt hand, the
+    indicators he placed and every trick in order, so two histories give the
+    same string exactly when the player cannot tell them apart.
+    """
+    phase = int(s[E.PHASE])
+    lines = [f"dealer {_seat_name(int(s[E.DEALER]))}, phase {E.PHASE_NAMES[phase]}"]
+    if player is None:
+        for seat in range(NUM_PLAYERS):
+            lines.append(f"{_seat_name(seat)} hand: {cards_string(int(s[E.HANDS + seat]))}")
+    else:
+        lines.append(f"seat {_seat_name(player)}")
+        lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
+        if perfect_recall:
+            lines.append(f"first four: {cards_string(int(s[E.FIRST_FOUR + player]))}")
+            lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
+            placed = int(observation.own_indicators(s, player))
+            if placed:
+                lines.append(f"placed face down: {cards_string(placed)}")
+    if phase == E.DEALING and s[E.NUM_BIDS] == 0:
+        return "\n".join(lines)
+    bids = []
+    for i in range(int(s[E.NUM_BIDS])):
+        seat = (int(s[E.DEALER]) + 1 + i) % NUM_PLAYERS
+        bids.append(f"{_seat_name(seat)} {action_to_string(seat, int(s[E.BID_HISTORY + i]))}")
+    lines.append("bidding: " + (", ".join(bids) if bids else "-"))
+    if s[E.FIRST_BIDDER] >= 0:
+        speakers = (int(s[E.FIRST_BIDDER]), (int(s[E.FIRST_BIDDER]) + 2) % NUM_PLAYERS)
+        raises = [
+            f"{_seat_name(seat)} {action_to_string(seat, int(s[E.RAISES + i]))}"
+            for i, seat in enumerate(speakers)
+            if s[E.RAISES + i] >= 0
+        ]
+        if raises:
+            lines.append("second round: " + ", ".join(raises))
+        lines.append(f"bidder {_seat_name(int(s[E.BIDDER]))}, bid {s[E.HIGH_BID]}")
+    if s[E.INDICATOR] >= 0:
+        if s[E.TRUMP_SHOWN]:
+            lines.append(f"trump {SUIT_CHARS[s[E.TRUMP]]} shown (indicator "
+                         f"{card_string(int(s[E.INDICATOR]))})")
+        elif player is None or player == s[E.BIDDER]:
+            lines.append(f"indicator {card_string(int(s[E.INDICATOR]))} face down (trump "
+                         f"{SUIT_CHARS[s[E.TRUMP]]}, hidden)")
+        else:
+            lines.append("indicator face down (trump hidden)")
+    if phase == E.PLAYING or s[E.TRICK_NUMBER] > 0:
+        tricks = range(int(s[E.TRICK_NUMBER])) if perfect_recall else ()
+        for trick in tricks:
+            line = _trick_line(s, trick, int(s[E.TRICK_LEADERS + trick]), 4,
+                               int(s[E.TRICK_TRUMPS_FROM + trick]))
+            lines.append(f"trick {trick + 1}: {line}, won by "
+                         f"{_seat_name(int(s[E.TRICK_WINNERS + trick]))}")
+        if phase == E.PLAYING:
+            line = _trick_line(s, int(s[E.TRICK_NUMBER]), int(s[E.TRICK_LEADER]),
+                               int(s[E.TRICK_SIZE]), int(s[E.TRUMPS_FROM]))
+            lines.append(f"trick {s[E.TRICK_NUMBER] + 1}: {line}")
+        voids = []
+        for seat in range(NUM_PLAYERS):
+            suits = "".join(SUIT_CHARS[x] for x in range(4) if (s[E.VOIDS + seat] >> x) & 1)
+            if suits:
+                voids.append(f"{_seat_name(seat)} void {suits}")
+        if voids:
+            lines.append("voids: " + ", ".join(voids))
+        lines.append(
+            f"card points: team 0 {s[E.CARD_POINTS_WON]} ({s[E.TRICKS_WON]} tricks), "
+            f"team 1 {s[E.CARD_POINTS_WON + 1]} ({s[E.TRICKS_WON + 1]} tricks)"
+        )
+    if phase == E.GAME_OVER:
+        if s[E.OUTCOME] == E.PLAYED_OUT:
+            lines.append(f"hand score: team 0 {s[E.GAME_POINTS]:+d}, team 1 {s[E.GAME_POINTS + 1]:+d}")
+        else:
+            lines.append(E.OUTCOME_NAMES[int(s[E.OUTCOME])])
+    return "\n".join(lines)
+
+
+class TwentyEightObserver:
+    """OpenSpiel observer (see ``open_spiel/python/observation.py``) over the numba encoder."""
+
+    def __init__(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"{GAME_NAME}: observation parameters not supported, got {params}")
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        pieces = observation.OBSERVATION_PIECES + (
+            observation.INFORMATION_STATE_EXTRA if self.perfect_recall else ()
+        )
+        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size in pieces:
+            self.dict[name] = self.tensor[index:index + size]
+            index += size
+
+    def set_from(self, state: TwentyEightState, player: int) -> None:
+        observation.encode(state.array, player, self.perfect_recall, self.tensor)
+
+    def string_from(self, state: TwentyEightState, player: int) -> str:
+        return describe(state.array, player, self.perfect_recall)
+
+
+pyspiel.register_game(GAME_TYPE, TwentyEightGame)
+
+__all__ = [
+    "GAME_NAME",
+    "TWENTY_EIGHT_ENGINE",
+    "TwentyEightGame",
+    "TwentyEightState",
+    "action_to_string",
+    "deal_chance_actions",
+    "describe",
+    "state_action_to_string",
+]

@@ -1,0 +1,197 @@
+"""Twenty-Eight observation and information-state tensors, filled by a numba kernel.
+
+Seats are relative to the observer (0 = self, 1 = next, 2 = partner, 3 =
+previous), so one network serves every seat. Card planes are 52 wide (all card
+ids) so variant decks fit the same layout. The face-down indicator and the
+trump suit appear only for the seat that placed it until the trump is shown
+(rulings 2 and 5); after the show they are public.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import card_bit, cards_in
+from cardlab.core.cards import suit_of
+from cardlab.games.twenty_eight import engine as E
+from cardlab.games.twenty_eight.rules import BID, MAX_BID, MIN_BID, PASS, SECOND_ROUND_MIN
+
+NUM_CARDS = 52
+NUM_BID_VALUES = MAX_BID - MIN_BID + 1  # 15
+BID_SLOTS = 2 + NUM_BID_VALUES  # not spoken / pass / 14..28
+RAISE_SLOTS = 2 + MAX_BID - SECOND_ROUND_MIN + 1  # not spoken / pass / 24..28
+
+#: (name, size) of each piece, in tensor order.
+OBSERVATION_PIECES = (
+    ("hand", NUM_CARDS),
+    ("indicator", NUM_CARDS),  # the indicator, if this seat may know it
+    ("trump", 5),  # suit, or slot 4 once placed but unknown to this seat
+    ("trump_shown", 1),
+    ("played_by_seat", 4 * NUM_CARDS),
+    ("current_trick", 4 * NUM_CARDS),
+    ("current_trumps_from", 5),  # position from which trump-suit cards are trumps
+    ("last_first_round_bid", 4 * BID_SLOTS),
+    ("high_bid", 1 + NUM_BID_VALUES),
+    ("high_bidder", 4),
+    ("bidder", 4),
+    ("second_round", 2 * RAISE_SLOTS),
+    ("voids", 16),
+    ("dealer", 4),
+    ("to_move", 4),
+    ("phase", E.NUM_PHASES),
+    ("team_points_tricks", 4),
+    ("caller", 5),  # relative seat of the caller, slot 4: shown by playing it
+    ("must_play_trump", 1),
+    ("outcome", 4),
+)
+INFORMATION_STATE_EXTRA = (
+    ("first_four", NUM_CARDS),
+    ("dealt_hand", NUM_CARDS),
+    ("own_indicators", NUM_CARDS),  # every card this seat placed face down
+    ("first_round_history", E.MAX_FIRST_ROUND * (BID_SLOTS - 1)),
+    ("trick_history", 8 * 4 * NUM_CARDS),
+    ("trick_trumps_from", 8 * 5),
+)
+OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
+INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
+
+
+@njit(cache=True)
+def knows_indicator(s, player):
+    """The bidder knows his indicator; everybody knows it once shown."""
+    return s[E.INDICATOR] >= 0 and (s[E.TRUMP_SHOWN] == 1 or player == s[E.BIDDER])
+
+
+@njit(cache=True)
+def _bid_slot(action):
+    if action < 0:
+        return 0
+    if action == PASS:
+        return 1
+    return 2 + action - BID - MIN_BID
+
+
+@njit(cache=True)
+def _raise_slot(action):
+    if action < 0:
+        return 0
+    if action == PASS:
+        return 1
+    return 2 + action - BID - SECOND_ROUND_MIN
+
+
+@njit(cache=True)
+def encode(s, player, perfect_recall, out):
+    """Fill ``out`` (zeroed here) with what ``player`` sees."""
+    out[:] = 0.0
+    o = 0
+    for card in cards_in(s[E.HANDS + player]):
+        out[o + card] = 1.0
+    o += NUM_CARDS
+    if knows_indicator(s, player):
+        out[o + s[E.INDICATOR]] = 1.0
+    o += NUM_CARDS
+    if s[E.INDICATOR] >= 0:
+        out[o + (s[E.TRUMP] if knows_indicator(s, player) else 4)] = 1.0
+    o += 5
+    out[o] = float(s[E.TRUMP_SHOWN])
+    o += 1
+    for seat in range(4):
+        relative = (seat - player) % 4
+        for card in cards_in(s[E.PLAYED_BY + seat]):
+            out[o + relative * NUM_CARDS + card] = 1.0
+    o += 4 * NUM_CARDS
+    for position in range(s[E.TRICK_SIZE]):
+        relative = (s[E.TRICK_LEADER] + position - player) % 4
+        out[o + relative * NUM_CARDS + s[E.TRICK + position]] = 1.0
+    o += 4 * NUM_CARDS
+    if s[E.PHASE] == E.PLAYING:
+        out[o + s[E.TRUMPS_FROM]] = 1.0
+    o += 5
+    # Each seat's latest first-round action.
+    for i in range(s[E.NUM_BIDS]):
+        seat = (s[E.DEALER] + 1 + i) % 4
+        relative = (seat - player) % 4
+        out[o + relative * BID_SLOTS:o + (relative + 1) * BID_SLOTS] = 0.0
+        out[o + relative * BID_SLOTS + _bid_slot(s[E.BID_HISTORY + i])] = 1.0
+    o += 4 * BID_SLOTS
+    out[o + (0 if s[E.HIGH_BID] < 0 else 1 + s[E.HIGH_BID] - MIN_BID)] = 1.0
+    o += 1 + NUM_BID_VALUES
+    if s[E.HIGH_BIDDER] >= 0:
+        out[o + (s[E.HIGH_BIDDER] - player) % 4] = 1.0
+    o += 4
+    if s[E.BIDDER] >= 0:
+        out[o + (s[E.BIDDER] - player) % 4] = 1.0
+    o += 4
+    for speaker in range(2):
+        out[o + speaker * RAISE_SLOTS + _raise_slot(s[E.RAISES + speaker])] = 1.0
+    o += 2 * RAISE_SLOTS
+    for seat in range(4):
+        relative = (seat - player) % 4
+        for suit in range(4):
+            if (s[E.VOIDS + seat] >> suit) & 1:
+                out[o + 4 * relative + suit] = 1.0
+    o += 16
+    out[o + (s[E.DEALER] - player) % 4] = 1.0
+    o += 4
+    if s[E.PHASE] != E.DEALING and s[E.PHASE] != E.GAME_OVER:
+        out[o + (s[E.TO_MOVE] - player) % 4] = 1.0
+    o += 4
+    out[o + s[E.PHASE]] = 1.0
+    o += E.NUM_PHASES
+    own = player & 1
+    out[o + 0] = s[E.CARD_POINTS_WON + own] / 28.0
+    out[o + 1] = s[E.CARD_POINTS_WON + 1 - own] / 28.0
+    out[o + 2] = s[E.TRICKS_WON + own] / 8.0
+    out[o + 3] = s[E.TRICKS_WON + 1 - own] / 8.0
+    o += 4
+    if s[E.TRUMP_SHOWN] == 1:
+        out[o + (4 if s[E.CALLER] < 0 else (s[E.CALLER] - player) % 4)] = 1.0
+    o += 5
+    out[o] = 1.0 if s[E.MUST_PLAY_TRUMP] == player else 0.0
+    o += 1
+    if s[E.PHASE] == E.GAME_OVER:
+        out[o + s[E.OUTCOME]] = 1.0
+    o += 4
+    if not perfect_recall:
+        return
+    for card in cards_in(s[E.FIRST_FOUR + player]):
+        out[o + card] = 1.0
+    o += NUM_CARDS
+    for card in cards_in(s[E.DEALT + player]):
+        out[o + card] = 1.0
+    o += NUM_CARDS
+    for card in cards_in(own_indicators(s, player)):
+        out[o + card] = 1.0
+    o += NUM_CARDS
+    for i in range(s[E.NUM_BIDS]):
+        out[o + i * (BID_SLOTS - 1) + _bid_slot(s[E.BID_HISTORY + i]) - 1] = 1.0
+    o += E.MAX_FIRST_ROUND * (BID_SLOTS - 1)
+    for trick in range(8):
+        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
+        for position in range(4):
+            card = s[E.TRICK_HISTORY + 4 * trick + position]
+            if card >= 0:
+                relative = (leader + position - player) % 4
+                out[o + (4 * trick + relative) * NUM_CARDS + card] = 1.0
+    o += 8 * 4 * NUM_CARDS
+    for trick in range(min(s[E.TRICK_NUMBER], 8)):
+        out[o + 5 * trick + s[E.TRICK_TRUMPS_FROM + trick]] = 1.0
+
+
+@njit(cache=True)
+def own_indicators(s, player):
+    """Cards ``player`` placed face down himself (rulings 2 and 4)."""
+    cards = np.int64(0)
+    if s[E.OLD_INDICATOR] >= 0 and player == s[E.FIRST_BIDDER]:
+        cards |= card_bit(s[E.OLD_INDICATOR])
+    if s[E.INDICATOR] >= 0 and player == s[E.BIDDER]:
+        cards |= card_bit(s[E.INDICATOR])
+    return cards
+
+
+@njit(cache=True)
+def known_trump(s, player):
+    """The trump suit as ``player`` knows it, -1 if unknown to him (or not chosen)."""
+    return suit_of(s[E.INDICATOR]) if knows_indicator(s, player) else -1

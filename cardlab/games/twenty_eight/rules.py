@@ -1,0 +1,84 @@
+"""Twenty-Eight's rules as constants: the deck, card strength, card points and action ids.
+
+Twenty-Eight (28) is an Indian partnership trick-taking game: 4 players,
+partners opposite, 32 cards (J 9 A 10 K Q 8 7 of each suit), 8 tricks. Only
+J (3), 9 (2), A (1) and 10 (1) carry card points, 28 in all. The high bidder
+chooses trumps secretly by placing a card face down (the *indicator*); trumps
+have no power until someone calls for it to be shown. The numbered rulings of
+``/work/shared/spec/contract.md`` decide every ambiguity of the source rules;
+the engine quotes them by number.
+
+Everything a variant might change (deck, strengths, points, bid limits) is
+data here, so a variant is a new table rather than a new branch in a kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardlab.core.cards import ACE, EIGHT, JACK, KING, NINE, QUEEN, SEVEN, TEN, card_id
+
+NUM_PLAYERS = 4
+NUM_SUITS = 4
+HAND_SIZE = 8
+STAGE_SIZE = 4  # cards each player receives per deal stage (ruling 1 and 3)
+NUM_STAGES = 2
+CARDS_PER_STAGE = NUM_PLAYERS * STAGE_SIZE  # 16 chance nodes per stage
+NUM_TRICKS = 8
+
+#: Ranks in play, strongest first (contract: "28: J 9 A 10 K Q 8 7").
+RANK_ORDER = (JACK, NINE, ACE, TEN, KING, QUEEN, EIGHT, SEVEN)
+#: Card points of the ranks that score (J 3, 9 2, A 1, 10 1; the rest 0).
+RANK_POINTS = {JACK: 3, NINE: 2, ACE: 1, TEN: 1}
+TOTAL_CARD_POINTS = 28
+
+
+def _suit_mask(ranks: tuple[int, ...]) -> int:
+    return sum(1 << card_id(suit, rank) for suit in range(NUM_SUITS) for rank in ranks)
+
+
+STANDARD_DECK = _suit_mask(RANK_ORDER)
+#: Cards that carry points; dealer + 1 may ask for a redeal without any of them (ruling 1).
+POINT_CARDS = _suit_mask(tuple(RANK_POINTS))
+JACKS = _suit_mask((JACK,))
+
+#: ``STRENGTH[card]``: higher wins within a suit (J = 8 down to 7 = 1; cards not in the deck 0).
+STRENGTH = np.zeros(54, dtype=np.int64)
+#: ``CARD_POINTS[card]``: the card points a trick holding ``card`` is worth.
+CARD_POINTS = np.zeros(54, dtype=np.int64)
+for _suit in range(NUM_SUITS):
+    for _position, _rank in enumerate(RANK_ORDER):
+        STRENGTH[card_id(_suit, _rank)] = len(RANK_ORDER) - _position
+        CARD_POINTS[card_id(_suit, _rank)] = RANK_POINTS.get(_rank, 0)
+
+# ---- Bids -------------------------------------------------------------------
+MIN_BID = 14  # dealer + 1 must open with at least this (ruling 1)
+MAX_BID = 28
+PARTNER_OVERCALL_MIN = 20  # overcalling one's partner needs at least 20 (ruling 1)
+SECOND_ROUND_MIN = 24  # a second-round raise is at least max(24, current + 1) (ruling 4)
+#: Game points by final bid (ruling 8): bids up to the bound score (made, failed).
+#: Rows ``(highest bid of the band, points if made, points if failed)``.
+GAME_POINT_BANDS = np.array([[19, 1, -2], [24, 2, -3], [MAX_BID, 3, -4]], dtype=np.int64)
+MAX_GAME_POINTS = 4
+
+# ---- Action ids (contract) --------------------------------------------------
+PASS = 52
+CALL_TRUMP = 53  # a non-bidder calls for the trump to be shown; the bidder shows it
+REDEAL = 54  # dealer + 1's redeal on four pointless cards
+BID = 60  # 60 + v for a bid of v (14..28)
+NUM_DISTINCT_ACTIONS = 89
+
+
+def bid_action(value: int) -> int:
+    """Action id of a bid of ``value`` points."""
+    if not MIN_BID <= value <= MAX_BID:
+        raise ValueError(f"a bid is {MIN_BID}..{MAX_BID} points, got {value}")
+    return BID + value
+
+
+def game_points(bid: int, made: bool) -> int:
+    """Game points the bidding team scores for ``bid`` (ruling 8)."""
+    for bound, won, lost in GAME_POINT_BANDS:
+        if bid <= bound:
+            return won if made else lost
+    raise ValueError(f"no bid above {MAX_BID}")

@@ -1,0 +1,332 @@
+"""A rule-based Twenty-Eight player, compiled with numba.
+
+``rules_action(s, stream)`` picks the move of the player to move. It reads only
+what that seat may know: its own cards (hand, first four, dealt cards), the
+indicator if it placed it, and the public record (bids, cards played, the
+current trick, voids, whether and from when trumps are shown). A non-bidder
+never reads the trump suit before the show. The choices, in short:
+
+* Bidding on four cards: value = half the card points + 2 per card beyond one
+  in the longest suit + 1 per jack; bid the minimum while it stays within
+  ``13 + value``; never overcall the partner. The opener takes the redeal on a
+  pointless hand.
+* The trump: the longest suit (ties: more points); the weakest card of it goes
+  face down, so the strong ones stay in hand.
+* Raising on eight cards: the bidder with 5+ trumps and 10+ card points raises
+  to the minimum; the partner with a 5-card suit and 12+ points takes over.
+* Play: lead a card that is master of its suit (cashing jacks), the bidding
+  side drawing trumps with a master trump; otherwise a low card of the longest
+  plain suit. Following: win cheaply when the opponents lead the trick, give
+  points when the partner wins it as last to play, else play low. Out of the
+  suit: ruff (or call / show the trump) when the opponents win a trick worth
+  points, discard low when the partner wins.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.rng import random_below
+from cardlab.core.tricks import trick_winner
+from cardlab.games.twenty_eight import engine as E
+from cardlab.games.twenty_eight.observation import known_trump
+from cardlab.games.twenty_eight.rules import (
+    BID,
+    CALL_TRUMP,
+    CARD_POINTS,
+    JACKS,
+    PASS,
+    REDEAL,
+    STRENGTH,
+)
+
+NO_TRUMPS = 4  # trumps_from past the last position
+
+
+@njit(cache=True)
+def _points(mask):
+    total = 0
+    for card in cards_in(mask):
+        total += CARD_POINTS[card]
+    return total
+
+
+@njit(cache=True)
+def _longest_suit(hand):
+    """The suit with most cards (ties: more card points, then higher suit id)."""
+    best = 0
+    best_key = -1
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        key = popcount(cards) * 100 + _points(cards)
+        if key >= best_key:
+            best = suit
+            best_key = key
+    return best
+
+
+@njit(cache=True)
+def _weakest(mask):
+    """Lowest-strength card of ``mask``."""
+    best = -1
+    for card in cards_in(mask):
+        if best < 0 or STRENGTH[card] < STRENGTH[best]:
+            best = card
+    return best
+
+
+@njit(cache=True)
+def _cheapest(mask):
+    """The card that costs least to give away: fewest points, then weakest."""
+    best = -1
+    for card in cards_in(mask):
+        if best < 0 or CARD_POINTS[card] < CARD_POINTS[best] or (
+            CARD_POINTS[card] == CARD_POINTS[best] and STRENGTH[card] < STRENGTH[best]
+        ):
+            best = card
+    return best
+
+
+@njit(cache=True)
+def _richest(mask):
+    """The card worth most points (ties: the weakest), to give to a partner's trick."""
+    best = -1
+    for card in cards_in(mask):
+        if best < 0 or CARD_POINTS[card] > CARD_POINTS[best] or (
+            CARD_POINTS[card] == CARD_POINTS[best] and STRENGTH[card] < STRENGTH[best]
+        ):
+            best = card
+    return best
+
+
+@njit(cache=True)
+def _is_master(s, seat, card):
+    """No stronger card of the suit is still out (unplayed and not in ``seat``'s hand)."""
+    suit_cards = s[E.DECK] & SUIT_MASKS[suit_of(card)]
+    out = suit_cards & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+    for other in cards_in(out):
+        if STRENGTH[other] > STRENGTH[card]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _wins_if_played(s, card, trump, trumps_from):
+    """Would ``card``, played now, be winning the trick (trumps as the seat knows them)?"""
+    size = s[E.TRICK_SIZE]
+    cards = np.empty(4, dtype=np.int64)
+    for position in range(size):
+        cards[position] = s[E.TRICK + position]
+    cards[size] = card
+    return trick_winner(cards, size + 1, trump, trumps_from, STRENGTH) == size
+
+
+@njit(cache=True)
+def _trick_points(s):
+    total = 0
+    for position in range(s[E.TRICK_SIZE]):
+        total += CARD_POINTS[s[E.TRICK + position]]
+    return total
+
+
+@njit(cache=True)
+def _bid_limit(hand):
+    """Highest bid this four-card hand supports."""
+    longest = popcount(hand & SUIT_MASKS[_longest_suit(hand)])
+    return 13 + _points(hand) // 2 + 2 * (longest - 1) + popcount(hand & JACKS)
+
+
+@njit(cache=True)
+def _first_round(s, seat, legal, n):
+    hand = s[E.HANDS + seat]
+    for i in range(n):
+        if legal[i] == REDEAL:
+            return REDEAL
+    lowest = -1
+    for i in range(n):
+        if legal[i] >= BID:
+            lowest = legal[i]
+            break
+    if legal[0] != PASS:  # the forced opening
+        return lowest
+    high_bidder = s[E.HIGH_BIDDER]
+    if high_bidder >= 0 and E.team_of(high_bidder) == E.team_of(seat):
+        return PASS
+    if lowest >= 0 and lowest - BID <= _bid_limit(hand):
+        return lowest
+    return PASS
+
+
+@njit(cache=True)
+def _place_indicator(s, seat):
+    hand = s[E.HANDS + seat]
+    return _weakest(hand & SUIT_MASKS[_longest_suit(hand)])
+
+
+@njit(cache=True)
+def _second_round(s, seat, legal, n):
+    if n == 1:
+        return PASS
+    hand = s[E.HANDS + seat]
+    if seat == s[E.BIDDER]:
+        trump = suit_of(s[E.INDICATOR])
+        trumps = popcount(hand & SUIT_MASKS[trump]) + 1
+        strong = trumps >= 5 and _points(hand | card_bit(s[E.INDICATOR])) >= 10
+    else:
+        strong = popcount(hand & SUIT_MASKS[_longest_suit(hand)]) >= 5 and _points(hand) >= 12
+    return legal[1] if strong else PASS
+
+
+@njit(cache=True)
+def _lead(s, seat, choices, trump):
+    """Lead a master card (a master trump first for the bidding side), else a low plain card."""
+    bidding_side = E.team_of(seat) == E.team_of(s[E.BIDDER])
+    if trump >= 0 and s[E.TRUMP_SHOWN] == 1 and bidding_side:
+        trumps = choices & SUIT_MASKS[trump]
+        out_trumps = s[E.DECK] & SUIT_MASKS[trump] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+        for card in cards_in(trumps):
+            if out_trumps != 0 and _is_master(s, seat, card):
+                return card
+    plain = choices
+    if trump >= 0:
+        plain = choices & ~SUIT_MASKS[trump]
+        if plain == 0:
+            plain = choices
+    best = -1
+    for card in cards_in(plain):
+        if _is_master(s, seat, card) and (best < 0 or CARD_POINTS[card] > CARD_POINTS[best]):
+            best = card
+    if best >= 0:
+        return best
+    suit = _longest_suit(plain)
+    return _cheapest(plain & SUIT_MASKS[suit])
+
+
+@njit(cache=True)
+def _winning_cards(s, choices, trump, trumps_from):
+    winners = np.int64(0)
+    for card in cards_in(choices):
+        if _wins_if_played(s, card, trump, trumps_from):
+            winners |= card_bit(card)
+    return winners
+
+
+@njit(cache=True)
+def _follow(s, seat, choices, trump, trumps_from):
+    """Play to a trick someone else led (``choices``: the legal cards)."""
+    last = s[E.TRICK_SIZE] == 3
+    winning_position = E.current_trick_winner(s)
+    winner_seat = (s[E.TRICK_LEADER] + winning_position) % 4
+    partner_wins = E.team_of(winner_seat) == E.team_of(seat)
+    plain = choices
+    if trump >= 0:
+        plain = choices & ~SUIT_MASKS[trump]
+    if partner_wins:
+        keep = plain if plain != 0 else choices
+        if last or _is_master(s, seat, s[E.TRICK + winning_position]):
+            return _richest(keep)
+        return _cheapest(keep)
+    winners = _winning_cards(s, choices, trump, trumps_from)
+    if winners != 0:
+        if last:
+            return _weakest(winners)
+        for card in cards_in(winners):
+            if _is_master(s, seat, card):
+                return card
+        if _trick_points(s) >= 2:
+            return _weakest(winners)
+    return _cheapest(plain if plain != 0 else choices)
+
+
+@njit(cache=True)
+def _worth_showing(s, seat):
+    """Call (or show) the trump: the opponents win a trick that holds points."""
+    winner_seat = (s[E.TRICK_LEADER] + E.current_trick_winner(s)) % 4
+    if E.team_of(winner_seat) == E.team_of(seat):
+        return False
+    return _trick_points(s) >= 1
+
+
+@njit(cache=True)
+def rules_action(s, stream):
+    """The rule-based move of the player to move (see the module docstring).
+
+    Deterministic: ``stream`` is accepted for the common strategy signature.
+    """
+    seat = s[E.TO_MOVE]
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    n = E.legal_actions(s, legal)
+    if n == 1:
+        return legal[0]
+    phase = s[E.PHASE]
+    if phase == E.BIDDING:
+        return _first_round(s, seat, legal, n)
+    if phase == E.PLACING:
+        return _place_indicator(s, seat)
+    if phase == E.RAISING:
+        return _second_round(s, seat, legal, n)
+    trump = known_trump(s, seat)
+    choices = np.int64(0)
+    may_call = False
+    for i in range(n):
+        if legal[i] == CALL_TRUMP:
+            may_call = True
+        else:
+            choices |= card_bit(legal[i])
+    if s[E.TRICK_SIZE] == 0:
+        return _lead(s, seat, choices, trump)
+    if may_call:
+        if choices == 0 or _worth_showing(s, seat):
+            if seat != s[E.BIDDER]:
+                return CALL_TRUMP
+            # The bidder shows only if a trump of his would then win the trick.
+            own_trumps = (s[E.HANDS + seat] & SUIT_MASKS[trump]) | card_bit(s[E.INDICATOR])
+            if choices == 0 or _winning_cards(s, own_trumps, trump, s[E.TRICK_SIZE]) != 0:
+                return CALL_TRUMP
+        plain = choices & ~SUIT_MASKS[trump] if trump >= 0 else choices
+        return _cheapest(plain if plain != 0 else choices)
+    if s[E.TRUMP_SHOWN] == 1:
+        return _follow(s, seat, choices, trump, s[E.TRUMPS_FROM])
+    return _follow(s, seat, choices, -1, NO_TRUMPS)
+
+
+@njit(cache=True)
+def play_duplicate_deals(template, num_deals, stream, results):
+    """Rules players against uniform random players, each deal played twice with seats swapped.
+
+    For deal ``i`` the 32 chance actions are drawn once; ``results[i, 0]`` is
+    the rules team's return when it holds the even seats and ``results[i, 1]``
+    when it holds the odd seats (void hands return 0). Random moves come from
+    ``stream``.
+    """
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    seat_returns = np.empty(4, dtype=np.float64)
+    deal = np.empty(32, dtype=np.int64)
+    for i in range(num_deals):
+        undealt = template[E.DECK]
+        for k in range(32):
+            card = cards_in(undealt)[random_below(stream, popcount(undealt))]
+            deal[k] = card
+            undealt &= ~card_bit(card)
+        for rules_team in range(2):
+            s = template.copy()
+            dealt = 0
+            while s[E.PHASE] != E.GAME_OVER:
+                player = E.current_player(s)
+                if player < 0:
+                    action = deal[dealt]
+                    dealt += 1
+                elif E.team_of(player) == rules_team:
+                    action = rules_action(s, stream)
+                else:
+                    n = E.legal_actions(s, legal)
+                    action = legal[random_below(stream, n)]
+                E.apply_action(s, action)
+            E.returns(s, seat_returns)
+            results[i, rules_team] = seat_returns[rules_team]
+
+
+__all__ = ["play_duplicate_deals", "rules_action"]
