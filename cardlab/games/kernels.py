@@ -13,13 +13,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardlab.core.rng import random_below
 from cardlab.games.kaiser import engine as kaiser_engine
 from cardlab.games.kaiser import strategy as kaiser_strategy
+from cardlab.games.twenty_eight import engine as twenty_eight_engine
+from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
 KAISER = 0
 TWENTY_EIGHT = 1
 LITERATURE = 2
-GAME_IDS = {"cardlab_kaiser": KAISER}
+GAME_IDS = {"cardlab_kaiser": KAISER, "cardlab_twenty_eight": TWENTY_EIGHT}
+#: Edge id for a choice the observer cannot see (every action id is below it).
+HIDDEN_ACTION = 4095
 #: The largest number of legal actions any state of any game can have.
 MAX_LEGAL_ACTIONS = 1100
 
@@ -33,22 +38,32 @@ def game_id(game_name: str) -> int:
 
 @njit(cache=True)
 def current_player(game, s):
+    if game == TWENTY_EIGHT:
+        return twenty_eight_engine.current_player(s)
     return kaiser_engine.current_player(s)
 
 
 @njit(cache=True)
 def legal_actions(game, s, out):
+    if game == TWENTY_EIGHT:
+        return twenty_eight_engine.legal_actions(s, out)
     return kaiser_engine.legal_actions(s, out)
 
 
 @njit(cache=True)
 def apply_action(game, s, action):
-    kaiser_engine.apply_action(s, action)
+    if game == TWENTY_EIGHT:
+        twenty_eight_engine.apply_action(s, action)
+    else:
+        kaiser_engine.apply_action(s, action)
 
 
 @njit(cache=True)
 def returns(game, s, out):
-    kaiser_engine.returns(s, out)
+    if game == TWENTY_EIGHT:
+        twenty_eight_engine.returns(s, out)
+    else:
+        kaiser_engine.returns(s, out)
 
 
 @njit(cache=True)
@@ -59,6 +74,8 @@ def num_players(game, s):
 @njit(cache=True)
 def utility_scale(game, s):
     """A bound on |return|, to bring rewards near [-1, 1] for UCB."""
+    if game == TWENTY_EIGHT:
+        return 4.0  # game points: at most 3 won or 4 lost
     if s[kaiser_engine.MATCH]:
         return 1.0
     return 44.0
@@ -66,23 +83,37 @@ def utility_scale(game, s):
 
 @njit(cache=True)
 def random_action(game, s, stream, legal):
-    return kaiser_engine.random_action(s, stream, legal)
+    if game == KAISER:
+        return kaiser_engine.random_action(s, stream, legal)
+    n = legal_actions(game, s, legal)
+    return legal[random_below(stream, n)]
 
 
 @njit(cache=True)
 def rules_action(game, s, stream):
+    if game == TWENTY_EIGHT:
+        return twenty_eight_strategy.rules_action(s, stream)
     return kaiser_strategy.rules_action(s, stream)
 
 
 @njit(cache=True)
 def resample(game, s, seat, stream):
     """A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler."""
+    if game == TWENTY_EIGHT:
+        return twenty_eight_engine.resample_hidden_hands(s, seat, stream)
     return kaiser_engine.resample_hidden_hands(s, seat, stream)
 
 
 @njit(cache=True)
 def observed_action(game, s, action, observer):
-    """How ``observer`` sees ``action`` taken in ``s`` (hidden choices map to one id)."""
+    """How ``observer`` sees ``action`` taken in ``s``: hidden choices map to ``HIDDEN_ACTION``.
+
+    In Twenty-Eight the card a bidder places face down as the trump indicator
+    is seen by nobody else.
+    """
+    if (game == TWENTY_EIGHT and s[twenty_eight_engine.PHASE] == twenty_eight_engine.PLACING
+            and s[twenty_eight_engine.TO_MOVE] != observer):
+        return HIDDEN_ACTION
     return action
 
 

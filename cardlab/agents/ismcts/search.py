@@ -222,7 +222,11 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
             player = kernels.current_player(game, world)
             if player == -4:
                 break
-            kernels.apply_action(game, world, policy_action(game, world, rollout, stream, legal))
+            if player == -1:
+                action = kernels.random_action(game, world, stream, legal)
+            else:
+                action = policy_action(game, world, rollout, stream, legal)
+            kernels.apply_action(game, world, action)
         kernels.returns(game, world, seat_returns)
         nodes[root, VISITS] += 1
         for k in range(depth):
