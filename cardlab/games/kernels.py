@@ -105,6 +105,14 @@ def resample(game, s, seat, stream):
 
 
 @njit(cache=True)
+def bidding_mismatches(game, world, observer):
+    """Bids by the others in ``world`` that the game's rule-based player would not make."""
+    if game == TWENTY_EIGHT:
+        return twenty_eight_strategy.bidding_mismatches(world, observer)
+    return kaiser_strategy.bidding_mismatches(world, observer)
+
+
+@njit(cache=True)
 def observed_action(game, s, action, observer):
     """How ``observer`` sees ``action`` taken in ``s``: hidden choices map to ``HIDDEN_ACTION``.
 

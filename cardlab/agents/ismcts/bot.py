@@ -26,14 +26,17 @@ class ISMCTSBot(pyspiel.Bot):
     scaled to about [-1, 1]), ``reuse_tree`` (keep the subtree of the position
     reached between moves), ``workers`` (root parallelism: independent searches
     in that many processes, visit counts summed), ``debug`` (check that sampled
-    worlds match the searcher's information state). With ``simulations`` the
-    bot is deterministic for its seed, whatever ``workers`` is.
+    worlds match the searcher's information state), ``world_pool`` (worlds
+    drawn per move and weighted by how well they explain the others' bids
+    under the rule-based model; 0 samples uniformly every iteration) and
+    ``epsilon`` (the weight factor per unexplained bid). With ``simulations``
+    the bot is deterministic for its seed and its ``workers`` count.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, *, simulations: int = 1000,
                  time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.7,
                  reuse_tree: bool = False, workers: int = 1, debug: bool = False,
-                 max_nodes: int = 1_000_000):
+                 max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1):
         pyspiel.Bot.__init__(self)
         self.game_id = kernels.game_id(game.get_type().short_name)
         if rollout not in ("rules", "random"):
@@ -46,6 +49,12 @@ class ISMCTSBot(pyspiel.Bot):
             raise ValueError(f"ismcts: workers must be a positive integer, got {workers!r}")
         if not exploration >= 0:
             raise ValueError(f"ismcts: exploration must be >= 0, got {exploration!r}")
+        if not isinstance(world_pool, int) or world_pool < 0:
+            raise ValueError(f"ismcts: world_pool must be an integer >= 0, got {world_pool!r}")
+        if not 0.0 < epsilon <= 1.0:
+            raise ValueError(f"ismcts: epsilon must be in (0, 1], got {epsilon!r}")
+        self.world_pool = world_pool
+        self.epsilon = float(epsilon)
         self.player = player
         self.simulations = simulations
         self.time_ms = time_ms
@@ -93,19 +102,21 @@ class ISMCTSBot(pyspiel.Bot):
         stream = make_stream(move_seed)
         worlds = np.zeros((DEBUG_WORLDS if self.debug else 0, root_state.shape[0]), dtype=np.int64)
         start = time.perf_counter()
+        pool, cumulative = make_world_pool(self.game_id, root_state, self.player, stream,
+                                           self.world_pool, self.epsilon)
         iterations = 0
         if self.time_ms is None:
             iterations = search.run_iterations(
                 self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
                 tree.keys, tree.values, tree.size, self.simulations, self.exploration,
-                self.rollout, stream, worlds)
+                self.rollout, stream, worlds, pool, cumulative)
         else:
             deadline = start + self.time_ms / 1000.0
             while True:
                 iterations += search.run_iterations(
                     self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
                     tree.keys, tree.values, tree.size, CHUNK, self.exploration, self.rollout,
-                    stream, worlds if iterations == 0 else worlds[:0])
+                    stream, worlds if iterations == 0 else worlds[:0], pool, cumulative)
                 if time.perf_counter() >= deadline:
                     break
         if self.debug:
@@ -161,7 +172,7 @@ class ISMCTSBot(pyspiel.Bot):
         jobs = [
             self._pool.submit(_worker_search, self.game_id, state.array, self.player,
                               int(derive_seed(move_seed, worker)), self.simulations, self.time_ms,
-                              self.exploration, self.rollout)
+                              self.exploration, self.rollout, self.world_pool, self.epsilon)
             for worker in range(self.workers)
         ]
         return sum(job.result() for job in jobs)
@@ -176,22 +187,33 @@ class ISMCTSBot(pyspiel.Bot):
     __del__ = close
 
 
+def make_world_pool(game_id: int, root_state: np.ndarray, searcher: int, stream: np.ndarray,
+                    size: int, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """The per-move pool of bid-weighted worlds (empty when ``size`` is 0)."""
+    pool = np.zeros((size, root_state.shape[0]), dtype=np.int64)
+    cumulative = np.zeros(size, dtype=np.float64)
+    if size:
+        search.build_world_pool(game_id, root_state, searcher, stream, pool, cumulative, epsilon)
+    return pool, cumulative
+
+
 def _worker_search(game_id, root_state, searcher, seed, simulations, time_ms, exploration,
-                   rollout) -> np.ndarray:
+                   rollout, world_pool, epsilon) -> np.ndarray:
     """One independent search in a worker process; returns the root visit counts."""
     tree = search.Tree(simulations + 1 if time_ms is None else 1_000_000)
     stream = make_stream(seed)
     worlds = np.zeros((0, root_state.shape[0]), dtype=np.int64)
+    pool, cumulative = make_world_pool(game_id, root_state, searcher, stream, world_pool, epsilon)
     if time_ms is None:
         search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward, tree.keys,
                               tree.values, tree.size, simulations, exploration, rollout, stream,
-                              worlds)
+                              worlds, pool, cumulative)
     else:
         deadline = time.perf_counter() + time_ms / 1000.0
         while time.perf_counter() < deadline:
             search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward,
                                   tree.keys, tree.values, tree.size, CHUNK, exploration, rollout,
-                                  stream, worlds)
+                                  stream, worlds, pool, cumulative)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = search.root_statistics(game_id, root_state, searcher, 0, tree.nodes, tree.keys,
                                tree.values, visits)

@@ -21,6 +21,13 @@ trump card placed by another player) is one edge, and the actual card is then
 chosen by the rollout policy. Chance events below the root (a later deal
 stage) are sampled and merged, the usual single-observer simplification.
 
+Determinization can also *infer* from the bidding: with a world pool, each
+move first draws a pool of worlds and weights each by ``epsilon ** k``, where
+k counts the others' bids that the game's rule-based player would not have
+made holding that world's cards; iterations then draw worlds from the pool in
+proportion to the weights. With no consistent world the weights are equal
+and the search falls back to uniform worlds.
+
 The tree lives in preallocated arrays, children are found through an
 open-addressing hash table keyed by ``(parent, action)``, and the search runs
 in chunks so that Python can stop it on a clock without numba reading one.
@@ -33,7 +40,7 @@ import math
 import numpy as np
 from numba import njit
 
-from cardlab.core.rng import random_below
+from cardlab.core.rng import random_below, random_unit
 from cardlab.games import kernels
 
 ROLLOUT_RANDOM = 0
@@ -123,12 +130,33 @@ def policy_action(game, world, rollout, stream, legal):
 
 
 @njit(cache=True)
+def build_world_pool(game, root_state, searcher, stream, pool, cumulative, epsilon):
+    """Fill ``pool`` with sampled worlds and ``cumulative`` with their running weights."""
+    total = 0.0
+    for i in range(pool.shape[0]):
+        world = kernels.resample(game, root_state, searcher, stream)
+        pool[i, :] = world
+        total += epsilon ** kernels.bidding_mismatches(game, world, searcher)
+        cumulative[i] = total
+
+
+@njit(cache=True)
+def draw_world(game, root_state, searcher, stream, pool, cumulative):
+    if pool.shape[0] == 0:
+        return kernels.resample(game, root_state, searcher, stream)
+    target = random_unit(stream) * cumulative[-1]
+    index = min(np.searchsorted(cumulative, target, side="right"), pool.shape[0] - 1)
+    return pool[index].copy()
+
+
+@njit(cache=True)
 def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values, size,
-                   iterations, exploration, rollout, stream, worlds_out):
+                   iterations, exploration, rollout, stream, worlds_out, pool, cumulative):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
 
     ``worlds_out`` (shape ``(k, state_size)``) receives the first k sampled worlds,
     for the debug check that every determinization fits the searcher's view.
+    Worlds come from ``pool`` (weighted by ``cumulative``) when it is not empty.
     """
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     observed = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
@@ -137,7 +165,7 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
     seat_returns = np.empty(16, dtype=np.float64)
     scale = kernels.utility_scale(game, root_state)
     for iteration in range(iterations):
-        world = kernels.resample(game, root_state, searcher, stream)
+        world = draw_world(game, root_state, searcher, stream, pool, cumulative)
         if iteration < worlds_out.shape[0]:
             worlds_out[iteration, :] = world
         node = root

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.bitboard import card_bit, cards_in, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.rng import random_below
 from cardlab.core.tricks import trick_winner
@@ -330,3 +330,36 @@ def play_duplicate_deals(template, num_deals, stream, results):
 
 
 __all__ = ["play_duplicate_deals", "rules_action"]
+
+
+@njit(cache=True)
+def bidding_mismatches(world, observer):
+    """How many first-round bids by the others in ``world`` this player would not have made.
+
+    Used by search to weight sampled worlds by how well they explain the
+    others' bids under the assumption that they bid like this player. The
+    first round is replayed on each seat's first four cards.
+    """
+    dealer = world[E.DEALER]
+    s = E.new_state(dealer, world[E.OPENING_MIN])
+    first_four = np.zeros(4, dtype=np.int64)
+    for seat in range(4):
+        first_four[seat] = world[E.FIRST_FOUR + seat]
+    for k in range(16):
+        seat = (dealer + 1 + k) % 4
+        card = lowest_card(first_four[seat])
+        if card < 0:
+            return 0  # the world does not record the first four cards: no evidence
+        first_four[seat] &= first_four[seat] - 1
+        E.apply_action(s, card)
+    mismatches = 0
+    unused = np.zeros(1, dtype=np.uint64)
+    for i in range(world[E.NUM_BIDS]):
+        if s[E.PHASE] != E.BIDDING:
+            break
+        seat = s[E.TO_MOVE]
+        actual = world[E.BID_HISTORY + i]
+        if seat != observer and rules_action(s, unused) != actual:
+            mismatches += 1
+        E.apply_action(s, actual)
+    return mismatches
