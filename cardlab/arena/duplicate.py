@@ -11,6 +11,7 @@ the deal's own random stream, so both plays of a deal see the same cards.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,9 +24,19 @@ BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]
 
 
 def play_deal(
-    game: pyspiel.Game, bots: Sequence[pyspiel.Bot], deal_seed: int
+    game: pyspiel.Game,
+    bots: Sequence[pyspiel.Bot],
+    deal_seed: int,
+    seconds: list[float] | None = None,
+    decisions: list[int] | None = None,
 ) -> tuple[pyspiel.State, list[float]]:
-    """Play one game with ``bots[seat]`` at each seat; chance drawn from ``deal_seed``."""
+    """Play one game with ``bots[seat]`` at each seat; chance drawn from ``deal_seed``.
+
+    Chance node ``k`` takes outcome ``random_below(stream, n)`` of the deal's own
+    stream, so every seating of a deal sees the same cards. If given,
+    ``seconds[seat]`` and ``decisions[seat]`` accumulate each seat's thinking
+    time and number of moves.
+    """
     stream = make_stream(deal_seed)
     state = game.new_initial_state()
     for bot in bots:
@@ -35,7 +46,14 @@ def play_deal(
             outcomes = state.chance_outcomes()
             state.apply_action(outcomes[random_below(stream, len(outcomes))][0])
         else:
-            state.apply_action(bots[state.current_player()].step(state))
+            player = state.current_player()
+            start = time.perf_counter()
+            action = bots[player].step(state)
+            if seconds is not None:
+                seconds[player] += time.perf_counter() - start
+            if decisions is not None:
+                decisions[player] += 1
+            state.apply_action(action)
     return state, state.returns()
 
 
