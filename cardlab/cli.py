@@ -2,12 +2,18 @@
 
     cardlab play-random --game kaiser --seed 1
     cardlab demo --game kaiser --deals 200 --seed 1
+    cardlab tournament --game kaiser --agents rules,random --deals 10000 --seed 7 --out results/k1
+    cardlab report results/k1
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
+import tomllib
+from pathlib import Path
 
 import pyspiel
 
@@ -99,6 +105,127 @@ def command_demo(args: argparse.Namespace) -> None:
     print(result.table())
 
 
+TOURNAMENT_KEYS = {"game", "params", "agents", "deals", "seed", "workers", "out", "backend", "address",
+                   "chunk_size"}
+
+
+def _read_config(path: str | None) -> dict:
+    """The ``--config`` TOML file: any of TOURNAMENT_KEYS; ``agents`` is a list of specs or tables."""
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as stream:
+            config = tomllib.load(stream)
+    except OSError as error:
+        raise CliError(f"cannot read config {path}: {error.strerror}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise CliError(f"config {path}: {error}") from error
+    unknown = sorted(set(config) - TOURNAMENT_KEYS)
+    if unknown:
+        known = ", ".join(sorted(TOURNAMENT_KEYS))
+        raise CliError(f"config {path}: unknown key(s) {', '.join(unknown)}; known: {known}")
+    return config
+
+
+def _config_agents(agents: object) -> tuple[list[tuple[str, dict]], list[str | None]]:
+    """``agents = ["rules", {name = "ismcts", label = "ismcts-500", options = {simulations = 500}}]``."""
+    from cardlab.arena.agents import parse_agent
+
+    if not isinstance(agents, list):
+        raise CliError("config: agents must be a list")
+    parsed, labels = [], []
+    for item in agents:
+        if isinstance(item, str):
+            parsed.append(parse_agent(item))
+            labels.append(None)
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            extra = sorted(set(item) - {"name", "label", "options"})
+            if extra:
+                raise CliError(f"config: agent {item['name']!r} has unknown key(s) {', '.join(extra)}")
+            name, options = parse_agent(item["name"])
+            parsed.append((name, {**options, **dict(item.get("options", {}))}))
+            labels.append(item.get("label"))
+        else:
+            raise CliError(f"config: an agent is a spec string or a table with a name, got {item!r}")
+    return parsed, labels
+
+
+def tournament_settings(args: argparse.Namespace):
+    """Settings from the command line over the config file; validates game, agents and options."""
+    from cardlab.arena.agents import bot_factory, is_native, labelled, parse_agent_list
+    from cardlab.arena.tournament import TournamentSettings, default_chunk_size
+
+    config = _read_config(args.config)
+    game_name = args.game or config.get("game")
+    if not game_name:
+        raise CliError("no game: give --game or game in the config")
+    params = {**dict(config.get("params", {})), **parse_params(args.param)}
+    game = load(game_name, params)
+    if args.agents is not None:
+        agents, labels = parse_agent_list(args.agents), None
+    elif "agents" in config:
+        agents, labels = _config_agents(config["agents"])
+    else:
+        raise CliError("no agents: give --agents or agents in the config")
+    specs = labelled(agents, labels)
+    if len(specs) < 2:
+        raise CliError(f"a tournament needs at least two agents, got {len(specs)}")
+    for spec in specs:
+        bot_factory(spec, game)  # fails now, in one line, on a bad name or option
+    deals = args.deals if args.deals is not None else config.get("deals", 1000)
+    seed = args.seed if args.seed is not None else config.get("seed", 0)
+    for name, value in (("deals", deals), ("seed", seed)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "deals" else 0):
+            raise CliError(f"{name} must be a {'positive' if name == 'deals' else 'non-negative'} integer, "
+                           f"got {value!r}")
+    all_native = all(is_native(spec, game) for spec in specs)
+    chunk_size = args.chunk_size or config.get("chunk_size") or default_chunk_size(deals, all_native)
+    if not isinstance(chunk_size, int) or chunk_size < 1:
+        raise CliError(f"chunk size must be a positive integer, got {chunk_size!r}")
+    short_name = game.get_type().short_name
+    settings = TournamentSettings(short_name, params, tuple(specs), deals, seed, chunk_size)
+    out = args.out or config.get("out")
+    if not out:
+        raise CliError("no output directory: give --out or out in the config")
+    return settings, Path(out), config
+
+
+def command_tournament(args: argparse.Namespace) -> int:
+    from cardlab.arena.tournament import BACKENDS, run_tournament
+
+    settings, out, config = tournament_settings(args)
+    backend = args.backend or config.get("backend", "processes")
+    if backend not in BACKENDS:
+        raise CliError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    workers = args.workers or config.get("workers") or os.cpu_count() or 1
+    address = args.address or config.get("address")
+    agents = ", ".join(f"{a.label}={a.text()}" if a.label != a.name else a.text() for a in settings.agents)
+    if not args.quiet:
+        print(f"{settings.game}: {agents}; {settings.deals} duplicate deals in {settings.num_chunks} chunks, "
+              f"seed {settings.seed}, {backend} x {workers} -> {out}")
+    summary = run_tournament(
+        settings, out, backend=backend, workers=workers, address=address, progress=not args.quiet,
+        command=shlex.join(["cardlab", *args.argv]),
+    )
+    if summary.interrupted:
+        print(f"cardlab: interrupted with {summary.deals_done} of {settings.deals} deals written to {out}; "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        print(f"{summary.deals_done} deals in {out} ({summary.chunks_played} chunks played now, "
+              f"{summary.seconds:.1f} s); see: cardlab report {out}")
+    return 0
+
+
+def command_report(args: argparse.Namespace) -> None:
+    from cardlab.analysis.report import report
+
+    text, written = report(args.results, plots=not args.no_plots, resamples=args.resamples, seed=args.seed)
+    print(text)
+    print()
+    print("wrote " + ", ".join(str(path) for path in written))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -119,21 +246,50 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     demo.add_argument("--quiet", action="store_true", help="no progress bar")
     demo.set_defaults(run=command_demo)
+
+    tour = sub.add_parser(
+        "tournament", help="a duplicate round robin between agents, saved as Parquet, resumable",
+        description="Every pair of agents plays every deal from both sides (duplicate). Rerun the same "
+        "command to resume an interrupted run.",
+    )
+    tour.add_argument("--game", help="kaiser, twenty_eight or literature")
+    tour.add_argument("--agents", help="specs, comma-separated: rules,ismcts:simulations=500,py:mod:fn")
+    tour.add_argument("--deals", type=int, help="duplicate deals (default 1000)")
+    tour.add_argument("--seed", type=int, help="tournament seed (default 0)")
+    tour.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    tour.add_argument("--out", help="results directory")
+    tour.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
+    tour.add_argument("--config", help="TOML file with any of the settings above (the command line wins)")
+    tour.add_argument("--backend", help="processes (default), serial (in this process) or ray")
+    tour.add_argument("--address", help="Ray cluster HOST:PORT (default: start a local Ray)")
+    tour.add_argument("--chunk-size", type=int, help="deals per chunk and part file (default: ~32 chunks)")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar or messages")
+    tour.set_defaults(run=command_tournament)
+
+    rep = sub.add_parser("report", help="tables and plots of a tournament's results")
+    rep.add_argument("results", help="results directory of cardlab tournament")
+    rep.add_argument("--no-plots", action="store_true", help="print the tables only")
+    rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    rep.set_defaults(run=command_report)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    from cardlab.arena.results import ResultsError
+
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args.run(args)
-    except CliError as error:
+        code = args.run(args)
+    except (CliError, ResultsError) as error:
         print(f"cardlab: error: {error}", file=sys.stderr)
         return 2
     except ValueError as error:
         print(f"cardlab: error: {str(error).splitlines()[0]}", file=sys.stderr)
         return 2
-    return 0
+    return code or 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,14 @@
-"""Matches and tournaments between agents."""
+"""Matches and tournaments between agents.
+
+- :mod:`cardlab.arena.duplicate`: one duplicate match through the Python loop
+  (``play_deal``, ``play_duplicate_match``).
+- :mod:`cardlab.arena.tournament`: round-robin duplicate tournaments in chunks,
+  on a process pool or Ray, resumable (``cardlab tournament``).
+- :mod:`cardlab.arena.native`: the compiled game loop and native agent kinds.
+- :mod:`cardlab.arena.agents`: agent specs and how each agent is made.
+- :mod:`cardlab.arena.results`: the Parquet part files and the manifest.
+- :mod:`cardlab.arena.summaries`: per-game summary columns (Kaiser: bids, contract).
+"""
 
 from cardlab.arena.duplicate import DuplicateResult, play_deal, play_duplicate_match
 

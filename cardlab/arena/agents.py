@@ -1,0 +1,253 @@
+"""Agent specs of a tournament: parsing, validation, and making the players.
+
+A spec names an agent and its options, as on the command line::
+
+    rules                          a numba-native agent (random, rules)
+    ismcts:simulations=500,uct_c=2  a registered agent with options
+    py:my_module:make_bot:depth=3   any pyspiel.Bot from a Python factory
+
+``--agents`` holds several specs separated by commas; a ``key=value`` item
+continues the options of the spec before it. A factory is called as
+``factory(game, player, seed, **options)``, like the registry's.
+
+Every agent is one of three sorts:
+
+- **native**: it has a kind code in :mod:`cardlab.arena.native`, so games
+  among native agents only run inside the compiled loop;
+- **registry**: made by :func:`cardlab.agents.make`;
+- **python**: made by a ``py:module:function`` factory.
+
+Registry and python agents are ``pyspiel.Bot`` objects, played through the
+slower Python loop; native agents take part there too, as
+:class:`NativeAgentBot`, which calls the very kernel the compiled loop calls
+with the same stream, so a deal gives the same game on either loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from cardlab.arena import native
+from cardlab.core.rng import make_stream
+
+
+class AgentSpecError(ValueError):
+    """A spec that cannot be parsed, names no agent, or has a bad option."""
+
+
+@dataclass(frozen=True)
+class NativeAgent:
+    """A native agent kind: its code and its options, in the order of the options row."""
+
+    kind: int
+    options: dict[str, float] = field(default_factory=dict)  # name -> default
+
+    def options_row(self, name: str, given: dict[str, Any]) -> np.ndarray:
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            known = ", ".join(self.options) or "none"
+            raise AgentSpecError(f"agent {name!r}: unknown option(s) {', '.join(unknown)}; known: {known}")
+        row = np.zeros(native.MAX_OPTIONS, dtype=np.float64)
+        for i, (option, default) in enumerate(self.options.items()):
+            value = given.get(option, default)
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise AgentSpecError(f"agent {name!r}: option {option} must be a number, got {value!r}")
+            row[i] = float(value)
+        return row
+
+
+#: Agents the compiled loop can play, by name.
+NATIVE_AGENTS: dict[str, NativeAgent] = {
+    "random": NativeAgent(native.RANDOM),
+    "rules": NativeAgent(native.RULES),
+}
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One entrant: a unique ``label``, the agent ``name`` and its ``options``."""
+
+    label: str
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_python_factory(self) -> bool:
+        return self.name.startswith("py:")
+
+    def text(self) -> str:
+        """The spec as it would be written on the command line."""
+        opts = ",".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{self.name}:{opts}" if opts else self.name
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "name": self.name, "options": dict(self.options)}
+
+
+def parse_value(text: str) -> Any:
+    """An option value: bool, int, float, else the string itself."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _split_options(spec: str, items: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise AgentSpecError(f"agent spec {spec!r}: option {item!r} must look like key=value")
+        options[key.strip()] = parse_value(value.strip())
+    return options
+
+
+def parse_agent(spec: str) -> tuple[str, dict[str, Any]]:
+    """``name[:key=value,...]`` (or ``py:module:function[:key=value,...]``) -> name, options."""
+    spec = spec.strip()
+    if not spec:
+        raise AgentSpecError("empty agent spec")
+    parts = spec.split(":")
+    if parts[0] == "py":
+        if len(parts) < 3 or not parts[1] or not parts[2]:
+            raise AgentSpecError(f"agent spec {spec!r}: a Python factory is written py:module:function")
+        name, rest = ":".join(parts[:3]), parts[3:]
+    else:
+        name, rest = parts[0], parts[1:]
+    if len(rest) > 1:
+        raise AgentSpecError(f"agent spec {spec!r}: too many ':'")
+    items = [item for item in rest[0].split(",") if item] if rest else []
+    return name, _split_options(spec, items)
+
+
+def parse_agent_list(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """Split ``--agents`` into specs: an item ``key=value`` continues the previous spec's options."""
+    specs: list[str] = []
+    for item in text.split(","):
+        item = item.strip()
+        head = item.split("=", 1)[0]
+        if "=" in item and ":" not in head and specs:
+            specs[-1] += ("," if "=" in specs[-1] else ":") + item
+        else:
+            specs.append(item)
+    return [parse_agent(spec) for spec in specs]
+
+
+def labelled(
+    agents: list[tuple[str, dict[str, Any]]], labels: list[str | None] | None = None
+) -> list[AgentSpec]:
+    """Give every agent a unique label: its name, or ``name#2`` for a second one of that name."""
+    result: list[AgentSpec] = []
+    seen: dict[str, int] = {}
+    for i, (name, options) in enumerate(agents):
+        label = (labels[i] if labels else None) or name
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label}#{seen[label]}"
+        result.append(AgentSpec(label, name, options))
+    if len({a.label for a in result}) != len(result):
+        raise AgentSpecError(f"agent labels must be unique, got {[a.label for a in result]}")
+    return result
+
+
+# ---- making players ----------------------------------------------------------------
+def is_native(spec: AgentSpec, game: pyspiel.Game) -> bool:
+    """True if the compiled loop can play ``spec`` in ``game``."""
+    from cardlab.games import kernels
+
+    return spec.name in NATIVE_AGENTS and game.get_type().short_name in kernels.GAME_IDS
+
+
+def python_factory(name: str) -> Callable[..., pyspiel.Bot]:
+    """The function named by ``py:module:function``."""
+    _, module_name, function_name = name.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AgentSpecError(f"agent {name!r}: cannot import module {module_name!r} ({error})") from error
+    factory = getattr(module, function_name, None)
+    if not callable(factory):
+        raise AgentSpecError(f"agent {name!r}: module {module_name!r} has no function {function_name!r}")
+    return factory
+
+
+class NativeAgentBot(pyspiel.Bot):
+    """A native agent as a ``pyspiel.Bot``: the compiled loop's kernel, its seeding and options."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, kind: int, options: np.ndarray):
+        pyspiel.Bot.__init__(self)
+        from cardlab.games import kernels
+
+        self.game_id = kernels.game_id(game.get_type().short_name)
+        self.player = player
+        self.kind = kind
+        self.options = options
+        self._stream = make_stream(seed)
+        self._scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        pass
+
+    def step(self, state: pyspiel.State) -> int:
+        action = int(
+            native.native_agent_step(self.game_id, self.kind, self.options, state.array, self._stream,
+                                     self._scratch)
+        )
+        if action not in state.legal_actions():
+            raise RuntimeError(f"native agent kind {self.kind} chose illegal action {action}")
+        return action
+
+
+def bot_factory(spec: AgentSpec, game: pyspiel.Game) -> Callable[[pyspiel.Game, int, int], pyspiel.Bot]:
+    """A ``factory(game, player, seed)`` for ``spec``, checked by making one bot now."""
+    from cardlab import agents
+
+    if is_native(spec, game):
+        native_agent = NATIVE_AGENTS[spec.name]
+        row = native_agent.options_row(spec.name, spec.options)
+
+        def factory(g: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
+            return NativeAgentBot(g, player, seed, native_agent.kind, row)
+    elif spec.is_python_factory:
+        function = python_factory(spec.name)
+
+        def factory(g: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
+            return function(g, player, seed, **spec.options)
+    else:
+
+        def factory(g: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
+            return agents.make(spec.name, g, player, seed, **spec.options)
+
+    try:
+        bot = factory(game, 0, 0)
+    except AgentSpecError:
+        raise
+    except (ValueError, TypeError, pyspiel.SpielError) as error:
+        raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
+    if not isinstance(bot, pyspiel.Bot):
+        raise AgentSpecError(
+            f"agent {spec.text()!r}: factory returned {type(bot).__name__}, not a pyspiel.Bot"
+        )
+    return factory
+
+
+def native_tables(specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``kinds`` and ``options`` arrays of the compiled loop, indexed like ``specs``."""
+    kinds = np.empty(len(specs), dtype=np.int64)
+    options = native.empty_options(len(specs))
+    for i, spec in enumerate(specs):
+        agent = NATIVE_AGENTS[spec.name]
+        kinds[i] = agent.kind
+        options[i] = agent.options_row(spec.name, spec.options)
+    return kinds, options

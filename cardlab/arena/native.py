@@ -1,0 +1,206 @@
+"""The compiled game loop: whole chunks of duplicate deals played inside numba.
+
+When every agent of a tournament is *numba-native*, a chunk of deals never
+leaves compiled code. An agent is then two numbers rather than an object: a
+**kind** code (which policy kernel to call) and a row of float **options**
+(its parameters, e.g. the number of simulations), both passed to
+:func:`play_games` as arrays indexed by agent. The loop works over any game
+wired into :mod:`cardlab.games.kernels`, selected by its game id.
+
+To add a native agent (ISMCTS, say): give it a kind code below, a branch in
+:func:`agent_action`, and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS`
+naming its options in the order of the options row.
+
+Seeding (shared with the Python loop, so both play the same games):
+
+- the deal's chance nodes draw ``legal[random_below(deal_stream, n)]`` from
+  ``make_stream(deal_seed)``, restarted for every seating of the deal;
+- the agent at ``seat`` in seating ``k`` draws from
+  ``make_stream(agent_seed(deal_seed, k, seat, num_players))``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from cardlab.arena.clock import monotonic_ns
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.rng import derive_seed, next_u64, random_below
+from cardlab.games import kernels
+
+
+def _drop_stale_cache() -> None:
+    """Delete this module's numba cache when a game engine or kernel it inlines has changed.
+
+    numba keys its on-disk cache on this file only, so after an edit of, say,
+    ``kernels.py`` it would load a loop compiled against the old kernels. The
+    fingerprint covers every engine source the loop calls into.
+    """
+    package = Path(__file__).resolve().parents[1]
+    sources = sorted([
+        *package.glob("core/*.py"), *package.glob("games/**/*.py"),
+        package / "arena" / "native.py", package / "arena" / "clock.py",
+    ])
+    fingerprint = hashlib.sha256(
+        "\n".join(f"{path}:{path.stat().st_mtime_ns}:{path.stat().st_size}" for path in sources).encode()
+    ).hexdigest()
+    cache = Path(__file__).parent / "__pycache__"
+    stamp = cache / "native.sources"
+    try:
+        if stamp.exists() and stamp.read_text() == fingerprint:
+            return
+        for stale in [*cache.glob("native.*.nbi"), *cache.glob("native.*.nbc")]:
+            stale.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(fingerprint)
+    except OSError:  # a read-only install: numba then falls back to compiling in memory
+        pass
+
+
+_drop_stale_cache()
+
+# ---- agent kinds -----------------------------------------------------------------
+RANDOM = 0  # uniform over the legal actions; no options
+RULES = 1  # the game's rule-based strategy kernel; no options
+#: Width of an agent's options row; a kind reads the first few entries it knows.
+MAX_OPTIONS = 8
+
+# ---- error codes returned by play_games ------------------------------------------
+OK = 0
+ILLEGAL_ACTION = 1
+UNKNOWN_KIND = 2
+
+
+@njit(cache=True)
+def seed_stream(stream, seed):
+    """Reset ``stream`` in place to ``make_stream(seed)``."""
+    stream[0] = np.uint64(seed)
+    next_u64(stream)
+
+
+@njit(cache=True)
+def agent_seed(deal_seed, seating, seat, num_players):
+    """The seed of the agent at ``seat`` in seating ``seating`` of a deal."""
+    return derive_seed(deal_seed, 1 + seating * num_players + seat)
+
+
+@njit(cache=True)
+def agent_action(game, kind, options, s, stream, scratch):
+    """The action of a native agent of ``kind`` for the player to move in ``s``.
+
+    ``scratch`` is a legal-actions buffer the agent may overwrite. Returns -1
+    for an unknown kind.
+    """
+    if kind == RANDOM:
+        return kernels.random_action(game, s, stream, scratch)
+    if kind == RULES:
+        return kernels.rules_action(game, s, stream)
+    return -1
+
+
+@njit(cache=True)
+def _grow(actions, needed):
+    if needed <= actions.shape[0]:
+        return actions
+    bigger = np.empty(max(needed, 2 * actions.shape[0]), dtype=actions.dtype)
+    bigger[: actions.shape[0]] = actions
+    return bigger
+
+
+@njit(cache=True)
+def play_games(game, initial, deal_seeds, seatings, kinds, options):
+    """Play every deal of ``deal_seeds`` once per seating.
+
+    ``seatings[k, seat]`` is the agent index sitting at ``seat`` in seating ``k``;
+    ``kinds[agent]`` and ``options[agent]`` describe that agent. Game ``g`` is deal
+    ``g // len(seatings)``, seating ``g % len(seatings)``.
+
+    Returns ``(status, actions, offsets, returns, seconds, decisions, finals)``:
+    game ``g``'s actions (chance included) are ``actions[offsets[g]:offsets[g + 1]]``;
+    ``returns``, ``seconds`` (thinking time) and ``decisions`` are per game and
+    seat; ``finals[g]`` is the final state array. ``status`` is ``[code, game,
+    seat, action]``, code ``OK`` unless an agent chose an illegal action or has
+    an unknown kind, in which case the games from that one on are not played.
+    """
+    num_seatings, num_players = seatings.shape
+    num_games = deal_seeds.shape[0] * num_seatings
+    status = np.zeros(4, dtype=np.int64)
+    offsets = np.zeros(num_games + 1, dtype=np.int64)
+    actions = np.empty(num_games * 80, dtype=np.int16)
+    game_returns = np.zeros((num_games, num_players), dtype=np.float64)
+    seconds = np.zeros((num_games, num_players), dtype=np.float64)
+    decisions = np.zeros((num_games, num_players), dtype=np.int32)
+    finals = np.empty((num_games, initial.shape[0]), dtype=np.int64)
+
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    deal_stream = np.zeros(1, dtype=np.uint64)
+    streams = np.zeros((num_players, 1), dtype=np.uint64)
+    seat_returns = np.zeros(num_players, dtype=np.float64)
+    s = initial.copy()
+    position = 0
+    for g in range(num_games):
+        deal = g // num_seatings
+        seating = g % num_seatings
+        deal_seed = deal_seeds[deal]
+        s[:] = initial
+        seed_stream(deal_stream, deal_seed)
+        for seat in range(num_players):
+            seed_stream(streams[seat], agent_seed(deal_seed, seating, seat, num_players))
+        while True:
+            player = kernels.current_player(game, s)
+            if player == TERMINAL_PLAYER:
+                break
+            n = kernels.legal_actions(game, s, legal)
+            if player == CHANCE_PLAYER:
+                action = legal[random_below(deal_stream, n)]
+            else:
+                agent = seatings[seating, player]
+                start = monotonic_ns()
+                action = agent_action(game, kinds[agent], options[agent], s, streams[player], scratch)
+                seconds[g, player] += (monotonic_ns() - start) * 1e-9
+                decisions[g, player] += 1
+                legal_choice = False
+                for i in range(n):
+                    if legal[i] == action:
+                        legal_choice = True
+                        break
+                if not legal_choice:
+                    status[0] = UNKNOWN_KIND if action == -1 else ILLEGAL_ACTION
+                    status[1] = g
+                    status[2] = player
+                    status[3] = action
+                    return status, actions, offsets, game_returns, seconds, decisions, finals
+            actions = _grow(actions, position + 1)
+            actions[position] = action
+            position += 1
+            kernels.apply_action(game, s, action)
+        kernels.returns(game, s, seat_returns)
+        game_returns[g] = seat_returns
+        finals[g] = s
+        offsets[g + 1] = position
+    return status, actions[:position], offsets, game_returns, seconds, decisions, finals
+
+
+@njit(cache=True)
+def native_agent_step(game, kind, options, s, stream, scratch):
+    """One decision of a native agent, for the Python loop (a single compiled call)."""
+    return agent_action(game, kind, options, s, stream, scratch)
+
+
+@njit(cache=True)
+def deal_seeds(seed, first, stop):
+    """Seeds of deals ``first .. stop - 1`` of a tournament: ``derive_seed(seed, deal)``."""
+    out = np.empty(stop - first, dtype=np.uint64)
+    for deal in range(first, stop):
+        out[deal - first] = derive_seed(seed, deal)
+    return out
+
+
+def empty_options(count: int) -> np.ndarray:
+    """An options table for ``count`` agents (zeros: every option at its kind's default)."""
+    return np.zeros((count, MAX_OPTIONS), dtype=np.float64)

@@ -1,0 +1,459 @@
+"""Duplicate tournaments: deals in chunks, played on any backend, written so a run can resume.
+
+Format. Every pair of agents (all pairs: a round robin; with two agents, a
+head-to-head match) plays every deal twice: seating ``2p`` puts the pair's
+first agent on the even seats and the second on the odd seats, seating
+``2p + 1`` swaps them. Each team is one agent in all its seats.
+
+*Every seat pattern.* Teams are fixed by parity (contract), so a team holds
+either all even seats or all odd seats. Rotating the table by one seat swaps
+the two; rotating by two gives back the same seating, because every seat of a
+team is played by the same agent. So with 4, 6 or 8 players the rotations
+collapse to exactly two seat patterns, and the two seatings of a pair play the
+deal from both: each agent holds every hand of the deal once, and sits once
+in each position relative to the dealer. (Mixed teams, with different agents
+in one team, would need all rotations; the arena does not form them.)
+
+Reproducibility. Deal ``d`` has seed ``derive_seed(seed, d)``, and every
+random stream of the deal (cards, each seat's agent) derives from that seed,
+never from the chunk, the worker or the backend: the same settings give the
+same rows however the deals are spread out. Only the timing columns differ.
+
+Chunks. Deals ``c * chunk_size ..`` form chunk ``c``: the unit of work sent to
+a worker and of one Parquet part file (see :mod:`cardlab.arena.results`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyspiel
+
+from cardlab.arena import native
+from cardlab.arena.agents import AgentSpec, bot_factory, is_native, native_tables
+from cardlab.arena.duplicate import play_deal
+from cardlab.arena.results import (
+    FORMAT,
+    MANIFEST,
+    ResultsError,
+    check_part,
+    read_manifest,
+    write_manifest,
+    write_part,
+)
+from cardlab.arena.summaries import summarize
+
+BACKENDS = ("processes", "serial", "ray")
+
+
+@dataclass(frozen=True)
+class TournamentSettings:
+    """Everything that decides the results; a resumed run must have the same."""
+
+    game: str  # OpenSpiel short name, e.g. "cardlab_kaiser"
+    parameters: dict[str, Any]
+    agents: tuple[AgentSpec, ...]
+    deals: int
+    seed: int
+    chunk_size: int
+
+    @property
+    def labels(self) -> list[str]:
+        return [agent.label for agent in self.agents]
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """Every pair of agents, in order: a round robin (one pair: head-to-head)."""
+        return list(combinations(range(len(self.agents)), 2))
+
+    def load_game(self) -> pyspiel.Game:
+        import cardlab  # noqa: F401  (registers the games)
+
+        return pyspiel.load_game(self.game, dict(self.parameters))
+
+    def seatings(self, num_players: int) -> np.ndarray:
+        """``seatings[k, seat]`` = agent index; two seatings (both parities) per pair."""
+        rows = []
+        for a, b in self.pairs:
+            rows.append([a if seat % 2 == 0 else b for seat in range(num_players)])
+            rows.append([b if seat % 2 == 0 else a for seat in range(num_players)])
+        return np.array(rows, dtype=np.int64)
+
+    @property
+    def num_chunks(self) -> int:
+        return math.ceil(self.deals / self.chunk_size)
+
+    def chunk_deals(self, chunk: int) -> range:
+        return range(chunk * self.chunk_size, min((chunk + 1) * self.chunk_size, self.deals))
+
+    def to_json(self) -> dict[str, Any]:
+        return json.loads(json.dumps({
+            "game": self.game,
+            "parameters": self.parameters,
+            "agents": [agent.to_json() for agent in self.agents],
+            "format": "round-robin duplicate, both parities per pair",
+            "pairs": self.pairs,
+            "deals": self.deals,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+        }))
+
+
+def default_chunk_size(deals: int, all_native: bool) -> int:
+    """About 32 chunks, at most 1000 deals (compiled loop) or 25 deals (Python loop) each.
+
+    It depends only on the settings, never on the number of workers, so a run
+    resumed with other ``--workers`` keeps its chunks.
+    """
+    return max(1, min(1000 if all_native else 25, math.ceil(deals / 32)))
+
+
+# ---- playing one chunk -----------------------------------------------------------
+@dataclass
+class _Context:
+    """What a worker builds once per tournament: the game, its players and arrays."""
+
+    game: pyspiel.Game
+    seatings: np.ndarray
+    native: bool
+    game_id: int = -1
+    initial: np.ndarray | None = None
+    kinds: np.ndarray | None = None
+    options: np.ndarray | None = None
+    factories: list[Callable] = field(default_factory=list)
+
+
+_CONTEXTS: dict[str, _Context] = {}
+
+
+def _context(settings: TournamentSettings) -> _Context:
+    key = json.dumps(settings.to_json(), sort_keys=True)
+    if key not in _CONTEXTS:
+        game = settings.load_game()
+        seatings = settings.seatings(game.num_players())
+        if all(is_native(agent, game) for agent in settings.agents):
+            from cardlab.games import kernels
+
+            kinds, options = native_tables(list(settings.agents))
+            _CONTEXTS[key] = _Context(
+                game, seatings, True, kernels.game_id(settings.game),
+                game.new_initial_state().array.copy(), kinds, options,
+            )
+        else:
+            factories = [bot_factory(agent, game) for agent in settings.agents]
+            _CONTEXTS[key] = _Context(game, seatings, False, factories=factories)
+    return _CONTEXTS[key]
+
+
+def _play_python(context: _Context, seeds: np.ndarray):
+    """The Python loop: the same outputs as :func:`native.play_games`, with ``pyspiel.Bot`` agents."""
+    game, seatings = context.game, context.seatings
+    num_seatings, num_players = seatings.shape
+    num_games = len(seeds) * num_seatings
+    offsets = np.zeros(num_games + 1, dtype=np.int64)
+    actions: list[int] = []
+    returns = np.zeros((num_games, num_players))
+    seconds = np.zeros((num_games, num_players))
+    decisions = np.zeros((num_games, num_players), dtype=np.int32)
+    finals = []
+    for g in range(num_games):
+        deal_seed, seating = seeds[g // num_seatings], g % num_seatings
+        bots = [
+            context.factories[seatings[seating, seat]](
+                game, seat, int(native.agent_seed(deal_seed, seating, seat, num_players))
+            )
+            for seat in range(num_players)
+        ]
+        time_used, moves = [0.0] * num_players, [0] * num_players
+        state, game_returns = play_deal(game, bots, int(deal_seed), time_used, moves)
+        actions.extend(state.history())
+        offsets[g + 1] = len(actions)
+        returns[g], seconds[g], decisions[g] = game_returns, time_used, moves
+        finals.append(state.array.copy())
+    return np.array(actions, dtype=np.int16), offsets, returns, seconds, decisions, np.array(finals)
+
+
+def _fixed_lists(values: np.ndarray) -> pa.Array:
+    return pa.FixedSizeListArray.from_arrays(pa.array(values.ravel()), values.shape[1])
+
+
+def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
+    """Play chunk ``chunk`` and return its rows, one per (deal, seating)."""
+    context = _context(settings)
+    deals = settings.chunk_deals(chunk)
+    seeds = native.deal_seeds(settings.seed, deals.start, deals.stop)
+    if context.native:
+        status, actions, offsets, returns, seconds, decisions, finals = native.play_games(
+            context.game_id, context.initial, seeds, context.seatings, context.kinds, context.options
+        )
+        if status[0] != native.OK:
+            _, g, seat, action = (int(x) for x in status)
+            agent = settings.agents[context.seatings[g % len(context.seatings), seat]]
+            raise RuntimeError(
+                f"agent {agent.label!r} chose illegal action {action} at seat {seat} "
+                f"in deal {deals.start + g // len(context.seatings)}"
+            )
+    else:
+        actions, offsets, returns, seconds, decisions, finals = _play_python(context, seeds)
+
+    seatings = context.seatings
+    num_seatings, num_players = seatings.shape
+    labels = np.array(settings.labels, dtype=object)
+    seating = np.tile(np.arange(num_seatings, dtype=np.int16), len(deals))
+    columns: dict[str, pa.Array] = {
+        "deal": pa.array(np.repeat(np.arange(deals.start, deals.stop, dtype=np.int64), num_seatings)),
+        "seating": pa.array(seating),
+        "pair": pa.array(seating // 2),
+        "game": pa.array([settings.game] * len(seating), pa.string()),
+        "parameters": pa.array([json.dumps(settings.parameters, sort_keys=True)] * len(seating), pa.string()),
+        "deal_seed": pa.array(np.repeat(seeds, num_seatings)),
+        "seat_agents": _fixed_lists(labels[seatings[seating]].astype(str)),
+        "team0_agent": pa.array(labels[seatings[seating, 0]].astype(str)),
+        "team1_agent": pa.array(labels[seatings[seating, 1]].astype(str)),
+        "actions": pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(actions)),
+        "returns": _fixed_lists(returns),
+        "seat_seconds": _fixed_lists(seconds),
+        "seat_decisions": _fixed_lists(decisions),
+    }
+    columns.update(summarize(settings.game, finals))
+    return pa.table(columns)
+
+
+# ---- backends: where chunks are played -------------------------------------------
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the driver, which stops them and keeps what is written."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _work(task: tuple[TournamentSettings, int]) -> tuple[int, pa.Table]:
+    settings, chunk = task
+    return chunk, play_chunk(settings, chunk)
+
+
+def run_serial(settings: TournamentSettings, chunks: list[int], workers: int, address: str | None):
+    """Every chunk in this process, in order: no start-up cost, one core."""
+    for chunk in chunks:
+        yield chunk, play_chunk(settings, chunk)
+
+
+def run_processes(settings: TournamentSettings, chunks: list[int], workers: int, address: str | None):
+    """A pool of ``workers`` spawned processes, each playing whole chunks as they come free."""
+    import multiprocessing
+
+    if not chunks:
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(chunks)), initializer=_ignore_interrupts) as pool:
+        yield from pool.imap_unordered(_work, [(settings, chunk) for chunk in chunks])
+
+
+def run_ray(settings: TournamentSettings, chunks: list[int], workers: int, address: str | None):
+    """The chunks as Ray tasks: on a local Ray with ``workers`` CPUs, or the cluster at ``address``."""
+    try:
+        import ray
+    except ImportError as error:
+        raise ValueError("the ray backend needs ray: pip install 'cardlab[ray]'") from error
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=2)(_work)
+        capacity = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
+        queue = list(chunks)
+        in_flight = []
+        while queue or in_flight:
+            while queue and len(in_flight) < capacity:
+                in_flight.append(remote.remote((settings, queue.pop(0))))
+            done, in_flight = ray.wait(in_flight, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+RUNNERS = {"serial": run_serial, "processes": run_processes, "ray": run_ray}
+
+
+# ---- the driver: manifest, resume, progress ---------------------------------------
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for package in ("cardlab", "numpy", "numba", "open_spiel", "pyarrow", "pandas", "ray"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def _git_commit() -> dict[str, Any]:
+    """The commit of the cardlab checkout (read-only git queries), if it is one."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    if commit.returncode != 0:
+        return {"commit": None, "dirty": None}
+    return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+
+
+def _settings_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    return "; ".join(f"{k}: {json.dumps(old.get(k))} before, {json.dumps(new.get(k))} now" for k in keys)
+
+
+class Standings:
+    """Running mean duplicate score per agent, for the progress bar."""
+
+    def __init__(self, settings: TournamentSettings):
+        self.settings = settings
+        self.total = np.zeros(len(settings.agents))
+        self.count = np.zeros(len(settings.agents))
+
+    def add(self, table: pa.Table) -> None:
+        from cardlab.analysis.scores import duplicate_table
+
+        scores = duplicate_table(table, self.settings.labels, self.settings.pairs).agent_scores()
+        self.total += scores.sum(axis=0)
+        self.count += len(scores)
+
+    def text(self) -> str:
+        means = self.total / np.maximum(self.count, 1)
+        order = np.argsort(-means)
+        return "  ".join(f"{self.settings.labels[i]} {means[i]:+.2f}" for i in order)
+
+
+@dataclass
+class RunSummary:
+    """What one call of :func:`run_tournament` did."""
+
+    directory: Path
+    chunks_played: int
+    chunks_total: int
+    deals_done: int
+    seconds: float
+    interrupted: bool = False
+
+
+def run_tournament(
+    settings: TournamentSettings,
+    directory: str | Path,
+    backend: str = "processes",
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = True,
+    command: str = "",
+    stop_after_chunks: int | None = None,
+) -> RunSummary:
+    """Play the tournament into ``directory``, resuming it if it holds a run of the same settings.
+
+    ``stop_after_chunks`` is a test hook: it behaves like Ctrl-C once that many
+    chunks have been written.
+    """
+    if backend not in RUNNERS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    workers = workers or os.cpu_count() or 1
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for leftover in directory.glob(".part-*.tmp"):  # a write cut off by a kill
+        leftover.unlink()
+
+    wanted = settings.to_json()
+    manifest = read_manifest(directory)
+    if manifest is None:
+        manifest = {
+            "format": FORMAT,
+            "settings": wanted,
+            "seeds": {
+                "tournament": settings.seed,
+                "deal": "derive_seed(seed, deal)",
+                "agent": "derive_seed(deal_seed, 1 + seating * num_players + seat)",
+            },
+            "versions": _versions(),
+            "git": _git_commit(),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "runs": [],
+            "chunks": {},
+            "complete": False,
+        }
+    elif manifest["settings"] != wanted:
+        raise ResultsError(
+            f"{directory / MANIFEST} holds a tournament with other settings "
+            f"({_settings_difference(manifest['settings'], wanted)}); choose another --out"
+        )
+    for chunk, entry in list(manifest["chunks"].items()):
+        if check_part(directory, int(chunk), entry) == "missing":
+            del manifest["chunks"][chunk]  # deleted by hand: play it again
+    manifest["runs"].append({
+        "command": command,
+        "backend": backend,
+        "workers": workers,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": _versions(),
+        "git": _git_commit(),
+    })
+    write_manifest(directory, manifest)
+
+    pending = [c for c in range(settings.num_chunks) if str(c) not in manifest["chunks"]]
+    done_deals = settings.deals - sum(len(settings.chunk_deals(c)) for c in pending)
+    standings = Standings(settings)
+    start = time.perf_counter()
+    played = 0
+    interrupted = False
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=settings.deals, initial=done_deals, unit="deal", desc="duplicate deals",
+                   dynamic_ncols=True, smoothing=0.1)
+    try:
+        for chunk, table in RUNNERS[backend](settings, pending, workers, address):
+            entry = write_part(directory, chunk, table)
+            deals = settings.chunk_deals(chunk)
+            manifest["chunks"][str(chunk)] = {**entry, "deals": [deals.start, deals.stop]}
+            manifest["complete"] = len(manifest["chunks"]) == settings.num_chunks
+            write_manifest(directory, manifest)
+            played += 1
+            done_deals += len(deals)
+            standings.add(table)
+            if bar is not None:
+                bar.update(len(deals))
+                bar.set_postfix_str(standings.text(), refresh=False)
+            if stop_after_chunks is not None and played >= stop_after_chunks and not manifest["complete"]:
+                raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+    return RunSummary(directory, played, settings.num_chunks, done_deals, time.perf_counter() - start,
+                      interrupted)
+
+
+def iterate_chunks(settings: TournamentSettings) -> Iterator[tuple[int, pa.Table]]:
+    """Every chunk played in this process, in order (for notebooks and tests)."""
+    yield from run_serial(settings, list(range(settings.num_chunks)), 1, None)

@@ -1,0 +1,79 @@
+"""``cardlab tournament`` and ``cardlab report`` on the command line: results, tables, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cardlab.cli import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    ("agents", "message"),
+    [
+        ("rules,nosuchagent", "unknown agent 'nosuchagent'"),
+        ("rules,random:depth=3", "agent 'random': unknown option(s) depth"),
+        ("rules,random:depth", "option 'depth' must look like key=value"),
+        ("rules,py:no_such_module:make", "cannot import module 'no_such_module'"),
+        ("rules,py:cardlab.agents:nothing", "has no function 'nothing'"),
+        ("rules", "at least two agents"),
+    ],
+)
+def test_bad_agent_spec_is_one_line_error(capsys, tmp_path, agents, message):
+    code, _, err = run(capsys, "tournament", "--game", "kaiser", "--agents", agents, "--deals", "4",
+                       "--out", str(tmp_path / "r"), "--quiet")
+    assert code != 0
+    assert err.startswith("cardlab: error: ") and err.count("\n") == 1
+    assert message in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_bad_game_parameter_is_one_line_error(capsys, tmp_path):
+    code, _, err = run(capsys, "tournament", "--game", "kaiser", "--agents", "rules,random",
+                       "--param", "min_bid=99", "--out", str(tmp_path / "r"), "--quiet")
+    assert code != 0 and err.startswith("cardlab: error: ") and err.count("\n") == 1
+
+
+def test_tournament_from_toml_then_report(capsys, tmp_path):
+    config = tmp_path / "kaiser.toml"
+    out = tmp_path / "results"
+    config.write_text(
+        'game = "kaiser"\ndeals = 40\nseed = 9\n[params]\nmin_bid = 7\n'
+        '[[agents]]\nname = "rules"\n[[agents]]\nname = "random"\nlabel = "monkey"\n'
+    )
+    code, out_text, err = run(capsys, "tournament", "--config", str(config), "--out", str(out),
+                              "--workers", "1", "--quiet")
+    assert code == 0, err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["parameters"] == {"min_bid": 7}
+    assert [a["label"] for a in manifest["settings"]["agents"]] == ["rules", "monkey"]
+    assert manifest["runs"][0]["command"].startswith("cardlab tournament --config")
+
+    code, text, err = run(capsys, "report", str(out), "--resamples", "200")
+    assert code == 0, err
+    assert "standings" in text and "pairwise" in text and "monkey" in text
+    assert "duplicate deals 40 of 40" in text
+    for name in ("standings.png", "pairwise.png", "ratings.png", "convergence.png"):
+        assert (out / "report" / name).read_bytes()[:4] == b"\x89PNG"
+    summary = json.loads((out / "report" / "summary.json").read_text())
+    rules = next(s for s in summary["standings"] if s["agent"] == "rules")
+    assert rules["ci95"][0] <= rules["points_per_deal"] <= rules["ci95"][1]
+
+
+def test_report_of_missing_directory_is_one_line_error(capsys, tmp_path):
+    code, _, err = run(capsys, "report", str(tmp_path / "nothing"))
+    assert code != 0 and err == f"cardlab: error: no results directory {tmp_path / 'nothing'}\n"
+
+
+def test_unknown_config_key_is_one_line_error(capsys, tmp_path):
+    config = tmp_path / "bad.toml"
+    config.write_text('game = "kaiser"\nagentz = ["rules"]\n')
+    code, _, err = run(capsys, "tournament", "--config", str(config), "--out", str(tmp_path / "r"))
+    assert code != 0 and "unknown key(s) agentz" in err and err.count("\n") == 1
