@@ -21,9 +21,6 @@ Seeding (shared with the Python loop, so both play the same games):
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
@@ -31,37 +28,6 @@ from cardlab.arena.clock import monotonic_ns
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import derive_seed, next_u64, random_below
 from cardlab.games import kernels
-
-
-def _drop_stale_cache() -> None:
-    """Delete this module's numba cache when a game engine or kernel it inlines has changed.
-
-    numba keys its on-disk cache on this file only, so after an edit of, say,
-    ``kernels.py`` it would load a loop compiled against the old kernels. The
-    fingerprint covers every engine source the loop calls into.
-    """
-    package = Path(__file__).resolve().parents[1]
-    sources = sorted([
-        *package.glob("core/*.py"), *package.glob("games/**/*.py"),
-        package / "arena" / "native.py", package / "arena" / "clock.py",
-    ])
-    fingerprint = hashlib.sha256(
-        "\n".join(f"{path}:{path.stat().st_mtime_ns}:{path.stat().st_size}" for path in sources).encode()
-    ).hexdigest()
-    cache = Path(__file__).parent / "__pycache__"
-    stamp = cache / "native.sources"
-    try:
-        if stamp.exists() and stamp.read_text() == fingerprint:
-            return
-        for stale in [*cache.glob("native.*.nbi"), *cache.glob("native.*.nbc")]:
-            stale.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(fingerprint)
-    except OSError:  # a read-only install: numba then falls back to compiling in memory
-        pass
-
-
-_drop_stale_cache()
 
 # ---- agent kinds -----------------------------------------------------------------
 RANDOM = 0  # uniform over the legal actions; no options

@@ -29,14 +29,17 @@ class ISMCTSBot(pyspiel.Bot):
     worlds match the searcher's information state), ``world_pool`` (worlds
     drawn per move and weighted by how well they explain the others' bids
     under the rule-based model; 0 samples uniformly every iteration) and
-    ``epsilon`` (the weight factor per unexplained bid). With ``simulations``
+    ``epsilon`` (the weight factor per unexplained bid), ``widening`` (progressive
+    widening: a node offers ``1 + widening * sqrt(visits)`` actions, the rollout
+    policy's first; 0 offers all at once). With ``simulations``
     the bot is deterministic for its seed and its ``workers`` count.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, *, simulations: int = 1000,
                  time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.7,
                  reuse_tree: bool = False, workers: int = 1, debug: bool = False,
-                 max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1):
+                 max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1,
+                 widening: float = 1.0):
         pyspiel.Bot.__init__(self)
         self.game_id = kernels.game_id(game.get_type().short_name)
         if rollout not in ("rules", "random"):
@@ -53,6 +56,9 @@ class ISMCTSBot(pyspiel.Bot):
             raise ValueError(f"ismcts: world_pool must be an integer >= 0, got {world_pool!r}")
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"ismcts: epsilon must be in (0, 1], got {epsilon!r}")
+        if not widening >= 0:
+            raise ValueError(f"ismcts: widening must be >= 0, got {widening!r}")
+        self.widening = float(widening)
         self.world_pool = world_pool
         self.epsilon = float(epsilon)
         self.player = player
@@ -109,14 +115,15 @@ class ISMCTSBot(pyspiel.Bot):
             iterations = search.run_iterations(
                 self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
                 tree.keys, tree.values, tree.size, self.simulations, self.exploration,
-                self.rollout, stream, worlds, pool, cumulative)
+                self.rollout, stream, worlds, pool, cumulative, self.widening)
         else:
             deadline = start + self.time_ms / 1000.0
             while True:
                 iterations += search.run_iterations(
                     self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
                     tree.keys, tree.values, tree.size, CHUNK, self.exploration, self.rollout,
-                    stream, worlds if iterations == 0 else worlds[:0], pool, cumulative)
+                    stream, worlds if iterations == 0 else worlds[:0], pool, cumulative,
+                    self.widening)
                 if time.perf_counter() >= deadline:
                     break
         if self.debug:
@@ -172,7 +179,8 @@ class ISMCTSBot(pyspiel.Bot):
         jobs = [
             self._pool.submit(_worker_search, self.game_id, state.array, self.player,
                               int(derive_seed(move_seed, worker)), self.simulations, self.time_ms,
-                              self.exploration, self.rollout, self.world_pool, self.epsilon)
+                              self.exploration, self.rollout, self.world_pool, self.epsilon,
+                              self.widening)
             for worker in range(self.workers)
         ]
         return sum(job.result() for job in jobs)
@@ -198,7 +206,7 @@ def make_world_pool(game_id: int, root_state: np.ndarray, searcher: int, stream:
 
 
 def _worker_search(game_id, root_state, searcher, seed, simulations, time_ms, exploration,
-                   rollout, world_pool, epsilon) -> np.ndarray:
+                   rollout, world_pool, epsilon, widening) -> np.ndarray:
     """One independent search in a worker process; returns the root visit counts."""
     tree = search.Tree(simulations + 1 if time_ms is None else 1_000_000)
     stream = make_stream(seed)
@@ -207,13 +215,13 @@ def _worker_search(game_id, root_state, searcher, seed, simulations, time_ms, ex
     if time_ms is None:
         search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward, tree.keys,
                               tree.values, tree.size, simulations, exploration, rollout, stream,
-                              worlds, pool, cumulative)
+                              worlds, pool, cumulative, widening)
     else:
         deadline = time.perf_counter() + time_ms / 1000.0
         while time.perf_counter() < deadline:
             search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward,
                                   tree.keys, tree.values, tree.size, CHUNK, exploration, rollout,
-                                  stream, worlds, pool, cumulative)
+                                  stream, worlds, pool, cumulative, widening)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = search.root_statistics(game_id, root_state, searcher, 0, tree.nodes, tree.keys,
                                tree.values, visits)

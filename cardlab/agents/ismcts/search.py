@@ -21,6 +21,10 @@ trump card placed by another player) is one edge, and the actual card is then
 chosen by the rollout policy. Chance events below the root (a later deal
 stage) are sampled and merged, the usual single-observer simplification.
 
+With *progressive widening* a node offers only ``1 + widening * sqrt(visits)``
+of its actions, the rollout policy's choice first, so that a budget of a
+thousand simulations is not spread thin over fifteen bids.
+
 Determinization can also *infer* from the bidding: with a world pool, each
 move first draws a pool of worlds and weights each by ``epsilon ** k``, where
 k counts the others' bids that the game's rule-based player would not have
@@ -151,7 +155,8 @@ def draw_world(game, root_state, searcher, stream, pool, cumulative):
 
 @njit(cache=True)
 def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values, size,
-                   iterations, exploration, rollout, stream, worlds_out, pool, cumulative):
+                   iterations, exploration, rollout, stream, worlds_out, pool, cumulative,
+                   widening):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
 
     ``worlds_out`` (shape ``(k, state_size)``) receives the first k sampled worlds,
@@ -208,16 +213,27 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
                     unexpanded += 1
                 else:
                     nodes[children[i], AVAILABLE] += 1
-            if unexpanded > 0 and not expanded:
-                pick = random_below(stream, unexpanded)
-                for i in range(n):
-                    if children[i] == NO_NODE:
-                        if pick == 0:
-                            child = add_child(nodes, reward, keys, values, size, node, observed[i],
-                                              player)
-                            kernels.apply_action(game, world, legal[i])
-                            break
-                        pick -= 1
+            allowed = n
+            if widening > 0.0:
+                allowed = 1 + int(widening * math.sqrt(nodes[node, VISITS]))
+            if unexpanded > 0 and not expanded and n - unexpanded < allowed:
+                chosen = -1
+                if widening > 0.0:  # the rollout policy's choice comes first
+                    preferred = policy_action(game, world, rollout, stream, legal)
+                    for i in range(n):
+                        if legal[i] == preferred and children[i] == NO_NODE:
+                            chosen = i
+                if chosen < 0:
+                    pick = random_below(stream, unexpanded)
+                    for i in range(n):
+                        if children[i] == NO_NODE:
+                            if pick == 0:
+                                chosen = i
+                                break
+                            pick -= 1
+                child = add_child(nodes, reward, keys, values, size, node, observed[chosen],
+                                  player)
+                kernels.apply_action(game, world, legal[chosen])
                 expanded = True
                 if child != NO_NODE:
                     nodes[child, AVAILABLE] += 1
@@ -226,6 +242,7 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
                 break
             if unexpanded == n:  # below the expansion point: leave the tree
                 break
+            # (with widening, unexpanded actions wait until the node has more visits)
             best = -1
             best_value = -1e300
             for i in range(n):
