@@ -32,13 +32,28 @@ from cardlab.cli import GAMES
 from cardlab.core.rng import derive_seed
 
 
-def openspiel_ismcts(game: pyspiel.Game, simulations: int, seed: int):
+class OnlyChoices(pyspiel.Bot):
+    """Plays a forced move at once (OpenSpiel's ISMCTS would search it), else asks ``bot``."""
+
+    def __init__(self, bot: pyspiel.Bot):
+        pyspiel.Bot.__init__(self)
+        self.bot = bot
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        self.bot.restart_at(state)
+
+    def step(self, state: pyspiel.State) -> int:
+        legal = state.legal_actions()
+        return legal[0] if len(legal) == 1 else self.bot.step(state)
+
+
+def openspiel_ismcts(game: pyspiel.Game, simulations: int, seed: int) -> pyspiel.Bot:
     from open_spiel.python.algorithms import ismcts, mcts
 
-    return ismcts.ISMCTSBot(
+    return OnlyChoices(ismcts.ISMCTSBot(
         game=game, evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
         uct_c=2.0, max_simulations=max(1, simulations), random_state=np.random.RandomState(seed),
-    )
+    ))
 
 
 def calibrate_openspiel(game: pyspiel.Game, time_ms: float) -> int:

@@ -118,3 +118,25 @@ def test_a_deal_missing_a_seating_is_left_out():
     table = _rows([0, 0, 1], [0, 1, 0], [3, 1, 2])
     scores = duplicate_table(table, ["A", "B"], [(0, 1)])
     np.testing.assert_array_equal(scores.deals, [0])
+
+
+def test_ismcts_plays_natively_and_agrees_with_the_python_loop(game):
+    """ISMCTS is a native kind: the compiled loop and its bot in the Python loop play alike."""
+    from cardlab.arena.agents import NATIVE_AGENTS
+
+    seeds = native.deal_seeds(8, 0, 2)
+    ismcts = NATIVE_AGENTS["ismcts"].options_row("ismcts", {"simulations": 30, "rollout": "random"})
+    options = np.stack([ismcts, native.empty_options(1)[0]])
+    kinds = np.array([native.ISMCTS, native.RULES], dtype=np.int64)
+    status, actions, offsets, returns, _, _, _ = native.play_games(
+        kernels.game_id("cardlab_kaiser"), game.new_initial_state().array.copy(), seeds, SEATINGS,
+        kinds, options)
+    assert status[0] == native.OK
+    factories = [
+        lambda g, p, s: NativeAgentBot(g, p, s, native.ISMCTS, ismcts),
+        lambda g, p, s: agents.make("rules", g, p, s),
+    ]
+    py_actions, py_offsets, py_returns, _, _, _ = _play_python(
+        _Context(game, SEATINGS, False, factories=factories), seeds)
+    assert py_actions.tolist() == actions.tolist()
+    assert py_returns.tolist() == returns.tolist()

@@ -47,6 +47,10 @@ class NativeAgent:
 
     kind: int
     options: dict[str, float] = field(default_factory=dict)  # name -> default
+    named_values: dict[str, dict[str, float]] = field(default_factory=dict)  # option -> names
+
+    def accepts(self, given: dict[str, Any]) -> bool:
+        return set(given) <= set(self.options)
 
     def options_row(self, name: str, given: dict[str, Any]) -> np.ndarray:
         unknown = sorted(set(given) - set(self.options))
@@ -56,6 +60,11 @@ class NativeAgent:
         row = np.zeros(native.MAX_OPTIONS, dtype=np.float64)
         for i, (option, default) in enumerate(self.options.items()):
             value = given.get(option, default)
+            if option in self.named_values and isinstance(value, str):
+                if value not in self.named_values[option]:
+                    raise AgentSpecError(f"agent {name!r}: option {option} must be one of "
+                                         f"{', '.join(self.named_values[option])}, got {value!r}")
+                value = self.named_values[option][value]
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise AgentSpecError(f"agent {name!r}: option {option} must be a number, got {value!r}")
             row[i] = float(value)
@@ -66,6 +75,13 @@ class NativeAgent:
 NATIVE_AGENTS: dict[str, NativeAgent] = {
     "random": NativeAgent(native.RANDOM),
     "rules": NativeAgent(native.RULES),
+    # Options not listed here (time_ms, reuse_tree, workers, debug) run ISMCTS through Python.
+    "ismcts": NativeAgent(
+        native.ISMCTS,
+        {"simulations": 1000.0, "exploration": 0.25, "rollout": 1.0, "world_pool": 400.0,
+         "epsilon": 0.1, "widening": 1.0},
+        {"rollout": {"random": 0.0, "rules": 1.0}},
+    ),
 }
 
 
@@ -166,7 +182,8 @@ def is_native(spec: AgentSpec, game: pyspiel.Game) -> bool:
     """True if the compiled loop can play ``spec`` in ``game``."""
     from cardlab.games import kernels
 
-    return spec.name in NATIVE_AGENTS and game.get_type().short_name in kernels.GAME_IDS
+    return (spec.name in NATIVE_AGENTS and NATIVE_AGENTS[spec.name].accepts(spec.options)
+            and game.get_type().short_name in kernels.GAME_IDS)
 
 
 def python_factory(name: str) -> Callable[..., pyspiel.Bot]:

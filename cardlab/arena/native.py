@@ -7,7 +7,7 @@ leaves compiled code. An agent is then two numbers rather than an object: a
 :func:`play_games` as arrays indexed by agent. The loop works over any game
 wired into :mod:`cardlab.games.kernels`, selected by its game id.
 
-To add a native agent (ISMCTS, say): give it a kind code below, a branch in
+To add a native agent: give it a kind code below, a branch in
 :func:`agent_action`, and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS`
 naming its options in the order of the options row.
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardlab.agents.ismcts import search
 from cardlab.arena.clock import monotonic_ns
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import derive_seed, next_u64, random_below
@@ -32,6 +33,7 @@ from cardlab.games import kernels
 # ---- agent kinds -----------------------------------------------------------------
 RANDOM = 0  # uniform over the legal actions; no options
 RULES = 1  # the game's rule-based strategy kernel; no options
+ISMCTS = 2  # numba ISMCTS: simulations, exploration, rollout, world_pool, epsilon, widening
 #: Width of an agent's options row; a kind reads the first few entries it knows.
 MAX_OPTIONS = 8
 
@@ -65,6 +67,10 @@ def agent_action(game, kind, options, s, stream, scratch):
         return kernels.random_action(game, s, stream, scratch)
     if kind == RULES:
         return kernels.rules_action(game, s, stream)
+    if kind == ISMCTS:
+        return search.decide(game, s, kernels.current_player(game, s), np.int64(options[0]),
+                             options[1], np.int64(options[2]), np.int64(options[3]), options[4],
+                             options[5], stream)
     return -1
 
 

@@ -311,3 +311,41 @@ def descend(game, state_before, actions, searcher, root, keys, values):
                 return NO_NODE
         kernels.apply_action(game, world, action)
     return node
+
+
+@njit(cache=True)
+def decide(game, state, searcher, simulations, exploration, rollout, world_pool, epsilon,
+           widening, stream):
+    """One complete search from ``state`` and its most visited action: ISMCTS as a kernel.
+
+    Allocates its own tree, so compiled tournament loops can call it for any
+    seat of any game.
+    """
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    n = kernels.legal_actions(game, state, legal)
+    if n == 1:
+        return legal[0]
+    capacity = simulations + 1
+    nodes = np.zeros((capacity, NODE_COLUMNS), dtype=np.int64)
+    reward = np.zeros(capacity, dtype=np.float64)
+    table = 1
+    while table < 2 * capacity:
+        table *= 2
+    keys = np.empty(table, dtype=np.int64)
+    values = np.empty(table, dtype=np.int64)
+    size = np.zeros(1, dtype=np.int64)
+    reset(nodes, reward, keys, values, size)
+    pool = np.zeros((world_pool, state.shape[0]), dtype=np.int64)
+    cumulative = np.zeros(world_pool, dtype=np.float64)
+    if world_pool > 0:
+        build_world_pool(game, state, searcher, stream, pool, cumulative, epsilon)
+    worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
+    run_iterations(game, state, searcher, 0, nodes, reward, keys, values, size, simulations,
+                   exploration, rollout, stream, worlds, pool, cumulative, widening)
+    visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    root_statistics(game, state, searcher, 0, nodes, keys, values, visits)
+    best = 0
+    for i in range(1, n):
+        if visits[i] > visits[best]:
+            best = i
+    return legal[best]
