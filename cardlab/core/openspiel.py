@@ -8,13 +8,33 @@ its own strings, observer and ``resample_from_infostate``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pyspiel
 
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
+from cardlab.core.rng import make_stream
+
+
+@dataclass(frozen=True)
+class GameView:
+    """How a game's state looks to its players: as text, as tensors, and as worlds to imagine.
+
+    ``describe(array, player, perfect_recall)`` renders what ``player`` sees
+    (everything when ``player`` is None); ``observation`` is the game's tensor
+    module (``OBSERVATION_PIECES``, ``INFORMATION_STATE_EXTRA``, the two sizes
+    and the numba ``encode(array, player, perfect_recall, out)``);
+    ``resample_hidden_hands(array, seat, stream)`` is the numba kernel that
+    draws a world ``seat`` cannot tell from this one.
+    """
+
+    describe: Callable[[np.ndarray, int | None, bool], str]
+    observation: ModuleType
+    resample_hidden_hands: Callable
 
 
 class EngineState(pyspiel.State):
@@ -28,6 +48,7 @@ class EngineState(pyspiel.State):
     """
 
     engine: Engine  # set by each game's subclass
+    view: GameView  # likewise
 
     def __init__(self, game: pyspiel.Game, array: np.ndarray):
         super().__init__(game)
@@ -89,6 +110,42 @@ class EngineState(pyspiel.State):
             return self.returns()
         return [0.0] * self.engine.num_players
 
+    # -- what a player sees -----------------------------------------------------------
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> EngineState:
+        """A world ``player_id`` cannot tell apart from this one (the game's sampler).
+
+        The history is kept: actions are public, and the chance actions of the
+        deal are never replayed from it.
+        """
+        seat = self.engine.check_seat(player_id)
+        seed = int(probability_sampler() * 2**53)
+        return self.with_array(self.view.resample_hidden_hands(self.array, seat, make_stream(seed)))
+
+    def information_state_string(self, player: int | None = None) -> str:
+        return self.view.describe(self.array, self._seat(player), True)
+
+    def observation_string(self, player: int | None = None) -> str:
+        return self.view.describe(self.array, self._seat(player), False)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        return self._tensor(player, True)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        return self._tensor(player, False)
+
+    def _seat(self, player: int | None) -> int:
+        return self.engine.check_seat(self._player if player is None else player)
+
+    def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
+        module = self.view.observation
+        size = module.INFORMATION_STATE_SIZE if perfect_recall else module.OBSERVATION_SIZE
+        out = np.zeros(size, dtype=np.float32)
+        module.encode(self.array, self._seat(player), perfect_recall, out)
+        return out.tolist()
+
+    def __str__(self) -> str:
+        return self.view.describe(self.array, None, True)
+
     # -- copying and pickling (clone and serialization use these) ---------------
     def __getstate__(self) -> dict[str, Any]:
         return {"array": self.array.tolist()}
@@ -103,6 +160,31 @@ class EngineState(pyspiel.State):
         copy.array = array
         copy.refresh()
         return copy
+
+
+class EngineObserver:
+    """OpenSpiel observer (``open_spiel/python/observation.py``) over a game's numba encoder."""
+
+    def __init__(self, game_name: str, view: GameView, iig_obs_type, params):
+        if params:
+            raise ValueError(f"{game_name}: observation parameters not supported, got {params}")
+        self.view = view
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        module = view.observation
+        pieces = module.OBSERVATION_PIECES + (
+            module.INFORMATION_STATE_EXTRA if self.perfect_recall else ())
+        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size in pieces:
+            self.dict[name] = self.tensor[index:index + size]
+            index += size
+
+    def set_from(self, state: EngineState, player: int) -> None:
+        self.view.observation.encode(state.array, player, self.perfect_recall, self.tensor)
+
+    def string_from(self, state: EngineState, player: int) -> str:
+        return self.view.describe(state.array, player, self.perfect_recall)
 
 
 def checked_parameters(

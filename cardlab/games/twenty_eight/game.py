@@ -18,8 +18,7 @@ import pyspiel
 from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
-from cardlab.core.openspiel import EngineState, checked_parameters
-from cardlab.core.rng import make_stream
+from cardlab.core.openspiel import EngineObserver, EngineState, GameView, checked_parameters
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight import observation
 from cardlab.games.twenty_eight.rules import (
@@ -181,10 +180,9 @@ class TwentyEightGame(pyspiel.Game):
     def new_initial_state(self) -> TwentyEightState:
         return TwentyEightState(self, self.initial_array.copy())
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> TwentyEightObserver:
-        return TwentyEightObserver(
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params
-        )
+    def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
+        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        return EngineObserver(GAME_NAME, TwentyEightState.view, iig_obs_type, params)
 
 
 class TwentyEightState(EngineState):
@@ -199,44 +197,6 @@ class TwentyEightState(EngineState):
 
     def _action_to_string(self, player: int, action: int) -> str:
         return state_action_to_string(self.array, player, action)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler) -> TwentyEightState:
-        """A world ``player_id`` cannot tell apart from this one.
-
-        The hidden cards (other hands, undealt cards, a face-down indicator the
-        player did not place, the stage-1 split of other hands) are redrawn by
-        :func:`cardlab.games.twenty_eight.engine.resample_hidden_hands`, which
-        documents every constraint it keeps. The history is kept: only public
-        actions are replayed from it, never the chance actions of the deal.
-        """
-        seat = TWENTY_EIGHT_ENGINE.check_seat(player_id)
-        seed = int(probability_sampler() * 2**53)
-        world = E.resample_hidden_hands(self.array, seat, make_stream(seed))
-        return self.with_array(world)
-
-    def information_state_string(self, player: int | None = None) -> str:
-        player = self.current_player() if player is None else player
-        return describe(self.array, TWENTY_EIGHT_ENGINE.check_seat(player), perfect_recall=True)
-
-    def observation_string(self, player: int | None = None) -> str:
-        player = self.current_player() if player is None else player
-        return describe(self.array, TWENTY_EIGHT_ENGINE.check_seat(player), perfect_recall=False)
-
-    def information_state_tensor(self, player: int | None = None) -> list[float]:
-        return self._tensor(player, True)
-
-    def observation_tensor(self, player: int | None = None) -> list[float]:
-        return self._tensor(player, False)
-
-    def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
-        player = self.current_player() if player is None else player
-        size = observation.INFORMATION_STATE_SIZE if perfect_recall else observation.OBSERVATION_SIZE
-        out = np.zeros(size, dtype=np.float32)
-        observation.encode(self.array, TWENTY_EIGHT_ENGINE.check_seat(player), perfect_recall, out)
-        return out.tolist()
-
-    def __str__(self) -> str:
-        return describe(self.array, None, perfect_recall=True)
 
 
 def _seat_name(seat: int) -> str:
@@ -336,29 +296,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
-class TwentyEightObserver:
-    """OpenSpiel observer (see ``open_spiel/python/observation.py``) over the numba encoder."""
-
-    def __init__(self, iig_obs_type, params):
-        if params:
-            raise ValueError(f"{GAME_NAME}: observation parameters not supported, got {params}")
-        self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        pieces = observation.OBSERVATION_PIECES + (
-            observation.INFORMATION_STATE_EXTRA if self.perfect_recall else ()
-        )
-        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size in pieces:
-            self.dict[name] = self.tensor[index:index + size]
-            index += size
-
-    def set_from(self, state: TwentyEightState, player: int) -> None:
-        observation.encode(state.array, player, self.perfect_recall, self.tensor)
-
-    def string_from(self, state: TwentyEightState, player: int) -> str:
-        return describe(state.array, player, self.perfect_recall)
-
+TwentyEightState.view = GameView(describe, observation, E.resample_hidden_hands)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 
