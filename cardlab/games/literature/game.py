@@ -1,0 +1,380 @@
+"""``cardlab_literature``: Literature as an OpenSpiel game over the numba engine.
+
+The rules live once, in :mod:`cardlab.games.literature.engine`; this module
+gives them OpenSpiel's shape (game type, game, state, observer), checks the
+parameters, and writes the contract's strings.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from cardlab.core.cards import card_string, cards_string
+from cardlab.core.engine import CHANCE_PLAYER, Engine
+from cardlab.core.openspiel import EngineState, checked_parameters
+from cardlab.core.rng import make_stream
+from cardlab.games.literature import engine as E
+from cardlab.games.literature import knowledge as K
+from cardlab.games.literature import observation
+from cardlab.games.literature.rules import (
+    ASSIGN,
+    CLAIM,
+    DEFAULT_MAX_ASKS,
+    HALF_SUIT_VALUES,
+    JOKERS,
+    MAX_ASKS_LIMIT,
+    MAX_HALF_SUITS,
+    MAX_PLAYERS,
+    NUM_DISTINCT_ACTIONS,
+    NUM_HALF_SUITS,
+    PASS_TURN,
+    SEVENS_REMOVED,
+    STANDARD,
+    UNRESOLVED,
+    VOID,
+    deck_size,
+    half_suit_name,
+    unsupported_reason,
+)
+
+GAME_NAME = "cardlab_literature"
+
+DEFAULT_PARAMETERS = {
+    "players": 6,
+    "dealer": 0,
+    "max_asks": DEFAULT_MAX_ASKS,
+    "sevens_removed": False,
+    "jokers_ninth_set": False,
+    "major_sets_worth_two": False,
+    "misclaim_to_opponents": False,
+    "first_ask_left_of_dealer": False,
+}
+PARAMETER_RULES = {
+    "players": (int, None),  # checked against the deck by unsupported_reason
+    "dealer": (int, None),  # 0 .. players - 1
+    "max_asks": (int, range(1, MAX_ASKS_LIMIT + 1)),
+    "sevens_removed": (bool, None),
+    "jokers_ninth_set": (bool, None),
+    "major_sets_worth_two": (bool, None),
+    "misclaim_to_opponents": (bool, None),
+    "first_ask_left_of_dealer": (bool, None),
+}
+#: Resampling draws that must contradict the event log before we give up loudly.
+MAX_RESAMPLE_DRAWS = 10_000
+
+
+def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
+    """The full parameter set, or ``ValueError`` saying what is wrong."""
+    p = {**DEFAULT_PARAMETERS, **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES)}
+    if p["sevens_removed"] and p["jokers_ninth_set"]:
+        raise ValueError(
+            f"{GAME_NAME}: sevens_removed and jokers_ninth_set cannot be combined: the ninth set "
+            "is the four 8s, which the sevens-removed deck keeps in its high half-suits"
+        )
+    reason = unsupported_reason(p["players"], layout_of(p))
+    if reason:
+        raise ValueError(f"{GAME_NAME}: {reason}")
+    if not 0 <= p["dealer"] < p["players"]:
+        raise ValueError(
+            f"{GAME_NAME}: parameter 'dealer' must be in 0..{p['players'] - 1}, got {p['dealer']}"
+        )
+    return p
+
+
+def layout_of(p: dict[str, Any]) -> int:
+    if p["jokers_ninth_set"]:
+        return JOKERS
+    return SEVENS_REMOVED if p["sevens_removed"] else STANDARD
+
+
+def action_to_string(player: int, action: int) -> str:
+    """The contract's string of ``action``; chance actions (``player`` -1) are the dealt card."""
+    action = int(action)
+    if player == CHANCE_PLAYER:
+        return card_string(action)
+    if 0 <= action < CLAIM:
+        target, card = divmod(action, 64)
+        return f"ask P{target} {card_string(card)}"
+    if CLAIM <= action < CLAIM + MAX_HALF_SUITS:
+        return f"claim {half_suit_name(action - CLAIM)}"
+    if ASSIGN <= action < ASSIGN + MAX_PLAYERS:
+        return f"assign P{action - ASSIGN}"
+    if PASS_TURN <= action < NUM_DISTINCT_ACTIONS:
+        return f"pass P{action - PASS_TURN}"
+    raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
+
+
+@cache
+def literature_engine(num_players: int) -> Engine:
+    """The checked Python face of the engine for ``num_players`` seats."""
+    return Engine(
+        name=GAME_NAME,
+        num_players=num_players,
+        state_size=E.STATE_SIZE,
+        max_legal_actions=E.MAX_LEGAL_ACTIONS,
+        num_distinct_actions=NUM_DISTINCT_ACTIONS,
+        current_player=E.current_player,
+        legal_actions=E.legal_actions,
+        apply_action=E.apply_action,
+        returns=E.returns,
+        action_to_string=action_to_string,
+    )
+
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Literature (cardlab)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=4,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULT_PARAMETERS,
+)
+
+
+def new_engine_state(p: dict[str, Any]) -> np.ndarray:
+    """The engine array at the start of a game with these validated parameters."""
+    return E.new_state(
+        p["players"], p["dealer"], p["max_asks"], layout_of(p), int(p["major_sets_worth_two"]),
+        int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]),
+    )
+
+
+class LiteratureGame(pyspiel.Game):
+    """Literature for 4, 6 (default), 8, 12 or 16 players in two alternating teams."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        self.parameters = validated_parameters(params)
+        p = self.parameters
+        layout = layout_of(p)
+        major = int(p["major_sets_worth_two"])
+        utility = float(sum(HALF_SUIT_VALUES[major, h] for h in range(NUM_HALF_SUITS[layout])))
+        # Asks, 7 actions per claim, at most one hand-off per claim, and the deal.
+        length = deck_size(layout) + p["max_asks"] + 8 * NUM_HALF_SUITS[layout]
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            max_chance_outcomes=54,
+            num_players=p["players"],
+            min_utility=-utility,
+            max_utility=utility,
+            utility_sum=0.0,
+            max_game_length=int(length),
+        )
+        super().__init__(GAME_TYPE, info, params or {})
+        self.engine = literature_engine(p["players"])
+        self.initial_array = new_engine_state(p)
+
+    def new_initial_state(self) -> LiteratureState:
+        return LiteratureState(self, self.initial_array.copy())
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> LiteratureObserver:
+        return LiteratureObserver(
+            self.parameters["players"],
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
+            params,
+        )
+
+
+class LiteratureState(EngineState):
+    """A Literature state: the engine array plus OpenSpiel's bookkeeping (history)."""
+
+    @property
+    def engine(self) -> Engine:
+        return literature_engine(int(self.array[E.NUM_PLAYERS]))
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> LiteratureState:
+        """A world ``player_id`` cannot tell apart from this one.
+
+        The other hands are redrawn to meet every hard constraint the player
+        knows (hand sizes, placed cards, absences, half-suit minimums), and a
+        draw is kept only if the whole event log could have been played with it
+        (:func:`cardlab.games.literature.engine.resample_hidden_hands`). Raises
+        ``RuntimeError`` rather than return a world that breaks a constraint.
+        """
+        seat = self.engine.check_seat(player_id)
+        seed = int(probability_sampler() * 2**53)
+        world, draws = E.resample_hidden_hands(self.array, seat, make_stream(seed),
+                                               MAX_RESAMPLE_DRAWS)
+        if draws < 0:
+            raise RuntimeError(
+                f"{GAME_NAME}: no deal fits player {seat}'s knowledge; the state is inconsistent"
+            )
+        if draws == 0:
+            raise RuntimeError(
+                f"{GAME_NAME}: {MAX_RESAMPLE_DRAWS} drawn deals all contradicted the event log"
+            )
+        return self.with_array(world)
+
+    def information_state_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return describe(self.array, self.engine.check_seat(player), perfect_recall=True)
+
+    def observation_string(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        return describe(self.array, self.engine.check_seat(player), perfect_recall=False)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        return self._tensor(player, True)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        return self._tensor(player, False)
+
+    def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
+        player = self.current_player() if player is None else player
+        seat = self.engine.check_seat(player)
+        out = np.zeros(observation.tensor_size(self.engine.num_players, perfect_recall),
+                       dtype=np.float32)
+        observation.encode(self.array, seat, perfect_recall, out)
+        return out.tolist()
+
+    def __str__(self) -> str:
+        return describe(self.array, None, perfect_recall=True)
+
+
+def _status_text(status: int) -> str:
+    if status == UNRESOLVED:
+        return "in play"
+    if status == VOID:
+        return "void"
+    return f"team {status}"
+
+
+def event_string(s: np.ndarray, event: int) -> str:
+    """One logged public event, as the table saw it."""
+    event = np.int64(event)
+    actor = int(E.event_actor(event))
+    kind = int(E.event_kind(event))
+    if kind == E.EVENT_ASK:
+        answer = "yes" if E.event_success(event) else "no"
+        return (f"P{actor} asks P{int(E.event_target(event))} "
+                f"{card_string(int(E.event_card(event)))}: {answer}")
+    if kind == E.EVENT_PASS:
+        return f"P{actor} passes to P{int(E.event_target(event))}"
+    h = int(E.event_target(event))
+    cards = [int(c) for c in np.flatnonzero([(int(E.half_suit_cards(s, h)) >> c) & 1
+                                             for c in range(54)])]
+    named = " ".join(f"{card_string(c)}:P{int(E.event_named_seat(event, i))}"
+                     for i, c in enumerate(cards))
+    shown = " ".join(f"{card_string(c)}:P{int(E.event_holder(event, i))}"
+                     for i, c in enumerate(cards))
+    return (f"P{actor} claims {half_suit_name(h)} [{named}] shown [{shown}] -> "
+            f"{_status_text(int(E.event_status(event)))}")
+
+
+def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
+    """A readable view of the state: everything (``player=None``) or what ``player`` sees.
+
+    With ``perfect_recall`` the view holds the player's dealt hand and every
+    public event in order (asks with their answers, claims with the cards
+    shown, hand-offs), so two histories give the same string exactly when the
+    player cannot tell them apart. Without it, the view is the present: hands,
+    sizes, statuses and what the player can deduce.
+    """
+    n = int(s[E.NUM_PLAYERS])
+    lines = [f"{n} players, dealer P{int(s[E.DEALER])}, phase {E.PHASE_NAMES[s[E.PHASE]]}"]
+    if player is None:
+        for seat in range(n):
+            lines.append(f"P{seat} hand: {cards_string(int(s[E.HANDS + seat]))}")
+    else:
+        lines.append(f"seat P{player}")
+        if perfect_recall:
+            lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
+        lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
+    if s[E.PHASE] == E.DEALING:
+        lines.append(f"cards dealt: {int(s[E.CARDS_DEALT])}")
+        return "\n".join(lines)
+    lines.append("hand sizes: " + " ".join(
+        f"P{seat}:{int(E.knowledge_of(s)[K.HAND_SIZE + seat])}" for seat in range(n)))
+    layout = int(s[E.LAYOUT])
+    lines.append("half-suits: " + ", ".join(
+        f"{half_suit_name(h)} {_status_text(int(s[E.STATUS + h]))}"
+        for h in range(int(NUM_HALF_SUITS[layout]))))
+    lines.append(f"scores: team 0 {int(s[E.SCORES])}, team 1 {int(s[E.SCORES + 1])}; "
+                 f"asks {int(s[E.ASKS])}/{int(s[E.MAX_ASKS])}")
+    if perfect_recall:
+        for i in range(int(s[E.LOG_LENGTH])):
+            lines.append(event_string(s, int(s[E.LOG + i])))
+    elif s[E.LOG_LENGTH] > 0:
+        lines.append("last: " + event_string(s, int(s[E.LOG + s[E.LOG_LENGTH] - 1])))
+        if player is not None:
+            view = E.private_knowledge(s, player)
+            known = []
+            for seat in range(n):
+                placed = int(K.placed_cards(view, seat))
+                if seat != player and placed:
+                    known.append(f"P{seat} holds {cards_string(placed)}")
+            if known:
+                lines.append("known: " + "; ".join(known))
+    if s[E.PHASE] == E.CLAIMING:
+        named = " ".join(f"P{int(s[E.CLAIM_SEATS + i])}" for i in range(int(s[E.CLAIM_COUNT])))
+        lines.append(f"P{int(s[E.CLAIMANT])} claiming {half_suit_name(int(s[E.CLAIM_HALF_SUIT]))}"
+                     f": {named or '-'}")
+    if s[E.PHASE] != E.GAME_OVER:
+        lines.append(f"to move: P{int(s[E.TO_MOVE])}")
+    return "\n".join(lines)
+
+
+class LiteratureObserver:
+    """OpenSpiel observer (see ``open_spiel/python/observation.py``) over the numba encoder."""
+
+    def __init__(self, num_players: int, iig_obs_type, params):
+        if params:
+            raise ValueError(f"{GAME_NAME}: observation parameters not supported, got {params}")
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        pieces = observation.observation_pieces(num_players)
+        if self.perfect_recall:
+            pieces += observation.information_state_extra(num_players)
+        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size in pieces:
+            self.dict[name] = self.tensor[index:index + size]
+            index += size
+
+    def set_from(self, state: LiteratureState, player: int) -> None:
+        observation.encode(state.array, player, self.perfect_recall, self.tensor)
+
+    def string_from(self, state: LiteratureState, player: int) -> str:
+        return describe(state.array, player, self.perfect_recall)
+
+
+pyspiel.register_game(GAME_TYPE, LiteratureGame)
+
+
+def deal_actions(hands: list[int], dealer: int) -> list[int]:
+    """The chance actions that deal exactly ``hands`` (card masks, one per seat).
+
+    The k-th card dealt goes to seat ``(dealer + 1 + k) % N``, so each seat's
+    cards are dealt in turn; useful to set up a position for analysis or tests.
+    """
+    n = len(hands)
+    queues = [sorted(c for c in range(54) if (int(hand) >> c) & 1) for hand in hands]
+    sizes = {len(q) for q in queues}
+    if len(sizes) != 1:
+        raise ValueError(f"{GAME_NAME}: every hand must have the same size, got "
+                         f"{[len(q) for q in queues]}")
+    actions = []
+    for k in range(n * sizes.pop()):
+        actions.append(queues[(dealer + 1 + k) % n].pop(0))
+    return actions
+
+
+def state_with_hands(game: LiteratureGame, hands: list[int]) -> LiteratureState:
+    """A new state of ``game`` whose deal gives seat i the cards of ``hands[i]``."""
+    if len(hands) != game.num_players():
+        raise ValueError(f"{GAME_NAME}: {game.num_players()} hands needed, got {len(hands)}")
+    state = game.new_initial_state()
+    for card in deal_actions(hands, game.parameters["dealer"]):
+        state.apply_action(card)
+    return state

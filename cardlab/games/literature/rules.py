@@ -1,0 +1,150 @@
+"""Literature's rules as constants: decks, half-suits, player counts and action ids.
+
+Literature is a team game of asking: players of two alternating teams ask
+opponents for named cards and try to collect, and then claim, the six cards of
+a half-suit. A *layout* fixes which cards are in play and how they split into
+half-suits:
+
+* ``STANDARD``: the four 8s removed (48 cards); low = 2..7, high = 9..A.
+* ``SEVENS_REMOVED``: the four 7s removed; low = A, 2..6, high = 8..K.
+* ``JOKERS``: 54 cards; the standard eight half-suits plus the ninth set
+  (``h = 8``) of the four 8s and both jokers.
+
+Half-suit ids follow the contract: ``h = 2 * suit`` (low) or ``2 * suit + 1``
+(high), and 8 for the ninth set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardlab.core.cards import (
+    ACE,
+    BLACK_JOKER,
+    EIGHT,
+    NINE,
+    NUM_CARD_IDS,
+    RED_JOKER,
+    SEVEN,
+    SIX,
+    SUIT_CHARS,
+    TWO,
+    card_id,
+)
+
+MAX_PLAYERS = 16
+MAX_HALF_SUITS = 9
+CARDS_PER_HALF_SUIT = 6
+NINTH_SET = 8
+
+# ---- Layouts -----------------------------------------------------------------
+STANDARD, SEVENS_REMOVED, JOKERS = 0, 1, 2
+NUM_LAYOUTS = 3
+LAYOUT_NAMES = ("standard", "sevens removed", "jokers ninth set")
+
+
+def _half_suit_masks(layout: int) -> list[int]:
+    """The card masks of the half-suits of ``layout`` (9 entries; unused ones are 0)."""
+    if layout == SEVENS_REMOVED:
+        low_ranks = (ACE, *range(TWO, SIX + 1))
+        high_ranks = tuple(range(EIGHT, ACE))
+    else:
+        low_ranks = tuple(range(TWO, SEVEN + 1))
+        high_ranks = tuple(range(NINE, ACE + 1))
+    masks = []
+    for suit in range(4):
+        masks.append(sum(1 << card_id(suit, rank) for rank in low_ranks))
+        masks.append(sum(1 << card_id(suit, rank) for rank in high_ranks))
+    ninth = 0
+    if layout == JOKERS:
+        ninth = sum(1 << card_id(suit, EIGHT) for suit in range(4))
+        ninth |= (1 << RED_JOKER) | (1 << BLACK_JOKER)
+    masks.append(ninth)
+    return masks
+
+
+#: ``HALF_SUIT_MASKS[layout, h]``: the six cards of half-suit h (0 if the layout lacks h).
+HALF_SUIT_MASKS = np.array([_half_suit_masks(layout) for layout in range(NUM_LAYOUTS)],
+                           dtype=np.int64)
+#: ``NUM_HALF_SUITS[layout]``: 8, or 9 with the jokers' ninth set.
+NUM_HALF_SUITS = np.array([8, 8, 9], dtype=np.int64)
+#: ``DECKS[layout]``: every card in play at the deal.
+DECKS = np.array([int(np.bitwise_or.reduce(row)) for row in HALF_SUIT_MASKS], dtype=np.int64)
+
+
+def _half_suit_table() -> np.ndarray:
+    table = np.full((NUM_LAYOUTS, NUM_CARD_IDS), -1, dtype=np.int64)
+    for layout in range(NUM_LAYOUTS):
+        for h in range(MAX_HALF_SUITS):
+            for card in range(NUM_CARD_IDS):
+                if (int(HALF_SUIT_MASKS[layout, h]) >> card) & 1:
+                    table[layout, card] = h
+    return table
+
+
+#: ``HALF_SUIT_OF[layout, card]``: the half-suit of a card, -1 for a card out of the deck.
+HALF_SUIT_OF = _half_suit_table()
+
+# ---- Player counts -------------------------------------------------------------
+#: Player counts the rules describe (6 and 8 standard; 4, 12 and 16 variants §12.2-12.4).
+PLAYER_COUNTS = (4, 6, 8, 12, 16)
+
+
+def deck_size(layout: int) -> int:
+    return 54 if layout == JOKERS else 48
+
+
+def unsupported_reason(num_players: int, layout: int) -> str | None:
+    """Why ``num_players`` cannot play ``layout``, or None if they can.
+
+    The deal gives every player the same number of cards (48 cards: 12, 8, 6, 4
+    or 3 each); the 54-card jokers deck divides evenly only among 6 players.
+    """
+    if num_players not in PLAYER_COUNTS:
+        return f"players must be one of {PLAYER_COUNTS} (two alternating teams), got {num_players}"
+    if deck_size(layout) % num_players:
+        return (
+            f"the {deck_size(layout)}-card deck of the {LAYOUT_NAMES[layout]} layout does not "
+            f"divide evenly among {num_players} players (only 6 players receive 9 cards each)"
+        )
+    return None
+
+
+# ---- Scores ---------------------------------------------------------------------
+def half_suit_value(h: int, major_sets_worth_two: bool) -> int:
+    """Points for scoring half-suit ``h``: 1, or 2 for a high half-suit under §12.9."""
+    return 2 if major_sets_worth_two and h < NINTH_SET and h % 2 == 1 else 1
+
+
+#: ``HALF_SUIT_VALUES[major_sets_worth_two, h]``.
+HALF_SUIT_VALUES = np.array(
+    [[half_suit_value(h, bool(major)) for h in range(MAX_HALF_SUITS)] for major in (0, 1)],
+    dtype=np.int64,
+)
+
+# ---- Status of a half-suit -------------------------------------------------------
+UNRESOLVED = -1  # still in play
+# 0 and 1: scored by that team
+VOID = 2  # cancelled by a wrong claim, or left unresolved at the ask limit
+
+# ---- Action ids (contract) -----------------------------------------------------------
+ASK = 0  # 64 * target + card
+CLAIM = 1024  # + half-suit
+ASSIGN = 1040  # + seat
+PASS_TURN = 1056  # + seat
+NUM_DISTINCT_ACTIONS = 1072
+DEFAULT_MAX_ASKS = 500
+MAX_ASKS_LIMIT = 1000  # the state array keeps every event, so the ask limit is bounded
+
+
+def ask_action(target: int, card: int) -> int:
+    return ASK + 64 * target + card
+
+
+def half_suit_name(h: int) -> str:
+    """``"H-low"``, ``"S-high"``; the ninth set is ``"8-jokers"``."""
+    if h == NINTH_SET:
+        return "8-jokers"
+    if not 0 <= h < NINTH_SET:
+        raise ValueError(f"no half-suit with id {h} (ids are 0..8)")
+    return f"{SUIT_CHARS[h // 2]}-{'low' if h % 2 == 0 else 'high'}"

@@ -1,0 +1,122 @@
+"""Literature: invariants of random play, engine-wrapper agreement and OpenSpiel's own checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from numba import njit
+
+from cardlab.core.bitboard import popcount
+from cardlab.core.rng import make_stream, random_below
+from cardlab.games.literature import engine as E
+from cardlab.games.literature.game import action_to_string
+from cardlab.games.literature.rules import HALF_SUIT_MASKS, NUM_HALF_SUITS, UNRESOLVED, VOID
+
+
+@njit(cache=True)
+def _invariant_violations(template, num_games, stream):
+    """Count broken invariants over random games: cards conserved (every live card held by
+    exactly one seat, claimed cards by none), each half-suit resolved once, zero-sum returns."""
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    out = np.empty(16, dtype=np.float64)
+    layout = template[E.LAYOUT]
+    num_half_suits = NUM_HALF_SUITS[layout]
+    violations = 0
+    for _ in range(num_games):
+        s = E.random_deal(template, stream)
+        resolved_before = np.zeros(9, dtype=np.int64)
+        while s[E.PHASE] != E.GAME_OVER:
+            n = E.legal_actions(s, legal)
+            E.apply_action(s, legal[random_below(stream, n)])
+            held = np.int64(0)
+            total = 0
+            for seat in range(s[E.NUM_PLAYERS]):
+                held |= s[E.HANDS + seat]
+                total += popcount(s[E.HANDS + seat])
+            live = np.int64(0)
+            for h in range(num_half_suits):
+                if s[E.STATUS + h] == UNRESOLVED:
+                    live |= HALF_SUIT_MASKS[layout, h]
+                elif resolved_before[h] == 0:
+                    resolved_before[h] = 1
+                    if s[E.STATUS + h] not in (0, 1, VOID):
+                        violations += 1
+            if s[E.PHASE] != E.GAME_OVER and (held != live or total != popcount(live)):
+                violations += 1
+        for h in range(num_half_suits):
+            if s[E.STATUS + h] == UNRESOLVED:
+                violations += 1
+        E.returns(s, out)
+        total_return = 0.0
+        for seat in range(s[E.NUM_PLAYERS]):
+            total_return += out[seat]
+            if out[seat] != out[seat & 1]:
+                violations += 1
+        if total_return != 0.0:
+            violations += 1
+    return violations
+
+
+@pytest.mark.parametrize("params", [
+    {}, {"players": 8}, {"players": 4}, {"players": 12}, {"players": 16},
+    {"jokers_ninth_set": True, "major_sets_worth_two": True},
+    {"sevens_removed": True, "misclaim_to_opponents": True, "first_ask_left_of_dealer": True},
+    {"max_asks": 20, "dealer": 3},
+])
+def test_random_play_invariants(params: dict) -> None:
+    game = pyspiel.load_game("cardlab_literature", params)
+    assert _invariant_violations(game.initial_array, 300, make_stream(11)) == 0
+
+
+def test_batched_random_games_score_every_half_suit_once() -> None:
+    game = pyspiel.load_game("cardlab_literature")
+    results = np.zeros((500, 4), dtype=np.int64)
+    steps = E.play_random_games(game.initial_array, 500, make_stream(3), results)
+    assert steps > 500 * 48
+    assert np.all(results[:, 0] + results[:, 1] + results[:, 3] == 8)  # scored or void
+
+
+def test_engine_and_wrapper_agree_on_2000_games() -> None:
+    """The same actions give the same legal sets, strings and returns through both faces."""
+    game = pyspiel.load_game("cardlab_literature")
+    rng = np.random.default_rng(5)
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    returns = np.zeros(6)
+    for _ in range(2000):
+        state = game.new_initial_state()
+        array = game.initial_array.copy()
+        while not state.is_terminal():
+            player = state.current_player()
+            n = E.legal_actions(array, legal)
+            wrapper_legal = (
+                [a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                else state.legal_actions()
+            )
+            assert wrapper_legal == legal[:n].tolist()
+            assert player == E.current_player(array)
+            action = wrapper_legal[rng.integers(len(wrapper_legal))]
+            assert state.action_to_string(player, action) == action_to_string(player, action)
+            state.apply_action(action)
+            E.apply_action(array, action)
+        E.returns(array, returns)
+        assert state.returns() == returns.tolist()
+        assert np.array_equal(state.array, array)
+
+
+def test_openspiel_random_sim_with_serialization() -> None:
+    for params in ({}, {"players": 8}):
+        game = pyspiel.load_game("cardlab_literature", params)
+        pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_clone_and_serialize_keep_the_array() -> None:
+    game = pyspiel.load_game("cardlab_literature")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    state.apply_action(state.legal_actions()[0])
+    copy = game.deserialize_state(state.serialize())
+    assert np.array_equal(copy.array, state.array) and copy.history() == state.history()
+    clone = state.clone()
+    assert np.array_equal(clone.array, state.array) and str(clone) == str(state)
