@@ -19,22 +19,33 @@ import pyspiel
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
 from cardlab.core.rng import make_stream
 
+Pieces = tuple[tuple[str, int], ...]
+
 
 @dataclass(frozen=True)
 class GameView:
     """How a game's state looks to its players: as text, as tensors, and as worlds to imagine.
 
     ``describe(array, player, perfect_recall)`` renders what ``player`` sees
-    (everything when ``player`` is None); ``observation`` is the game's tensor
-    module (``OBSERVATION_PIECES``, ``INFORMATION_STATE_EXTRA``, the two sizes
-    and the numba ``encode(array, player, perfect_recall, out)``);
-    ``resample_hidden_hands(array, seat, stream)`` is the numba kernel that
-    draws a world ``seat`` cannot tell from this one.
+    (everything when ``player`` is None); ``tensor_pieces(num_players,
+    perfect_recall)`` names the parts of the tensor and their sizes, which the
+    numba kernel ``encode(array, player, perfect_recall, out)`` fills;
+    ``resample(array, seat, stream)`` draws a world ``seat`` cannot tell from
+    this one (each game's engine documents what its sampler keeps).
     """
 
     describe: Callable[[np.ndarray, int | None, bool], str]
-    observation: ModuleType
-    resample_hidden_hands: Callable
+    tensor_pieces: Callable[[int, bool], Pieces]
+    encode: Callable
+    resample: Callable[[np.ndarray, int, np.ndarray], np.ndarray]
+
+    @staticmethod
+    def fixed_pieces(observation: ModuleType) -> Callable[[int, bool], Pieces]:
+        """``tensor_pieces`` for a module with ``OBSERVATION_PIECES`` and ``INFORMATION_STATE_EXTRA``."""
+        def pieces(num_players: int, perfect_recall: bool) -> Pieces:
+            extra = observation.INFORMATION_STATE_EXTRA if perfect_recall else ()
+            return tuple(observation.OBSERVATION_PIECES) + tuple(extra)
+        return pieces
 
 
 class EngineState(pyspiel.State):
@@ -119,7 +130,7 @@ class EngineState(pyspiel.State):
         """
         seat = self.engine.check_seat(player_id)
         seed = int(probability_sampler() * 2**53)
-        return self.with_array(self.view.resample_hidden_hands(self.array, seat, make_stream(seed)))
+        return self.with_array(self.view.resample(self.array, seat, make_stream(seed)))
 
     def information_state_string(self, player: int | None = None) -> str:
         return self.view.describe(self.array, self._seat(player), True)
@@ -137,10 +148,9 @@ class EngineState(pyspiel.State):
         return self.engine.check_seat(self._player if player is None else player)
 
     def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
-        module = self.view.observation
-        size = module.INFORMATION_STATE_SIZE if perfect_recall else module.OBSERVATION_SIZE
-        out = np.zeros(size, dtype=np.float32)
-        module.encode(self.array, self._seat(player), perfect_recall, out)
+        pieces = self.view.tensor_pieces(self.engine.num_players, perfect_recall)
+        out = np.zeros(sum(size for _, size in pieces), dtype=np.float32)
+        self.view.encode(self.array, self._seat(player), perfect_recall, out)
         return out.tolist()
 
     def __str__(self) -> str:
@@ -165,14 +175,13 @@ class EngineState(pyspiel.State):
 class EngineObserver:
     """OpenSpiel observer (``open_spiel/python/observation.py``) over a game's numba encoder."""
 
-    def __init__(self, game_name: str, view: GameView, iig_obs_type, params):
+    def __init__(self, game: pyspiel.Game, view: GameView, iig_obs_type, params):
         if params:
-            raise ValueError(f"{game_name}: observation parameters not supported, got {params}")
+            raise ValueError(f"{game.get_type().short_name}: observation parameters not supported, "
+                             f"got {params}")
         self.view = view
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        module = view.observation
-        pieces = module.OBSERVATION_PIECES + (
-            module.INFORMATION_STATE_EXTRA if self.perfect_recall else ())
+        pieces = view.tensor_pieces(game.num_players(), self.perfect_recall)
         self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
         self.dict = {}
         index = 0
@@ -181,7 +190,7 @@ class EngineObserver:
             index += size
 
     def set_from(self, state: EngineState, player: int) -> None:
-        self.view.observation.encode(state.array, player, self.perfect_recall, self.tensor)
+        self.view.encode(state.array, player, self.perfect_recall, self.tensor)
 
     def string_from(self, state: EngineState, player: int) -> str:
         return self.view.describe(state.array, player, self.perfect_recall)

@@ -137,7 +137,7 @@ class KaiserGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
         iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return EngineObserver(GAME_NAME, KaiserState.view, iig_obs_type, params)
+        return EngineObserver(self, KaiserState.view, iig_obs_type, params)
 
 
 class KaiserState(EngineState):
@@ -233,7 +233,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
-KaiserState.view = GameView(describe, observation, E.resample_hidden_hands)
+KaiserState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
+                            E.resample_hidden_hands)
 
 pyspiel.register_game(GAME_TYPE, KaiserGame)
 

@@ -15,8 +15,7 @@ import pyspiel
 
 from cardlab.core.cards import card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
-from cardlab.core.openspiel import EngineState, checked_parameters
-from cardlab.core.rng import make_stream
+from cardlab.core.openspiel import EngineObserver, EngineState, GameView, checked_parameters
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature import observation
@@ -178,12 +177,9 @@ class LiteratureGame(pyspiel.Game):
     def new_initial_state(self) -> LiteratureState:
         return LiteratureState(self, self.initial_array.copy())
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> LiteratureObserver:
-        return LiteratureObserver(
-            self.parameters["players"],
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False),
-            params,
-        )
+    def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
+        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        return EngineObserver(self, LiteratureState.view, iig_obs_type, params)
 
 
 class LiteratureState(EngineState):
@@ -192,54 +188,6 @@ class LiteratureState(EngineState):
     @property
     def engine(self) -> Engine:
         return literature_engine(int(self.array[E.NUM_PLAYERS]))
-
-    def resample_from_infostate(self, player_id: int, probability_sampler) -> LiteratureState:
-        """A world ``player_id`` cannot tell apart from this one.
-
-        The other hands are redrawn to meet every hard constraint the player
-        knows (hand sizes, placed cards, absences, half-suit minimums), and a
-        draw is kept only if the whole event log could have been played with it
-        (:func:`cardlab.games.literature.engine.resample_hidden_hands`). Raises
-        ``RuntimeError`` rather than return a world that breaks a constraint.
-        """
-        seat = self.engine.check_seat(player_id)
-        seed = int(probability_sampler() * 2**53)
-        world, draws = E.resample_hidden_hands(self.array, seat, make_stream(seed),
-                                               MAX_RESAMPLE_DRAWS)
-        if draws < 0:
-            raise RuntimeError(
-                f"{GAME_NAME}: no deal fits player {seat}'s knowledge; the state is inconsistent"
-            )
-        if draws == 0:
-            raise RuntimeError(
-                f"{GAME_NAME}: {MAX_RESAMPLE_DRAWS} drawn deals all contradicted the event log"
-            )
-        return self.with_array(world)
-
-    def information_state_string(self, player: int | None = None) -> str:
-        player = self.current_player() if player is None else player
-        return describe(self.array, self.engine.check_seat(player), perfect_recall=True)
-
-    def observation_string(self, player: int | None = None) -> str:
-        player = self.current_player() if player is None else player
-        return describe(self.array, self.engine.check_seat(player), perfect_recall=False)
-
-    def information_state_tensor(self, player: int | None = None) -> list[float]:
-        return self._tensor(player, True)
-
-    def observation_tensor(self, player: int | None = None) -> list[float]:
-        return self._tensor(player, False)
-
-    def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
-        player = self.current_player() if player is None else player
-        seat = self.engine.check_seat(player)
-        out = np.zeros(observation.tensor_size(self.engine.num_players, perfect_recall),
-                       dtype=np.float32)
-        observation.encode(self.array, seat, perfect_recall, out)
-        return out.tolist()
-
-    def __str__(self) -> str:
-        return describe(self.array, None, perfect_recall=True)
 
 
 def _status_text(status: int) -> str:
@@ -325,29 +273,32 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
-class LiteratureObserver:
-    """OpenSpiel observer (see ``open_spiel/python/observation.py``) over the numba encoder."""
+def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
+    """A world ``seat`` cannot tell apart from ``array``.
 
-    def __init__(self, num_players: int, iig_obs_type, params):
-        if params:
-            raise ValueError(f"{GAME_NAME}: observation parameters not supported, got {params}")
-        self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        pieces = observation.observation_pieces(num_players)
-        if self.perfect_recall:
-            pieces += observation.information_state_extra(num_players)
-        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size in pieces:
-            self.dict[name] = self.tensor[index:index + size]
-            index += size
+    The other hands are redrawn to meet every hard constraint the player knows
+    (hand sizes, placed cards, absences, half-suit minimums), and a draw is kept
+    only if the whole event log could have been played with it
+    (:func:`cardlab.games.literature.engine.resample_hidden_hands`). Raises
+    ``RuntimeError`` rather than return a world that breaks a constraint.
+    """
+    world, draws = E.resample_hidden_hands(array, seat, stream, MAX_RESAMPLE_DRAWS)
+    if draws < 0:
+        raise RuntimeError(f"{GAME_NAME}: no deal fits player {seat}'s knowledge; "
+                           "the state is inconsistent")
+    if draws == 0:
+        raise RuntimeError(f"{GAME_NAME}: {MAX_RESAMPLE_DRAWS} drawn deals all contradicted the event log")
+    return world
 
-    def set_from(self, state: LiteratureState, player: int) -> None:
-        observation.encode(state.array, player, self.perfect_recall, self.tensor)
 
-    def string_from(self, state: LiteratureState, player: int) -> str:
-        return describe(state.array, player, self.perfect_recall)
+def tensor_pieces(num_players: int, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    pieces = observation.observation_pieces(num_players)
+    if perfect_recall:
+        pieces += observation.information_state_extra(num_players)
+    return tuple(pieces)
 
+
+LiteratureState.view = GameView(describe, tensor_pieces, observation.encode, resample)
 
 pyspiel.register_game(GAME_TYPE, LiteratureGame)
 

@@ -182,7 +182,7 @@ class TwentyEightGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
         iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return EngineObserver(GAME_NAME, TwentyEightState.view, iig_obs_type, params)
+        return EngineObserver(self, TwentyEightState.view, iig_obs_type, params)
 
 
 class TwentyEightState(EngineState):
@@ -296,7 +296,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
-TwentyEightState.view = GameView(describe, observation, E.resample_hidden_hands)
+TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
+                                 E.resample_hidden_hands)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 
