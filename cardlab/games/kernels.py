@@ -16,13 +16,19 @@ from numba import njit
 from cardlab.core.rng import random_below
 from cardlab.games.kaiser import engine as kaiser_engine
 from cardlab.games.kaiser import strategy as kaiser_strategy
+from cardlab.games.literature import engine as literature_engine
+from cardlab.games.literature import strategy as literature_strategy
+from cardlab.games.literature.rules import HALF_SUIT_VALUES
 from cardlab.games.twenty_eight import engine as twenty_eight_engine
 from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
 KAISER = 0
 TWENTY_EIGHT = 1
 LITERATURE = 2
-GAME_IDS = {"cardlab_kaiser": KAISER, "cardlab_twenty_eight": TWENTY_EIGHT}
+GAME_IDS = {"cardlab_kaiser": KAISER, "cardlab_twenty_eight": TWENTY_EIGHT,
+            "cardlab_literature": LITERATURE}
+#: Literature's sampler keeps the first of this many drawn deals that fits the event log.
+LITERATURE_RESAMPLE_DRAWS = 10_000
 #: Edge id for a choice the observer cannot see (every action id is below it).
 HIDDEN_ACTION = 4095
 #: The largest number of legal actions any state of any game can have.
@@ -40,6 +46,8 @@ def game_id(game_name: str) -> int:
 def current_player(game, s):
     if game == TWENTY_EIGHT:
         return twenty_eight_engine.current_player(s)
+    if game == LITERATURE:
+        return literature_engine.current_player(s)
     return kaiser_engine.current_player(s)
 
 
@@ -47,6 +55,8 @@ def current_player(game, s):
 def legal_actions(game, s, out):
     if game == TWENTY_EIGHT:
         return twenty_eight_engine.legal_actions(s, out)
+    if game == LITERATURE:
+        return literature_engine.legal_actions(s, out)
     return kaiser_engine.legal_actions(s, out)
 
 
@@ -54,6 +64,8 @@ def legal_actions(game, s, out):
 def apply_action(game, s, action):
     if game == TWENTY_EIGHT:
         twenty_eight_engine.apply_action(s, action)
+    elif game == LITERATURE:
+        literature_engine.apply_action(s, action)
     else:
         kaiser_engine.apply_action(s, action)
 
@@ -62,12 +74,16 @@ def apply_action(game, s, action):
 def returns(game, s, out):
     if game == TWENTY_EIGHT:
         twenty_eight_engine.returns(s, out)
+    elif game == LITERATURE:
+        literature_engine.returns(s, out)
     else:
         kaiser_engine.returns(s, out)
 
 
 @njit(cache=True)
 def num_players(game, s):
+    if game == LITERATURE:
+        return s[literature_engine.NUM_PLAYERS]
     return 4
 
 
@@ -76,6 +92,12 @@ def utility_scale(game, s):
     """A bound on |return|, to bring rewards near [-1, 1] for UCB."""
     if game == TWENTY_EIGHT:
         return 4.0  # game points: at most 3 won or 4 lost
+    if game == LITERATURE:  # every half-suit in play, at its value
+        total = 0
+        for h in range(HALF_SUIT_VALUES.shape[1]):
+            if s[literature_engine.STATUS + h] != literature_engine.VOID:
+                total += HALF_SUIT_VALUES[s[literature_engine.MAJOR_SETS_WORTH_TWO], h]
+        return float(total)
     if s[kaiser_engine.MATCH]:
         return 1.0
     return 44.0
@@ -93,6 +115,8 @@ def random_action(game, s, stream, legal):
 def rules_action(game, s, stream):
     if game == TWENTY_EIGHT:
         return twenty_eight_strategy.rules_action(s, stream)
+    if game == LITERATURE:
+        return literature_strategy.rules_action(s, stream)
     return kaiser_strategy.rules_action(s, stream)
 
 
@@ -101,6 +125,11 @@ def resample(game, s, seat, stream):
     """A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler."""
     if game == TWENTY_EIGHT:
         return twenty_eight_engine.resample_hidden_hands(s, seat, stream)
+    if game == LITERATURE:
+        # The sampler can only fail on an inconsistent state; the true hands are then kept.
+        world, _ = literature_engine.resample_hidden_hands(s, seat, stream,
+                                                            LITERATURE_RESAMPLE_DRAWS)
+        return world
     return kaiser_engine.resample_hidden_hands(s, seat, stream)
 
 
@@ -109,6 +138,8 @@ def bidding_mismatches(game, world, observer):
     """Bids by the others in ``world`` that the game's rule-based player would not make."""
     if game == TWENTY_EIGHT:
         return twenty_eight_strategy.bidding_mismatches(world, observer)
+    if game == LITERATURE:
+        return 0  # no bidding: the knowledge constraints already carry what asks reveal
     return kaiser_strategy.bidding_mismatches(world, observer)
 
 
