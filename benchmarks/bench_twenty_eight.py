@@ -2,7 +2,9 @@
 
 (a) ``play_random_hands`` in one numba thread; (b) ``cardlab_twenty_eight``
 driven by the plain Python loop every wrapper benchmark uses (legal actions +
-apply_action, chance through ``chance_outcomes``).
+apply_action, chance through ``chance_outcomes``); beside them, the Kaiser
+issue's reference ceiling (a minimal numba trick-taking loop) and Kaiser's own
+batched kernel, measured in the same run. Target: (a) >= 0.4 x the ceiling.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ import numpy as np
 import pyspiel
 
 import cardlab  # noqa: F401
+from benchmarks.bench_kaiser import minimal_trick_taking
 from benchmarks.common import best_rates, emit, python_random_games
 from cardlab.core.rng import make_stream
+from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.kaiser.game import new_engine_state as kaiser_state
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.game import new_engine_state
 
@@ -24,13 +29,24 @@ def main() -> dict:
     E.play_random_hands(template, 100, stream, results)  # compile (or load the cache)
     game = pyspiel.load_game("cardlab_twenty_eight")
     python_random_games(game, 20)
+    kaiser_template = kaiser_state({})
+    kaiser_results = np.zeros((20_000, 5))
+    kaiser_engine.play_random_hands(kaiser_template, 100, stream, kaiser_results)
+    minimal_trick_taking(10, stream)
     rates = best_rates({
         "numba": lambda: E.play_random_hands(template, 20_000, stream, results) * 0 + 20_000,
         "wrapper": lambda: python_random_games(game, 200),
+        "ceiling": lambda: minimal_trick_taking(20_000, stream) * 0 + 20_000,
+        "kaiser": lambda: kaiser_engine.play_random_hands(kaiser_template, 20_000, stream,
+                                                          kaiser_results) * 0 + 20_000,
     }, repeats=3)
     return emit("twenty_eight_random_hands_per_second", {
         "a_numba_batched": round(rates["numba"]),
         "b_wrapper_python_loop": round(rates["wrapper"]),
+        "kaiser_numba_batched": round(rates["kaiser"]),
+        "reference_ceiling_minimal_trick_taking": round(rates["ceiling"]),
+        "ratio_a_over_ceiling": round(rates["numba"] / rates["ceiling"], 3),
+        "target_ratio_a_over_ceiling": 0.4,
     })
 
 

@@ -29,9 +29,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, has_card, lowest_card, nth_card, popcount
+from cardlab.core.bitboard import (
+    card_bit,
+    cards_in,
+    has_card,
+    lowest_card,
+    nth_card,
+    popcount,
+    write_cards,
+)
 from cardlab.core.cards import SUIT_MASKS, suit_of
-from cardlab.core.dealing import receiving_seat
+from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import random_below, random_unit
 from cardlab.core.sampling import sample_hidden_hands
@@ -270,9 +278,7 @@ def legal_actions(s, out):
     phase = s[PHASE]
     n = 0
     if phase == DEALING:
-        for card in cards_in(undealt_cards(s)):
-            out[n] = card
-            n += 1
+        n = write_cards(undealt_cards(s), out, 0)
     elif phase == BIDDING:
         seat = s[TO_MOVE]
         if s[NUM_BIDS] > 0:  # ruling 1: the opening bidder may not pass
@@ -285,9 +291,7 @@ def legal_actions(s, out):
             out[n] = BID + value
             n += 1
     elif phase == PLACING:
-        for card in cards_in(s[HANDS + s[BIDDER]]):
-            out[n] = card
-            n += 1
+        n = write_cards(s[HANDS + s[BIDDER]], out, 0)
     elif phase == RAISING:
         out[n] = PASS
         n += 1
@@ -296,9 +300,7 @@ def legal_actions(s, out):
             n += 1
     elif phase == PLAYING:
         cards, may_call = play_choices(s, s[TO_MOVE])
-        for card in cards_in(cards):
-            out[n] = card
-            n += 1
+        n = write_cards(cards, out, 0)
         if may_call:
             out[n] = CALL_TRUMP
             n += 1
@@ -596,11 +598,21 @@ def play_random_hands(template, num_hands, stream, results):
     legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
     seat_returns = np.empty(NUM_PLAYERS, dtype=np.float64)
     steps = 0
+    s = template.copy()
     for i in range(num_hands):
-        s = template.copy()
+        s[:] = template
         while s[PHASE] != GAME_OVER:
-            n = legal_actions(s, legal)
-            apply_action(s, legal[random_below(stream, n)])
+            phase = s[PHASE]
+            if phase == DEALING:  # the chance outcomes are the undealt cards: no listing
+                apply_action(s, draw_card(undealt_cards(s), stream))
+            elif phase == PLAYING:  # uniform over the playable cards and, if allowed, the call
+                cards, may_call = play_choices(s, s[TO_MOVE])
+                count = popcount(cards)
+                pick = random_below(stream, count + (1 if may_call else 0))
+                apply_action(s, CALL_TRUMP if pick == count else nth_card(cards, pick))
+            else:
+                n = legal_actions(s, legal)
+                apply_action(s, legal[random_below(stream, n)])
             steps += 1
         returns(s, seat_returns)
         results[i, 0] = seat_returns[0]
