@@ -84,7 +84,7 @@ def calibrate_openspiel(game: pyspiel.Game, time_ms: float) -> int:
 def make_side(kind: str, options: dict):
     def factory(game, seat, seed):
         if kind == "openspiel":
-            return openspiel_ismcts(game, options["openspiel_simulations"], seed)
+            return openspiel_ismcts(game, options["openspiel_simulations"], seed % 2**32)
         if kind == "ismcts":
             return agents.make("ismcts", game, seat, seed, **options["ismcts"])
         return agents.make(kind, game, seat, seed)
