@@ -22,6 +22,32 @@ from cardlab.core.rng import make_stream
 Pieces = tuple[tuple[str, int], ...]
 
 
+def card_game_type(short_name: str, long_name: str, min_players: int, max_players: int,
+                   parameters: Mapping[str, Any]) -> pyspiel.GameType:
+    """The OpenSpiel type every cardlab game shares (contract, "OpenSpiel registration").
+
+    Sequential, explicit stochastic chance (one node per dealt card), imperfect
+    information, zero-sum, terminal rewards, with information-state and
+    observation strings and tensors.
+    """
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max_players,
+        min_num_players=min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(parameters),
+    )
+
+
 @dataclass(frozen=True)
 class GameView:
     """How a game's state looks to its players: as text, as tensors, and as worlds to imagine.

@@ -36,7 +36,7 @@ class ISMCTSBot(pyspiel.Bot):
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, *, simulations: int = 1000,
-                 time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.7,
+                 time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.25,
                  reuse_tree: bool = False, workers: int = 1, debug: bool = False,
                  max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1,
                  widening: float = 1.0):

@@ -14,7 +14,13 @@ import pyspiel
 
 from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
-from cardlab.core.openspiel import EngineObserver, EngineState, GameView, checked_parameters
+from cardlab.core.openspiel import (
+    EngineObserver,
+    EngineState,
+    GameView,
+    card_game_type,
+    checked_parameters,
+)
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation
 from cardlab.games.kaiser.rules import (
@@ -82,22 +88,7 @@ KAISER_ENGINE = Engine(
     action_to_string=action_to_string,
 )
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Kaiser (cardlab)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=NUM_PLAYERS,
-    min_num_players=NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULT_PARAMETERS,
-)
+GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
 
 
 def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:

@@ -15,7 +15,13 @@ import pyspiel
 
 from cardlab.core.cards import card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
-from cardlab.core.openspiel import EngineObserver, EngineState, GameView, checked_parameters
+from cardlab.core.openspiel import (
+    EngineObserver,
+    EngineState,
+    GameView,
+    card_game_type,
+    checked_parameters,
+)
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature import observation
@@ -124,22 +130,7 @@ def literature_engine(num_players: int) -> Engine:
     )
 
 
-GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Literature (cardlab)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=MAX_PLAYERS,
-    min_num_players=4,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=DEFAULT_PARAMETERS,
-)
+GAME_TYPE = card_game_type(GAME_NAME, "Literature (cardlab)", 4, MAX_PLAYERS, DEFAULT_PARAMETERS)
 
 
 def new_engine_state(p: dict[str, Any]) -> np.ndarray:

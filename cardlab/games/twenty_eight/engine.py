@@ -31,7 +31,6 @@ from numba import njit
 
 from cardlab.core.bitboard import (
     card_bit,
-    cards_in,
     has_card,
     lowest_card,
     nth_card,
