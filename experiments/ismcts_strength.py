@@ -40,7 +40,7 @@ class OnlyChoices(pyspiel.Bot):
         self.bot = bot
 
     def restart_at(self, state: pyspiel.State) -> None:
-        self.bot.restart_at(state)
+        pass  # OpenSpiel's Python ISMCTS keeps nothing between games
 
     def step(self, state: pyspiel.State) -> int:
         legal = state.legal_actions()

@@ -23,6 +23,16 @@ from cardlab.core.rng import derive_seed, make_stream, random_below
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]
 
 
+def restart(bot: pyspiel.Bot, state: pyspiel.State) -> None:
+    """Tell ``bot`` a new game starts; bots without ``restart_at`` (OpenSpiel's
+    Python ISMCTS, say) keep no state between games and are left as they are."""
+    try:
+        bot.restart_at(state)
+    except pyspiel.SpielError as error:
+        if "not implemented" not in str(error):
+            raise
+
+
 def play_deal(
     game: pyspiel.Game,
     bots: Sequence[pyspiel.Bot],
@@ -40,7 +50,7 @@ def play_deal(
     stream = make_stream(deal_seed)
     state = game.new_initial_state()
     for bot in bots:
-        bot.restart_at(state)
+        restart(bot, state)
     while not state.is_terminal():
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
