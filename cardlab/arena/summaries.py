@@ -87,3 +87,58 @@ def kaiser_summary(finals: np.ndarray) -> dict[str, pa.Array]:
         "trump": pa.array(trump, pa.string()),
         "team_points": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), 2),
     }
+
+
+@register_summary("cardlab_twenty_eight")
+def twenty_eight_summary(finals: np.ndarray) -> dict[str, pa.Array]:
+    """First-round bidding, the final bidder, bid and trump, the show, outcome, card points."""
+    from cardlab.games.twenty_eight import engine as E
+    from cardlab.games.twenty_eight.rules import BID, PASS, REDEAL
+
+    def bid_name(action: int) -> str:
+        return {PASS: "pass", REDEAL: "redeal"}.get(action, f"bid {action - BID}")
+
+    first_round = [
+        [bid_name(int(a)) for a in row[E.BID_HISTORY:E.BID_HISTORY + row[E.NUM_BIDS]]]
+        for row in finals
+    ]
+    has_bidder = finals[:, E.BIDDER] >= 0
+    suits = np.array(["C", "D", "H", "S", ""], dtype=object)
+    trump = suits[np.where(has_bidder & (finals[:, E.TRUMP] >= 0), finals[:, E.TRUMP], 4)]
+    return {
+        "first_round_bids": pa.array(first_round, pa.list_(pa.string())),
+        "bidder": pa.array(np.where(has_bidder, finals[:, E.BIDDER], -1).astype(np.int8)),
+        "final_bid": pa.array(np.where(has_bidder, finals[:, E.HIGH_BID], -1).astype(np.int8)),
+        "trump": pa.array(trump, pa.string()),
+        "trump_shown_in_trick": pa.array(finals[:, E.SHOWN_IN_TRICK].astype(np.int8)),
+        "outcome": pa.array([E.OUTCOME_NAMES[int(o)] for o in finals[:, E.OUTCOME]], pa.string()),
+        "card_points": pa.FixedSizeListArray.from_arrays(
+            pa.array(finals[:, E.CARD_POINTS_WON:E.CARD_POINTS_WON + 2].astype(np.int16).ravel()), 2),
+    }
+
+
+@register_summary("cardlab_literature")
+def literature_summary(finals: np.ndarray) -> dict[str, pa.Array]:
+    """Every claim (claimant, half-suit, result), each half-suit's fate, asks and scores."""
+    from cardlab.games.literature import engine as E
+    from cardlab.games.literature.rules import half_suit_name
+
+    results = {E.UNRESOLVED: "unresolved", 0: "team 0", 1: "team 1", E.VOID: "void"}
+    claims = []
+    for row in finals:
+        row_claims = []
+        for event in row[E.LOG:E.LOG + row[E.LOG_LENGTH]]:
+            if E.event_kind(event) == E.EVENT_CLAIM:
+                h = int(E.event_target(event))
+                row_claims.append(f"P{E.event_actor(event)} {half_suit_name(h)}: "
+                                  f"{results[int(E.event_status(event))]}")
+        claims.append(row_claims)
+    status = finals[:, E.STATUS:E.STATUS + E.MAX_HALF_SUITS]
+    return {
+        "claims": pa.array(claims, pa.list_(pa.string())),
+        "half_suits": pa.array([[results[int(x)] for x in row] for row in status],
+                               pa.list_(pa.string())),
+        "asks": pa.array(finals[:, E.ASKS].astype(np.int16)),
+        "scores": pa.FixedSizeListArray.from_arrays(
+            pa.array(finals[:, E.SCORES:E.SCORES + 2].astype(np.int16).ravel()), 2),
+    }
