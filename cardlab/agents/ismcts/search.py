@@ -50,6 +50,7 @@ from cardlab.games import kernels
 ROLLOUT_RANDOM = 0
 ROLLOUT_RULES = 1
 ACTION_KEY_SPACE = 4096  # every action id of every game is below this
+MAX_SEATS = 16
 NO_NODE = -1
 
 # Columns of the node table.
@@ -100,9 +101,19 @@ def _slot(keys, key):
     return slot
 
 
+@njit(cache=True, inline="always")
+def edge_key(parent, mover, action):
+    """An edge is an action *of a given player*: who moves next can depend on hidden cards.
+
+    (In Literature a failed ask hands the turn to the target, a successful one
+    keeps it, so one node is reached with different players to move.)
+    """
+    return (parent * MAX_SEATS + mover) * ACTION_KEY_SPACE + action
+
+
 @njit(cache=True)
-def find_child(keys, values, parent, action):
-    slot = _slot(keys, parent * ACTION_KEY_SPACE + action)
+def find_child(keys, values, parent, mover, action):
+    slot = _slot(keys, edge_key(parent, mover, action))
     return values[slot] if keys[slot] != -1 else NO_NODE
 
 
@@ -119,7 +130,7 @@ def add_child(nodes, reward, keys, values, size, parent, action, mover):
     nodes[child, VISITS] = 0
     nodes[child, AVAILABLE] = 0
     reward[child] = 0.0
-    key = parent * ACTION_KEY_SPACE + action
+    key = edge_key(parent, mover, action)
     slot = _slot(keys, key)
     keys[slot] = key
     values[slot] = child
@@ -193,7 +204,7 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
                     distinct += 1
             if distinct == 1 and n > 1:
                 action = policy_action(game, world, rollout, stream, legal)
-                child = find_child(keys, values, node, observed[0])
+                child = find_child(keys, values, node, player, observed[0])
                 if child == NO_NODE and not expanded:
                     child = add_child(nodes, reward, keys, values, size, node, observed[0], player)
                     expanded = True
@@ -208,7 +219,7 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
             # Availability counts, and the legal actions not yet in the tree.
             unexpanded = 0
             for i in range(n):
-                children[i] = find_child(keys, values, node, observed[i])
+                children[i] = find_child(keys, values, node, player, observed[i])
                 if children[i] == NO_NODE:
                     unexpanded += 1
                 else:
@@ -287,7 +298,7 @@ def root_statistics(game, root_state, searcher, root, nodes, keys, values, out_v
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, root_state, legal)
     for i in range(n):
-        child = find_child(keys, values, root,
+        child = find_child(keys, values, root, searcher,
                            kernels.observed_action(game, root_state, legal[i], searcher))
         out_visits[i] = nodes[child, VISITS] if child != NO_NODE else 0
     return n
@@ -305,7 +316,7 @@ def descend(game, state_before, actions, searcher, root, keys, values):
     for action in actions:
         player = kernels.current_player(game, world)
         if player != -1:
-            node = find_child(keys, values, node,
+            node = find_child(keys, values, node, player,
                               kernels.observed_action(game, world, action, searcher))
             if node == NO_NODE:
                 return NO_NODE
