@@ -198,6 +198,23 @@ class EngineState(pyspiel.State):
         return copy
 
 
+class EngineGame(pyspiel.Game):
+    """A pyspiel game whose states are copies of one initial engine array.
+
+    Each game sets ``state_class`` and, in ``__init__``, ``initial_array``.
+    """
+
+    state_class: type[EngineState]
+    initial_array: np.ndarray
+
+    def new_initial_state(self) -> EngineState:
+        return self.state_class(self, self.initial_array.copy())
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
+        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        return EngineObserver(self, self.state_class.view, iig_obs_type, params)
+
+
 class EngineObserver:
     """OpenSpiel observer (``open_spiel/python/observation.py``) over a game's numba encoder."""
 

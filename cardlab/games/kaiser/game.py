@@ -15,7 +15,7 @@ import pyspiel
 from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
 from cardlab.core.openspiel import (
-    EngineObserver,
+    EngineGame,
     EngineState,
     GameView,
     card_game_type,
@@ -100,7 +100,7 @@ def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:
     )
 
 
-class KaiserGame(pyspiel.Game):
+class KaiserGame(EngineGame):
     """Kaiser, one hand (default) or a match to ``target``."""
 
     def __init__(self, params: dict[str, Any] | None = None):
@@ -123,12 +123,6 @@ class KaiserGame(pyspiel.Game):
         super().__init__(GAME_TYPE, info, params or {})
         self.initial_array = new_engine_state(self.parameters)
 
-    def new_initial_state(self) -> KaiserState:
-        return KaiserState(self, self.initial_array.copy())
-
-    def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
-        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return EngineObserver(self, KaiserState.view, iig_obs_type, params)
 
 
 class KaiserState(EngineState):
@@ -224,6 +218,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
+KaiserGame.state_class = KaiserState
 KaiserState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
                             E.resample_hidden_hands)
 

@@ -16,7 +16,7 @@ import pyspiel
 from cardlab.core.cards import card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
 from cardlab.core.openspiel import (
-    EngineObserver,
+    EngineGame,
     EngineState,
     GameView,
     card_game_type,
@@ -141,7 +141,7 @@ def new_engine_state(p: dict[str, Any]) -> np.ndarray:
     )
 
 
-class LiteratureGame(pyspiel.Game):
+class LiteratureGame(EngineGame):
     """Literature for 4, 6 (default), 8, 12 or 16 players in two alternating teams."""
 
     def __init__(self, params: dict[str, Any] | None = None):
@@ -165,12 +165,6 @@ class LiteratureGame(pyspiel.Game):
         self.engine = literature_engine(p["players"])
         self.initial_array = new_engine_state(p)
 
-    def new_initial_state(self) -> LiteratureState:
-        return LiteratureState(self, self.initial_array.copy())
-
-    def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
-        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return EngineObserver(self, LiteratureState.view, iig_obs_type, params)
 
 
 class LiteratureState(EngineState):
@@ -289,6 +283,7 @@ def tensor_pieces(num_players: int, perfect_recall: bool) -> tuple[tuple[str, in
     return tuple(pieces)
 
 
+LiteratureGame.state_class = LiteratureState
 LiteratureState.view = GameView(describe, tensor_pieces, observation.encode, resample)
 
 pyspiel.register_game(GAME_TYPE, LiteratureGame)

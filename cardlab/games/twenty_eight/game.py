@@ -19,7 +19,7 @@ from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
 from cardlab.core.openspiel import (
-    EngineObserver,
+    EngineGame,
     EngineState,
     GameView,
     card_game_type,
@@ -148,7 +148,7 @@ def deal_chance_actions(
     return stages[0], stages[1]
 
 
-class TwentyEightGame(pyspiel.Game):
+class TwentyEightGame(EngineGame):
     """Twenty-Eight, one hand (hand mode; ``match`` is not supported)."""
 
     def __init__(self, params: dict[str, Any] | None = None):
@@ -168,12 +168,6 @@ class TwentyEightGame(pyspiel.Game):
         super().__init__(GAME_TYPE, info, params or {})
         self.initial_array = new_engine_state(self.parameters)
 
-    def new_initial_state(self) -> TwentyEightState:
-        return TwentyEightState(self, self.initial_array.copy())
-
-    def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
-        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return EngineObserver(self, TwentyEightState.view, iig_obs_type, params)
 
 
 class TwentyEightState(EngineState):
@@ -287,6 +281,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
+TwentyEightGame.state_class = TwentyEightState
 TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
                                  E.resample_hidden_hands)
 
