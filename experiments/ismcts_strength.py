@@ -18,12 +18,13 @@ import argparse
 import json
 import math
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
 import pyspiel
+from tqdm import tqdm
 
 import cardlab  # noqa: F401
 from cardlab import agents
@@ -137,7 +138,11 @@ def main() -> None:
     with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
         jobs = [pool.submit(play_deals, game_name, {}, a, b, args.seed, sides, options)
                 for a, b in bounds]
-        scores = [score for job in jobs for score in job.result()]
+        with tqdm(total=args.deals, desc=f"{args.game}: ismcts vs {args.opponent}",
+                  unit="deal") as progress:
+            for job in as_completed(jobs):
+                progress.update(len(job.result()))
+        scores = [score for job in jobs for score in job.result()]  # in deal order
     scores_array = np.array(scores)
     mean = float(scores_array.mean())
     half = 1.96 * float(scores_array.std(ddof=1)) / math.sqrt(len(scores))
