@@ -30,8 +30,9 @@ class ISMCTSBot(pyspiel.Bot):
     drawn per move and weighted by how well they explain the others' bids
     under the rule-based model; 0 samples uniformly every iteration) and
     ``epsilon`` (the weight factor per unexplained bid), ``widening`` (progressive
-    widening: a node offers ``1 + widening * sqrt(visits)`` actions, the rollout
-    policy's first; 0 offers all at once). With ``simulations``
+    widening: a node offers ``1 + widening * sqrt(visits)`` actions, the
+    rule-based player's first; 0 offers all at once; default per game, see
+    ``search.DEFAULT_WIDENING``). With ``simulations``
     the bot is deterministic for its seed and its ``workers`` count.
     """
 
@@ -39,7 +40,7 @@ class ISMCTSBot(pyspiel.Bot):
                  time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.25,
                  reuse_tree: bool = False, workers: int = 1, debug: bool = False,
                  max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1,
-                 widening: float = 1.0):
+                 widening: float | None = None):
         pyspiel.Bot.__init__(self)
         self.game_id = kernels.game_id(game.get_type().short_name)
         if rollout not in ("rules", "random"):
@@ -56,6 +57,8 @@ class ISMCTSBot(pyspiel.Bot):
             raise ValueError(f"ismcts: world_pool must be an integer >= 0, got {world_pool!r}")
         if not 0.0 < epsilon <= 1.0:
             raise ValueError(f"ismcts: epsilon must be in (0, 1], got {epsilon!r}")
+        if widening is None:
+            widening = float(search.DEFAULT_WIDENING[self.game_id])
         if not widening >= 0:
             raise ValueError(f"ismcts: widening must be >= 0, got {widening!r}")
         self.widening = float(widening)

@@ -22,8 +22,8 @@ chosen by the rollout policy. Chance events below the root (a later deal
 stage) are sampled and merged, the usual single-observer simplification.
 
 With *progressive widening* a node offers only ``1 + widening * sqrt(visits)``
-of its actions, the rollout policy's choice first, so that a budget of a
-thousand simulations is not spread thin over fifteen bids.
+of its actions, the rule-based choice first (whatever the rollout policy), so
+that a budget of a thousand simulations is not spread thin over fifteen bids.
 
 Determinization can also *infer* from the bidding: with a world pool, each
 move first draws a pool of worlds and weights each by ``epsilon ** k``, where
@@ -49,6 +49,10 @@ from cardlab.games import kernels
 
 ROLLOUT_RANDOM = 0
 ROLLOUT_RULES = 1
+#: Progressive widening per game id (Kaiser, Twenty-Eight, Literature), tuned in duplicate
+#: matches against the rule-based players: Literature's dozens of asks need the search to
+#: stay close to the deduction player's choice.
+DEFAULT_WIDENING = np.array([1.0, 1.0, 0.1])
 ACTION_KEY_SPACE = 4096  # every action id of every game is below this
 MAX_SEATS = 16
 NO_NODE = -1
@@ -229,8 +233,8 @@ def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values
                 allowed = 1 + int(widening * math.sqrt(nodes[node, VISITS]))
             if unexpanded > 0 and not expanded and n - unexpanded < allowed:
                 chosen = -1
-                if widening > 0.0:  # the rollout policy's choice comes first
-                    preferred = policy_action(game, world, rollout, stream, legal)
+                if widening > 0.0:  # the rule-based player's choice comes first
+                    preferred = kernels.rules_action(game, world, stream)
                     for i in range(n):
                         if legal[i] == preferred and children[i] == NO_NODE:
                             chosen = i
@@ -330,12 +334,14 @@ def decide(game, state, searcher, simulations, exploration, rollout, world_pool,
     """One complete search from ``state`` and its most visited action: ISMCTS as a kernel.
 
     Allocates its own tree, so compiled tournament loops can call it for any
-    seat of any game.
+    seat of any game. A negative ``widening`` takes the game's default.
     """
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, state, legal)
     if n == 1:
         return legal[0]
+    if widening < 0.0:
+        widening = DEFAULT_WIDENING[game]
     capacity = simulations + 1
     nodes = np.zeros((capacity, NODE_COLUMNS), dtype=np.int64)
     reward = np.zeros(capacity, dtype=np.float64)
