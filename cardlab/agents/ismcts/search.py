@@ -52,7 +52,7 @@ ROLLOUT_RULES = 1
 #: Progressive widening per game id (Kaiser, Twenty-Eight, Literature), tuned in duplicate
 #: matches against the rule-based players: Literature's dozens of asks need the search to
 #: stay close to the deduction player's choice.
-DEFAULT_WIDENING = np.array([1.0, 1.0, 0.1])
+DEFAULT_WIDENING = np.array([1.0, 1.0, 0.05])
 ACTION_KEY_SPACE = 4096  # every action id of every game is below this
 MAX_SEATS = 16
 NO_NODE = -1
