@@ -127,7 +127,8 @@ def main() -> None:
     ismcts_options: dict = {"simulations": args.simulations, "rollout": "rules"}
     options: dict = {"ismcts": ismcts_options, "openspiel_simulations": 0}
     if args.opponent == "openspiel":
-        ismcts_options.update({"time_ms": args.time_ms, "rollout": "rules"})
+        ismcts_options = {"time_ms": args.time_ms, "rollout": "rules"}  # a clock, no count
+        options["ismcts"] = ismcts_options
         options["openspiel_simulations"] = calibrate_openspiel(game, args.time_ms)
     if args.exploration is not None:
         ismcts_options["exploration"] = args.exploration
