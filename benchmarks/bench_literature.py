@@ -6,13 +6,13 @@ per knowledge update, and resampled worlds per second. Prints one JSON object.
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
 import pyspiel
 
 import cardlab  # noqa: F401  (registers the games)
+from benchmarks.common import emit
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
@@ -93,18 +93,16 @@ def resamples_per_second(game: pyspiel.Game, samples: int) -> float:
     return samples / (time.perf_counter() - start)
 
 
-def main() -> None:
+def main() -> dict:
     game = pyspiel.load_game("cardlab_literature")
     game8 = pyspiel.load_game("cardlab_literature", {"players": 8})
-    report = {
-        "game": "cardlab_literature",
+    return emit("literature", {
         "numba_random_games_per_s": round(numba_games_per_second(game, 20_000)),
         "numba_random_games_per_s_8_players": round(numba_games_per_second(game8, 20_000)),
         "wrapper_random_games_per_s": round(wrapper_games_per_second(game, 100), 1),
         "knowledge_update_us": round(knowledge_update_microseconds(game, 300), 2),
         "resamples_per_s": round(resamples_per_second(game, 5_000)),
-    }
-    print(json.dumps(report))
+    })
 
 
 if __name__ == "__main__":
