@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -36,6 +37,20 @@ class Engine:
     returns: Callable
     action_to_string: Callable[[int, int], str]
     advance: Callable | None = None  # optional fused kernel; see ``step``
+
+    @classmethod
+    def from_kernels(cls, kernels: ModuleType, name: str, num_players: int,
+                     num_distinct_actions: int, action_to_string: Callable[[int, int], str],
+                     **extra) -> Engine:
+        """The engine of a game's kernel module (one that follows the layout above)."""
+        return cls(
+            name=name, num_players=num_players, state_size=kernels.STATE_SIZE,
+            max_legal_actions=kernels.MAX_LEGAL_ACTIONS,
+            num_distinct_actions=num_distinct_actions, current_player=kernels.current_player,
+            legal_actions=kernels.legal_actions, apply_action=kernels.apply_action,
+            returns=kernels.returns, action_to_string=action_to_string,
+            advance=getattr(kernels, "advance", None), **extra,
+        )
 
     def check_state(self, state: np.ndarray) -> None:
         if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (

@@ -234,16 +234,6 @@ def random_action(s, stream, legal):
 
 
 @njit(cache=True)
-def is_legal(s, action):
-    out = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
-    n = legal_actions(s, out)
-    for i in range(n):
-        if out[i] == action:
-            return True
-    return False
-
-
-@njit(cache=True)
 def apply_action(s, action):
     """Apply a legal action (chance: the dealt card id)."""
     phase = s[PHASE]

@@ -74,19 +74,8 @@ def action_to_string(player: int, action: int) -> str:
     raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
 
 
-KAISER_ENGINE = Engine(
-    name=GAME_NAME,
-    num_players=NUM_PLAYERS,
-    state_size=E.STATE_SIZE,
-    max_legal_actions=E.MAX_LEGAL_ACTIONS,
-    num_distinct_actions=NUM_DISTINCT_ACTIONS,
-    current_player=E.current_player,
-    legal_actions=E.legal_actions,
-    apply_action=E.apply_action,
-    returns=E.returns,
-    advance=E.advance,
-    action_to_string=action_to_string,
-)
+KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS,
+                                   action_to_string)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
 

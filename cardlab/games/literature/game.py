@@ -116,18 +116,7 @@ def action_to_string(player: int, action: int) -> str:
 @cache
 def literature_engine(num_players: int) -> Engine:
     """The checked Python face of the engine for ``num_players`` seats."""
-    return Engine(
-        name=GAME_NAME,
-        num_players=num_players,
-        state_size=E.STATE_SIZE,
-        max_legal_actions=E.MAX_LEGAL_ACTIONS,
-        num_distinct_actions=NUM_DISTINCT_ACTIONS,
-        current_player=E.current_player,
-        legal_actions=E.legal_actions,
-        apply_action=E.apply_action,
-        returns=E.returns,
-        action_to_string=action_to_string,
-    )
+    return Engine.from_kernels(E, GAME_NAME, num_players, NUM_DISTINCT_ACTIONS, action_to_string)
 
 
 GAME_TYPE = card_game_type(GAME_NAME, "Literature (cardlab)", 4, MAX_PLAYERS, DEFAULT_PARAMETERS)

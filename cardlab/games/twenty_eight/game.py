@@ -99,19 +99,8 @@ class TwentyEightEngine(Engine):
         return f"{self.name}: illegal action {described} for {who}; legal actions: [{choices}]"
 
 
-TWENTY_EIGHT_ENGINE = TwentyEightEngine(
-    name=GAME_NAME,
-    num_players=NUM_PLAYERS,
-    state_size=E.STATE_SIZE,
-    max_legal_actions=E.MAX_LEGAL_ACTIONS,
-    num_distinct_actions=NUM_DISTINCT_ACTIONS,
-    current_player=E.current_player,
-    legal_actions=E.legal_actions,
-    apply_action=E.apply_action,
-    returns=E.returns,
-    action_to_string=action_to_string,
-    advance=E.advance,
-)
+TWENTY_EIGHT_ENGINE = TwentyEightEngine.from_kernels(
+    E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS, action_to_string)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Twenty-Eight (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
 
