@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import cards_in
+from cardlab.core.encoding import mark_cards, mark_voids
 from cardlab.games.kaiser import engine as E
 
 NUM_CARDS = 52
@@ -46,8 +46,7 @@ def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
     o = 0
-    for card in cards_in(s[E.HANDS + player]):
-        out[o + card] = 1.0
+    mark_cards(out, o, s[E.HANDS + player])
     o += NUM_CARDS
     # Cards each seat has played this hand, and the current trick.
     for trick in range(8):
@@ -81,12 +80,7 @@ def encode(s, player, perfect_recall, out):
     if s[E.PHASE] == E.PLAYING:
         out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
     o += 5
-    for seat in range(4):
-        relative = (seat - player) % 4
-        for suit in range(4):
-            if (s[E.VOIDS + seat] >> suit) & 1:
-                out[o + 4 * relative + suit] = 1.0
-    o += 16
+    o = mark_voids(out, o, s, E.VOIDS, player, 4)
     out[o + (s[E.DEALER] - player) % 4] = 1.0
     o += 4
     if s[E.PHASE] != E.DEALING and s[E.PHASE] != E.GAME_OVER:
@@ -113,8 +107,7 @@ def encode(s, player, perfect_recall, out):
             card = s[E.TRICK_HISTORY + 4 * trick + position]
             if card >= 0 and (leader + position) % 4 == player:
                 dealt |= np.int64(1) << card
-    for card in cards_in(dealt):
-        out[o + card] = 1.0
+    mark_cards(out, o, dealt)
     o += NUM_CARDS
     for trick in range(8):
         leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from cardlab.core.bitboard import cards_in
+from cardlab.core.encoding import mark_cards
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import CARDS_PER_HALF_SUIT, MAX_HALF_SUITS
@@ -65,8 +66,7 @@ def encode(s, player, perfect_recall, out):
     n = s[E.NUM_PLAYERS]
     view = E.private_knowledge(s, player)
     o = 0
-    for card in cards_in(s[E.HANDS + player]):
-        out[o + card] = 1.0
+    mark_cards(out, o, s[E.HANDS + player])
     o += NUM_CARDS
     for seat in range(n):
         relative = (seat - player) % n
@@ -117,8 +117,7 @@ def encode(s, player, perfect_recall, out):
     o += 1
     if not perfect_recall:
         return
-    for card in cards_in(s[E.DEALT + player]):
-        out[o + card] = 1.0
+    mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
     for i in range(s[E.LOG_LENGTH] - 1, -1, -1):
         event = s[E.LOG + i]

@@ -14,6 +14,7 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in
 from cardlab.core.cards import suit_of
+from cardlab.core.encoding import mark_cards, mark_voids
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.rules import BID, MAX_BID, MIN_BID, PASS, SECOND_ROUND_MIN
 
@@ -86,8 +87,7 @@ def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
     o = 0
-    for card in cards_in(s[E.HANDS + player]):
-        out[o + card] = 1.0
+    mark_cards(out, o, s[E.HANDS + player])
     o += NUM_CARDS
     if knows_indicator(s, player):
         out[o + s[E.INDICATOR]] = 1.0
@@ -127,12 +127,7 @@ def encode(s, player, perfect_recall, out):
     for speaker in range(2):
         out[o + speaker * RAISE_SLOTS + _raise_slot(s[E.RAISES + speaker])] = 1.0
     o += 2 * RAISE_SLOTS
-    for seat in range(4):
-        relative = (seat - player) % 4
-        for suit in range(4):
-            if (s[E.VOIDS + seat] >> suit) & 1:
-                out[o + 4 * relative + suit] = 1.0
-    o += 16
+    o = mark_voids(out, o, s, E.VOIDS, player, 4)
     out[o + (s[E.DEALER] - player) % 4] = 1.0
     o += 4
     if s[E.PHASE] != E.DEALING and s[E.PHASE] != E.GAME_OVER:
@@ -156,14 +151,11 @@ def encode(s, player, perfect_recall, out):
     o += 4
     if not perfect_recall:
         return
-    for card in cards_in(s[E.FIRST_FOUR + player]):
-        out[o + card] = 1.0
+    mark_cards(out, o, s[E.FIRST_FOUR + player])
     o += NUM_CARDS
-    for card in cards_in(s[E.DEALT + player]):
-        out[o + card] = 1.0
+    mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    for card in cards_in(own_indicators(s, player)):
-        out[o + card] = 1.0
+    mark_cards(out, o, own_indicators(s, player))
     o += NUM_CARDS
     for i in range(s[E.NUM_BIDS]):
         out[o + i * (BID_SLOTS - 1) + _bid_slot(s[E.BID_HISTORY + i]) - 1] = 1.0
