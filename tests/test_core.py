@@ -91,6 +91,8 @@ def _brute_force_deals(unseen_cards, may_hold, sizes):
         ([0b1111111, 0b1110011, 0b0001111], [3, 2, 2]),
         ([0b1111111, 0b1111111, 0b1111111], [1, 4, 2]),
         ([0b0000111, 0b1111000, 0b1111111], [2, 3, 2]),
+        # four seats; classes whose lowest seat is not seat 0 and one seat-3-only card
+        ([0b0000011, 0b0111100, 0b0111111, 0b1111110], [1, 2, 2, 2]),
     ],
 )
 def test_hidden_hand_sampler_is_exactly_uniform(may_hold, sizes):
@@ -98,7 +100,7 @@ def test_hidden_hand_sampler_is_exactly_uniform(may_hold, sizes):
     may = np.array(may_hold, dtype=np.int64)
     size = np.array(sizes, dtype=np.int64)
     expected = _brute_force_deals(list(range(7)), may_hold, sizes)
-    out = np.zeros(3, dtype=np.int64)
+    out = np.zeros(len(sizes), dtype=np.int64)
     stream = make_stream(11)
     draws = 200 * len(expected)
     counts = collections.Counter()
@@ -117,3 +119,11 @@ def test_hidden_hand_sampler_reports_impossible_constraints():
     may = np.array([0b01, 0b01], dtype=np.int64)  # nobody may hold card 1
     total = sample_hidden_hands(0b11, may, np.array([1, 1], dtype=np.int64), make_stream(1), out)
     assert total == 0.0 and out.tolist() == [0, 0]
+
+
+def test_derive_seed_takes_any_64_bit_seed_in_any_order():
+    """numba once matched a seed above 2**63 to an int64 specialization and overflowed."""
+    small = derive_seed(5, 0)
+    big = derive_seed(2**63 + 5, 0)
+    assert derive_seed(5, 0) == small and derive_seed(2**63 + 5, 0) == big
+    assert derive_seed(np.uint64(2**63 + 5), 0) == big

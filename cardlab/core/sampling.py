@@ -41,8 +41,41 @@ def _split_weight(splits, count):
 
 
 @njit(cache=True)
+def _class_seats(pattern, num_seats, seats_in_class):
+    """Mark in ``seats_in_class`` the seats of ``pattern`` but its lowest; return that lowest.
+
+    The lowest seat (the *lead*) takes whatever its class's split leaves over,
+    so only the other seats are enumerated.
+    """
+    lead = -1
+    for i in range(num_seats):
+        in_class = (pattern >> i) & 1 == 1
+        if in_class and lead < 0:
+            lead = i
+            in_class = False
+        seats_in_class[i] = in_class
+    return lead
+
+
+@njit(cache=True)
+def _complete_split(split, limits, lead, count, num_seats):
+    """Give the lead seat what the other seats leave of ``count``; False if it cannot take it."""
+    rest = count
+    for i in range(num_seats):
+        if i != lead:
+            rest -= split[i]
+    split[lead] = rest
+    return 0 <= rest <= limits[lead]
+
+
+@njit(cache=True)
 def _next_split(split, limits, seats_in_class, num_seats):
-    """Odometer step over split vectors (only class seats move); False when done."""
+    """Odometer step over split vectors (only class seats move); False when done.
+
+    Enumerating all seats but the lead (the first seat moving fastest) visits the
+    valid splits in the same order as enumerating every seat and keeping those
+    that sum to the class size, so draws do not depend on this shortcut.
+    """
     for i in range(num_seats):
         if not seats_in_class[i]:
             continue
@@ -93,8 +126,7 @@ def sample_hidden_hands(unseen, may_hold, hand_sizes, stream, out_hands):
     for c in range(num_classes):
         pattern = patterns[c]
         count = popcount(class_masks[pattern])
-        for i in range(num_seats):
-            seats_in_class[i] = (pattern >> i) & 1
+        lead = _class_seats(pattern, num_seats, seats_in_class)
         for state in range(num_states):
             if ways[c, state] == 0.0:
                 continue
@@ -102,12 +134,10 @@ def sample_hidden_hands(unseen, may_hold, hand_sizes, stream, out_hands):
                 remaining[i] = (state // radix[i]) % (hand_sizes[i] + 1)
                 split[i] = 0
             while True:
-                total = 0
-                offset = 0
-                for i in range(num_seats):
-                    total += split[i]
-                    offset += split[i] * radix[i]
-                if total == count:
+                if _complete_split(split, remaining, lead, count, num_seats):
+                    offset = 0
+                    for i in range(num_seats):
+                        offset += split[i] * radix[i]
                     ways[c + 1, state - offset] += ways[c, state] * _split_weight(split, count)
                 if not _next_split(split, remaining, seats_in_class, num_seats):
                     break
@@ -116,26 +146,24 @@ def sample_hidden_hands(unseen, may_hold, hand_sizes, stream, out_hands):
         return 0.0
     # Backward draw: pick each class's split in proportion to its completions.
     state = 0
+    limits = np.zeros(num_seats, dtype=np.int64)
+    chosen = np.zeros(num_seats, dtype=np.int64)
     for c in range(num_classes - 1, -1, -1):
         pattern = patterns[c]
         count = popcount(class_masks[pattern])
+        lead = _class_seats(pattern, num_seats, seats_in_class)
         for i in range(num_seats):
-            seats_in_class[i] = (pattern >> i) & 1
             split[i] = 0
+            limits[i] = hand_sizes[i] - (state // radix[i]) % (hand_sizes[i] + 1)
         target = random_unit(stream) * ways[c + 1, state]
         chosen_offset = -1
-        limits = np.zeros(num_seats, dtype=np.int64)
-        for i in range(num_seats):
-            limits[i] = hand_sizes[i] - (state // radix[i]) % (hand_sizes[i] + 1)
         last_offset = -1
-        chosen = np.zeros(num_seats, dtype=np.int64)
         while True:
-            total = 0
+            valid = _complete_split(split, limits, lead, count, num_seats)
             offset = 0
             for i in range(num_seats):
-                total += split[i]
                 offset += split[i] * radix[i]
-            if total == count and state + offset < num_states:
+            if valid and state + offset < num_states:
                 weight = ways[c, state + offset] * _split_weight(split, count)
                 if weight > 0.0:
                     last_offset = offset
