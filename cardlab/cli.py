@@ -93,6 +93,9 @@ def command_demo(args: argparse.Namespace) -> None:
     from cardlab.arena import play_duplicate_match
 
     game = load(args.game, parse_params(args.param))
+    if args.seed < 0 or args.deals < 1:
+        raise CliError(f"demo needs a non-negative seed and a positive deal count, got seed "
+                       f"{args.seed} and {args.deals} deals")
 
     def factory(name: str):
         return lambda g, seat, seed: agents.make(name, g, seat, seed)

@@ -118,6 +118,8 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=1000)
     parser.add_argument("--time-ms", type=float, default=20.0)
     parser.add_argument("--exploration", type=float, default=None)
+    parser.add_argument("--widening", type=float, default=None)
+    parser.add_argument("--rollout-depth", type=int, default=None)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default=None)
@@ -130,8 +132,9 @@ def main() -> None:
         ismcts_options = {"time_ms": args.time_ms, "rollout": "rules"}  # a clock, no count
         options["ismcts"] = ismcts_options
         options["openspiel_simulations"] = calibrate_openspiel(game, args.time_ms)
-    if args.exploration is not None:
-        ismcts_options["exploration"] = args.exploration
+    for option in ("exploration", "widening", "rollout_depth"):
+        if getattr(args, option) is not None:
+            ismcts_options[option] = getattr(args, option)
     sides = ("ismcts", args.opponent)
     chunk = max(1, math.ceil(args.deals / (8 * args.workers)))
     bounds = [(i, min(i + chunk, args.deals)) for i in range(0, args.deals, chunk)]

@@ -120,3 +120,39 @@ def test_bad_options_are_rejected():
         agents.make("ismcts", game, 0, rollout="smart")
     with pytest.raises(ValueError, match="simulations"):
         agents.make("ismcts", game, 0, simulations=0)
+
+
+def test_rollout_cutoff_needs_a_static_evaluation():
+    with pytest.raises(ValueError, match="static evaluation"):
+        agents.make("ismcts", pyspiel.load_game("cardlab_kaiser"), 0, rollout_depth=10)
+    literature = pyspiel.load_game("cardlab_literature")
+    with pytest.raises(ValueError, match="rollout_depth"):
+        agents.make("ismcts", literature, 0, rollout_depth=-1)
+    bots = [agents.make("ismcts", literature, seat, seed=seat, simulations=40, rollout_depth=5)
+            for seat in range(literature.num_players())]
+    state, returns = play_deal(literature, bots, deal_seed=3)
+    assert state.is_terminal() and sum(returns) == 0
+
+
+def test_naming_a_known_holder_in_a_claim_is_not_searched():
+    """Any other name loses the claim, so the bot names the holder at once, with certainty."""
+    game = pyspiel.load_game("cardlab_literature")
+    rules = [agents.make("rules", game, seat, seed=seat) for seat in range(game.num_players())]
+    stream = np.random.default_rng(2)
+    state = game.new_initial_state()
+    forced_seen = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[stream.integers(len(outcomes))][0])
+            continue
+        player = state.current_player()
+        forced = kernels.dominant_action(kernels.LITERATURE, state.array)
+        if forced >= 0 and len(state.legal_actions()) > 1:
+            bot = agents.make("ismcts", game, player, seed=1, simulations=50)
+            policy, action = bot.step_with_policy(state)
+            assert action == forced and dict(policy)[forced] == 1.0
+            assert bot.last_search == {}  # no search ran
+            forced_seen += 1
+        state.apply_action(rules[player].step(state))
+    assert forced_seen >= 6

@@ -7,8 +7,18 @@ import pyspiel
 import pytest
 
 import cardlab.agents
+from cardlab.core.bitboard import cards_in, popcount
 from cardlab.core.rng import make_stream
-from cardlab.games.literature.strategy import play_against_random, rules_action
+from cardlab.games.literature import engine as E
+from cardlab.games.literature import knowledge as K
+from cardlab.games.literature.rules import ASSIGN, HALF_SUIT_MASKS, PASS_TURN
+from cardlab.games.literature.strategy import (
+    action_scores,
+    certain_assignment,
+    expected_returns,
+    play_against_random,
+    rules_action,
+)
 
 
 @pytest.mark.parametrize("players", [6, 8])
@@ -59,3 +69,94 @@ def test_rules_bot_through_the_agent_registry() -> None:
         else:
             state.apply_action(bots[state.current_player()].step(state))
     assert state.returns()[0] > 0
+
+
+def _decision_states(count: int, seed: int):
+    """Positions of random-ish games (deduction moves mixed with random ones), every seat to move."""
+    game = pyspiel.load_game("cardlab_literature")
+    rng = np.random.default_rng(seed)
+    produced = 0
+    while produced < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and produced < count:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            yield state
+            produced += 1
+            legal = state.legal_actions()
+            action = rules_action(state.array, make_stream(produced))
+            state.apply_action(action if rng.random() < 0.6 else legal[rng.integers(len(legal))])
+
+
+def test_action_scores_rank_the_deduction_players_choice_first() -> None:
+    """Search expands actions by these scores, so they must agree with the player's rules."""
+    checked_kinds = set()
+    for number, state in enumerate(_decision_states(3000, seed=4)):
+        legal = np.array(state.legal_actions(), dtype=np.int64)
+        scores = np.zeros(len(legal))
+        action_scores(state.array, legal, len(legal), scores)
+        choice = rules_action(state.array, make_stream(number))
+        chosen_score = scores[list(legal).index(choice)]
+        assert chosen_score >= scores.max() - 2e-6, (str(state), choice)
+        checked_kinds.add(min(choice // 16, 66))  # asks (<64), claims 64, assigns 65, hand-offs 66
+    assert {64, 65, 66} <= checked_kinds and min(checked_kinds) < 64
+
+
+def test_certain_assignment_names_the_true_holder_and_only_when_known() -> None:
+    found = 0
+    for number, state in enumerate(_decision_states(4000, seed=5)):
+        s = state.array
+        action = certain_assignment(s)
+        if s[E.PHASE] != E.CLAIMING:
+            assert action == -1
+            continue
+        card = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])[s[E.CLAIM_COUNT]]
+        view = E.private_knowledge(s, s[E.TO_MOVE])
+        if K.holder_of(view, card) >= 0 and K.holder_of(view, card) % 2 == s[E.CLAIMANT] % 2:
+            assert action == ASSIGN + E.holder(s, card)  # knowledge is sound: the true holder
+            assert rules_action(s, make_stream(number)) == action
+            found += 1
+        else:
+            assert action == -1
+    assert found > 50
+
+
+def test_handing_the_turn_to_an_opponent_picks_the_fewest_cards() -> None:
+    """Rule 4, at the end: a team without cards names the opponent with least to work with."""
+    checked = 0
+    for number, state in enumerate(_decision_states(6000, seed=6)):
+        s = state.array
+        legal = state.legal_actions()
+        if legal[0] < PASS_TURN or (legal[0] - PASS_TURN) % 2 == s[E.TO_MOVE] % 2:
+            continue
+        fewest = min(popcount(s[E.HANDS + action - PASS_TURN]) for action in legal)
+        choice = rules_action(s, make_stream(number))
+        assert popcount(s[E.HANDS + choice - PASS_TURN]) == fewest
+        checked += 1
+    assert checked > 5
+
+
+def test_expected_returns_are_zero_sum_and_exact_at_the_end() -> None:
+    out = np.zeros(16)
+    returns = np.zeros(16)
+    for state in _decision_states(2000, seed=7):
+        s = state.array
+        expected_returns(s, out)
+        seats = s[E.NUM_PLAYERS]
+        assert np.allclose(out[:seats:2], out[0]) and np.allclose(out[1:seats:2], -out[0])
+        held = sum(HALF_SUIT_MASKS[s[E.LAYOUT], h] != 0 and s[E.STATUS + h] == -1
+                   for h in range(9))
+        assert abs(out[0] - (s[E.SCORES] - s[E.SCORES + 1])) <= held  # each half-suit moves ±1
+    state = pyspiel.load_game("cardlab_literature").new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():  # a whole deduction game: the estimate meets the result
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+        else:
+            state.apply_action(rules_action(state.array, make_stream(1)))
+    expected_returns(state.array, out)
+    E.returns(state.array, returns)
+    assert np.array_equal(out, returns)

@@ -79,7 +79,7 @@ NATIVE_AGENTS: dict[str, NativeAgent] = {
     "ismcts": NativeAgent(
         native.ISMCTS,
         {"simulations": 1000.0, "exploration": 0.25, "rollout": 1.0, "world_pool": 400.0,
-         "epsilon": 0.1, "widening": -1.0},  # widening < 0: the game's default
+         "epsilon": 0.1, "widening": -1.0, "rollout_depth": -1.0},  # < 0: the game's default
         {"rollout": {"random": 0.0, "rules": 1.0}},
     ),
 }

@@ -33,7 +33,8 @@ from cardlab.games import kernels
 # ---- agent kinds -----------------------------------------------------------------
 RANDOM = 0  # uniform over the legal actions; no options
 RULES = 1  # the game's rule-based strategy kernel; no options
-ISMCTS = 2  # numba ISMCTS: simulations, exploration, rollout, world_pool, epsilon, widening
+ISMCTS = 2  # numba ISMCTS: simulations, exploration, rollout, world_pool, epsilon, widening,
+#            rollout_depth
 #: Width of an agent's options row; a kind reads the first few entries it knows.
 MAX_OPTIONS = 8
 
@@ -70,7 +71,7 @@ def agent_action(game, kind, options, s, stream, scratch):
     if kind == ISMCTS:
         return search.decide(game, s, kernels.current_player(game, s), np.int64(options[0]),
                              options[1], np.int64(options[2]), np.int64(options[3]), options[4],
-                             options[5], stream)
+                             options[5], np.int64(options[6]), stream)
     return -1
 
 

@@ -55,7 +55,9 @@ def random_unit(stream):
     return np.float64(next_u64(stream) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+# One explicit signature: a Python int above 2**63 (half of all seeds drawn from a stream)
+# must not meet an (int64, int64) specialization compiled earlier, which cannot hold it.
+@njit("uint64(uint64, int64)", cache=True)
 def derive_seed(seed, index):
     """A seed for sub-stream ``index`` of ``seed``: deal k of a tournament, worker j, ..."""
     return mix64(np.uint64(seed) ^ mix64(np.uint64(index) + _GOLDEN))

@@ -121,6 +121,47 @@ def rules_action(game, s, stream):
 
 
 @njit(cache=True)
+def expansion_scores(game, s, legal, n, out):
+    """The rule-based player's preference for each legal action, into ``out``.
+
+    Returns False for a game whose rule-based player only names its choice
+    (Kaiser, Twenty-Eight): search then tries that choice first, the rest at random.
+    """
+    if game == LITERATURE:
+        literature_strategy.action_scores(s, legal, n, out)
+        return True
+    return False
+
+
+@njit(cache=True)
+def dominant_action(game, s):
+    """An action known to be at least as good as every other for the player to move, or -1.
+
+    Only provable cases: in a Literature claim, naming the seat a card is known
+    to be with (any other name loses the claim).
+    """
+    if game == LITERATURE:
+        return literature_strategy.certain_assignment(s)
+    return -1
+
+
+#: Games whose :func:`static_returns` is defined.
+GAMES_WITH_STATIC_EVALUATION = frozenset({LITERATURE})
+
+
+@njit(cache=True)
+def static_returns(game, s, out):
+    """A heuristic value of a non-terminal ``s`` into ``out``, for cut-off rollouts.
+
+    Returns False for a game without one (the rollout then plays to the end).
+    """
+    if game == LITERATURE:
+        literature_strategy.expected_returns(s, out)
+        return True
+    return False
+
+
+@njit(cache=True)
 def resample(game, s, seat, stream):
     """A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler."""
     if game == TWENTY_EIGHT:

@@ -8,7 +8,7 @@ from cardlab.agents.ismcts.bot import ISMCTSBot
 from cardlab.agents.registry import register, reject_unknown_options
 
 OPTIONS = ("simulations", "time_ms", "rollout", "exploration", "reuse_tree", "workers", "debug",
-           "max_nodes", "world_pool", "epsilon", "widening")
+           "max_nodes", "world_pool", "epsilon", "widening", "rollout_depth")
 
 
 @register("ismcts")

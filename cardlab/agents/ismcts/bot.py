@@ -32,7 +32,10 @@ class ISMCTSBot(pyspiel.Bot):
     ``epsilon`` (the weight factor per unexplained bid), ``widening`` (progressive
     widening: a node offers ``1 + widening * sqrt(visits)`` actions, the
     rule-based player's first; 0 offers all at once; default per game, see
-    ``search.DEFAULT_WIDENING``). With ``simulations``
+    ``search.DEFAULT_WIDENING``), ``rollout_depth`` (stop rollouts after that many
+    moves and score the position with the game's static evaluation; 0 plays to
+    the end; only for games with an evaluation; default per game, see
+    ``search.DEFAULT_ROLLOUT_DEPTH``). With ``simulations``
     the bot is deterministic for its seed and its ``workers`` count.
     """
 
@@ -40,7 +43,7 @@ class ISMCTSBot(pyspiel.Bot):
                  time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.25,
                  reuse_tree: bool = False, workers: int = 1, debug: bool = False,
                  max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1,
-                 widening: float | None = None):
+                 widening: float | None = None, rollout_depth: int | None = None):
         pyspiel.Bot.__init__(self)
         self.game_id = kernels.game_id(game.get_type().short_name)
         if rollout not in ("rules", "random"):
@@ -62,6 +65,14 @@ class ISMCTSBot(pyspiel.Bot):
         if not widening >= 0:
             raise ValueError(f"ismcts: widening must be >= 0, got {widening!r}")
         self.widening = float(widening)
+        if rollout_depth is None:
+            rollout_depth = int(search.DEFAULT_ROLLOUT_DEPTH[self.game_id])
+        if not isinstance(rollout_depth, int) or rollout_depth < 0:
+            raise ValueError(f"ismcts: rollout_depth must be an integer >= 0, got {rollout_depth!r}")
+        if rollout_depth and not search.has_static_evaluation(self.game_id):
+            raise ValueError(f"ismcts: rollout_depth needs a static evaluation, which "
+                             f"{game.get_type().short_name} does not have (use 0)")
+        self.rollout_depth = rollout_depth
         self.world_pool = world_pool
         self.epsilon = float(epsilon)
         self.player = player
@@ -94,6 +105,9 @@ class ISMCTSBot(pyspiel.Bot):
         legal = state.legal_actions()
         if len(legal) == 1:
             return [(legal[0], 1.0)], legal[0]
+        forced = int(kernels.dominant_action(self.game_id, state.array))
+        if forced >= 0:
+            return [(a, float(a == forced)) for a in legal], forced
         move_seed = int(next_u64(self._stream))
         if self.workers > 1:
             visits = self._parallel_visits(state, move_seed)
@@ -118,7 +132,8 @@ class ISMCTSBot(pyspiel.Bot):
             iterations = search.run_iterations(
                 self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
                 tree.keys, tree.values, tree.size, self.simulations, self.exploration,
-                self.rollout, stream, worlds, pool, cumulative, self.widening)
+                self.rollout, stream, worlds, pool, cumulative, self.widening,
+                self.rollout_depth)
         else:
             deadline = start + self.time_ms / 1000.0
             while True:
@@ -126,7 +141,7 @@ class ISMCTSBot(pyspiel.Bot):
                     self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
                     tree.keys, tree.values, tree.size, CHUNK, self.exploration, self.rollout,
                     stream, worlds if iterations == 0 else worlds[:0], pool, cumulative,
-                    self.widening)
+                    self.widening, self.rollout_depth)
                 if time.perf_counter() >= deadline:
                     break
         if self.debug:
@@ -183,7 +198,7 @@ class ISMCTSBot(pyspiel.Bot):
             self._pool.submit(_worker_search, self.game_id, state.array, self.player,
                               int(derive_seed(move_seed, worker)), self.simulations, self.time_ms,
                               self.exploration, self.rollout, self.world_pool, self.epsilon,
-                              self.widening)
+                              self.widening, self.rollout_depth)
             for worker in range(self.workers)
         ]
         return sum(job.result() for job in jobs)
@@ -209,7 +224,7 @@ def make_world_pool(game_id: int, root_state: np.ndarray, searcher: int, stream:
 
 
 def _worker_search(game_id, root_state, searcher, seed, simulations, time_ms, exploration,
-                   rollout, world_pool, epsilon, widening) -> np.ndarray:
+                   rollout, world_pool, epsilon, widening, rollout_depth) -> np.ndarray:
     """One independent search in a worker process; returns the root visit counts."""
     tree = search.Tree(simulations + 1 if time_ms is None else 1_000_000)
     stream = make_stream(seed)
@@ -218,13 +233,13 @@ def _worker_search(game_id, root_state, searcher, seed, simulations, time_ms, ex
     if time_ms is None:
         search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward, tree.keys,
                               tree.values, tree.size, simulations, exploration, rollout, stream,
-                              worlds, pool, cumulative, widening)
+                              worlds, pool, cumulative, widening, rollout_depth)
     else:
         deadline = time.perf_counter() + time_ms / 1000.0
         while time.perf_counter() < deadline:
             search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward,
                                   tree.keys, tree.values, tree.size, CHUNK, exploration, rollout,
-                                  stream, worlds, pool, cumulative, widening)
+                                  stream, worlds, pool, cumulative, widening, rollout_depth)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = search.root_statistics(game_id, root_state, searcher, 0, tree.nodes, tree.keys,
                                tree.values, visits)

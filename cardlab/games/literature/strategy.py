@@ -33,6 +33,7 @@ from cardlab.games.literature.rules import (
     CLAIM,
     HALF_SUIT_MASKS,
     HALF_SUIT_OF,
+    HALF_SUIT_VALUES,
     MAX_HALF_SUITS,
     NUM_HALF_SUITS,
     PASS_TURN,
@@ -99,26 +100,46 @@ def _best_claim(s, view, team, only_sure_team):
 
 
 @njit(cache=True)
+def hand_off_score(s, view, team, receiver):
+    """Rule 4's preference for handing the turn to ``receiver``.
+
+    A teammate scores the cards known to sit with opponents in half-suits he is
+    known to hold (he can ask for them), then his hand size; an opponent scores
+    minus his hand size (the one with least to work with).
+    """
+    if receiver & 1 != team:
+        return -float(view[K.HAND_SIZE + receiver])
+    score = 0.01 * view[K.HAND_SIZE + receiver]
+    for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
+        if view[K.MINIMUM + receiver * MAX_HALF_SUITS + h] > 0:
+            cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
+            score += popcount(cards & _placed_with_team(view, 1 - team))
+    return score
+
+
+@njit(cache=True)
 def _hand_off(s, view, seat, legal, n):
     """Rule 4: the seat to hand the turn to."""
-    team = seat & 1
     best = legal[0]
-    best_score = -1.0
+    best_score = -1e300
     for i in range(n):
-        receiver = legal[i] - PASS_TURN
-        if receiver & 1 == team:
-            # Cards placed with opponents that the teammate may ask for.
-            score = 0.01 * view[K.HAND_SIZE + receiver]
-            for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
-                if view[K.MINIMUM + receiver * MAX_HALF_SUITS + h] > 0:
-                    cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
-                    score += popcount(cards & _placed_with_team(view, 1 - team))
-        else:
-            score = -view[K.HAND_SIZE + receiver]  # the opponent with least to work with
+        score = hand_off_score(s, view, seat & 1, legal[i] - PASS_TURN)
         if score > best_score:
             best = legal[i]
             best_score = score
     return best
+
+
+@njit(cache=True)
+def ask_score(s, view, public, seat, action):
+    """Rule 2's value of an ask: the chance the target holds the card, less a small
+    penalty when the ask tells the table of a half-suit it did not know the asker holds."""
+    target = action // 64
+    card = action % 64
+    score = holding_chance(view, target, card)
+    if public[K.MINIMUM + seat * MAX_HALF_SUITS + HALF_SUIT_OF[s[E.LAYOUT], card]] == 0:
+        score -= REVEAL_PENALTY
+    return score
 
 
 @njit(cache=True)
@@ -158,13 +179,7 @@ def rules_action(s, stream):
         action = legal[i]
         if action >= CLAIM:
             break
-        target = action // 64
-        card = action % 64
-        h = HALF_SUIT_OF[s[E.LAYOUT], card]
-        score = holding_chance(view, target, card)
-        if public[K.MINIMUM + seat * MAX_HALF_SUITS + h] == 0:
-            score -= REVEAL_PENALTY
-        score += 1e-6 * random_unit(stream)  # random tie-break
+        score = ask_score(s, view, public, seat, action) + 1e-6 * random_unit(stream)  # tie-break
         if score > best_score:
             best = action
             best_score = score
@@ -176,6 +191,88 @@ def rules_action(s, stream):
     if best < 0:
         return legal[random_below(stream, n)]
     return best
+
+
+@njit(cache=True)
+def action_scores(s, legal, n, out):
+    """The deduction player's preference for each of the ``n`` legal actions, into ``out``.
+
+    One scale for all its rules, so that search can try actions in the order the
+    player would: a certain claim 2; an ask its rule-2 score (-0.05 to 1); a claim
+    the team surely holds 1 + its naming chance once every ask is hopeless (rule
+    3), any other claim its naming chance - 1; an assignment the chance that the
+    named teammate holds the card; a hand-off its rule-4 score.
+    """
+    seat = s[E.TO_MOVE]
+    team = seat & 1
+    layout = s[E.LAYOUT]
+    view = E.private_knowledge(s, seat)
+    if s[E.PHASE] == E.CLAIMING:
+        card = cards_in(HALF_SUIT_MASKS[layout, s[E.CLAIM_HALF_SUIT]])[s[E.CLAIM_COUNT]]
+        for i in range(n):
+            out[i] = holding_chance(view, legal[i] - ASSIGN, card)
+        return
+    public = E.knowledge_of(s)
+    best_ask = -1.0
+    for i in range(n):
+        action = legal[i]
+        if action >= PASS_TURN:
+            out[i] = hand_off_score(s, view, team, action - PASS_TURN)
+        elif action < CLAIM:
+            out[i] = ask_score(s, view, public, seat, action)
+            best_ask = max(best_ask, out[i])
+    surely_ours = ~K.team_may_hold(view, 1 - team)
+    for i in range(n):
+        action = legal[i]
+        if CLAIM <= action < PASS_TURN:
+            h = action - CLAIM
+            if K.claim_is_certain(view, h, team):
+                out[i] = 2.0
+            elif best_ask <= 1e-5 and HALF_SUIT_MASKS[layout, h] & ~surely_ours == 0:
+                out[i] = 1.0 + naming_chance(view, h, team)
+            else:
+                out[i] = naming_chance(view, h, team) - 1.0
+
+
+@njit(cache=True)
+def certain_assignment(s):
+    """In a claim, the seat the next card is known to be with (as its ASSIGN action), else -1.
+
+    Naming anyone else loses the claim, so search need not consider it.
+    """
+    if s[E.PHASE] != E.CLAIMING:
+        return -1
+    seat = s[E.TO_MOVE]
+    view = E.private_knowledge(s, seat)
+    card = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])[s[E.CLAIM_COUNT]]
+    holder = K.holder_of(view, card)
+    if holder >= 0 and holder & 1 == s[E.CLAIMANT] & 1:
+        return ASSIGN + holder
+    return -1
+
+
+@njit(cache=True)
+def expected_returns(s, out):
+    """A static evaluation for search cut-offs: per-seat returns if every unresolved
+    half-suit went to the teams in proportion to the cards of it they hold.
+
+    Scored half-suits count as they stand. Cards in hand are the truth of a
+    sampled world, so this is a judgement of a determinized position.
+    """
+    layout = s[E.LAYOUT]
+    margin = float(s[E.SCORES] - s[E.SCORES + 1])  # team 0 over team 1
+    if s[E.PHASE] != E.GAME_OVER:
+        even_seats = np.int64(0)
+        for seat in range(0, s[E.NUM_PLAYERS], 2):
+            even_seats |= s[E.HANDS + seat]
+        for h in range(NUM_HALF_SUITS[layout]):
+            if s[E.STATUS + h] != UNRESOLVED:
+                continue
+            cards = HALF_SUIT_MASKS[layout, h]
+            share = popcount(cards & even_seats) / popcount(cards)
+            margin += HALF_SUIT_VALUES[s[E.MAJOR_SETS_WORTH_TWO], h] * (2.0 * share - 1.0)
+    for seat in range(s[E.NUM_PLAYERS]):
+        out[seat] = margin if seat & 1 == 0 else -margin
 
 
 @njit(cache=True)
@@ -195,4 +292,5 @@ def play_against_random(template, num_games, stream, deduction_team, results):
         results[i] = s[E.SCORES + deduction_team] - s[E.SCORES + 1 - deduction_team]
 
 
-__all__ = ["rules_action", "play_against_random", "holding_chance"]
+__all__ = ["rules_action", "play_against_random", "holding_chance", "action_scores",
+           "certain_assignment", "expected_returns"]
