@@ -10,6 +10,13 @@ ISMCTSBot (random rollouts, on the ``cardlab_*`` wrapper) gets the number of
 simulations it completes in that time, measured before the match. Deals are
 split across ``--workers`` processes; the result is the same for any count.
 Writes a JSON summary to ``--out``.
+
+Resuming. While it runs, every finished chunk of deals is saved in
+``<out>.partial.json`` (written atomically). Run the same command again after
+an interruption and only the missing chunks are played (other ``--workers``
+are fine; OpenSpiel's simulation count is taken from the first run, not
+measured again). Other settings, or a corrupt partial file, stop it with a
+one-line error.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from tqdm import tqdm
 import cardlab  # noqa: F401
 from cardlab import agents
 from cardlab.arena import play_deal
+from cardlab.arena.results import ResultsError, write_json_atomically
 from cardlab.cli import GAMES
 from cardlab.core.rng import derive_seed
 
@@ -110,6 +118,31 @@ def play_deals(game_name: str, params: dict, first: int, last: int, seed: int, s
     return scores
 
 
+def read_partial(path: Path, settings: dict) -> dict | None:
+    """The chunks an interrupted run of the same ``settings`` saved in ``path``, or None."""
+    if not path.exists():
+        return None
+    try:
+        saved = json.loads(path.read_text())
+        chunks = saved["chunks"]
+        size = int(saved["chunk_size"])
+        valid = isinstance(chunks, dict) and size > 0 and all(
+            int(first) % size == 0
+            and len(scores) == min(size, settings["deals"] - int(first))
+            and all(isinstance(score, (int, float)) for score in scores)
+            for first, scores in chunks.items())
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise ResultsError(f"{path} is corrupt ({type(error).__name__}: {error}); "
+                           f"delete it to start the match again") from error
+    if not valid:
+        raise ResultsError(f"{path} is corrupt (chunks do not match its chunk size); "
+                           f"delete it to start the match again")
+    if saved.get("settings") != settings:
+        raise ResultsError(f"{path} holds a match with other settings; delete it or choose "
+                           f"another --out")
+    return saved
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="kaiser", choices=sorted(GAMES))
@@ -124,6 +157,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    for name in ("deals", "simulations", "workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.time_ms <= 0:
+        parser.error(f"--time-ms must be positive, got {args.time_ms}")
     game_name = GAMES[args.game]
     game = pyspiel.load_game(game_name)
     ismcts_options: dict = {"simulations": args.simulations, "rollout": "rules"}
@@ -131,22 +169,39 @@ def main() -> None:
     if args.opponent == "openspiel":
         ismcts_options = {"time_ms": args.time_ms, "rollout": "rules"}  # a clock, no count
         options["ismcts"] = ismcts_options
-        options["openspiel_simulations"] = calibrate_openspiel(game, args.time_ms)
     for option in ("exploration", "widening", "rollout_depth"):
         if getattr(args, option) is not None:
             ismcts_options[option] = getattr(args, option)
     sides = ("ismcts", args.opponent)
-    chunk = max(1, math.ceil(args.deals / (8 * args.workers)))
-    bounds = [(i, min(i + chunk, args.deals)) for i in range(0, args.deals, chunk)]
-    start = time.perf_counter()
+    settings = {"game": game_name, "sides": list(sides), "deals": args.deals, "seed": args.seed,
+                "ismcts_options": ismcts_options}
+    partial = Path(f"{args.out}.partial.json") if args.out else None
+    saved = read_partial(partial, settings) if partial else None
+    if saved is None:
+        if args.opponent == "openspiel":
+            options["openspiel_simulations"] = calibrate_openspiel(game, args.time_ms)
+        saved = {"settings": settings, "openspiel_simulations": options["openspiel_simulations"],
+                 "chunk_size": max(1, math.ceil(args.deals / (8 * args.workers))),
+                 "seconds": 0.0, "chunks": {}}
+    options["openspiel_simulations"] = saved["openspiel_simulations"]
+    size = saved["chunk_size"]
+    bounds = [(first, min(first + size, args.deals)) for first in range(0, args.deals, size)
+              if str(first) not in saved["chunks"]]
+    start = time.perf_counter() - saved["seconds"]
+    done = sum(len(scores) for scores in saved["chunks"].values())
     with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
-        jobs = [pool.submit(play_deals, game_name, {}, a, b, args.seed, sides, options)
-                for a, b in bounds]
-        with tqdm(total=args.deals, desc=f"{args.game}: ismcts vs {args.opponent}",
-                  unit="deal") as progress:
+        jobs = {pool.submit(play_deals, game_name, {}, a, b, args.seed, sides, options): a
+                for a, b in bounds}
+        with tqdm(total=args.deals, initial=done, unit="deal",
+                  desc=f"{args.game}: ismcts vs {args.opponent}") as progress:
             for job in as_completed(jobs):
+                saved["chunks"][str(jobs[job])] = job.result()
+                saved["seconds"] = round(time.perf_counter() - start, 1)
+                if partial:
+                    write_json_atomically(partial, saved)
                 progress.update(len(job.result()))
-        scores = [score for job in jobs for score in job.result()]  # in deal order
+    scores = [score for first in sorted(saved["chunks"], key=int)
+              for score in saved["chunks"][first]]  # in deal order
     scores_array = np.array(scores)
     mean = float(scores_array.mean())
     half = 1.96 * float(scores_array.std(ddof=1)) / math.sqrt(len(scores))
@@ -160,12 +215,17 @@ def main() -> None:
         "deals_won_lost_tied": [int((scores_array > 0).sum()), int((scores_array < 0).sum()),
                                 int((scores_array == 0).sum())],
         "seconds": round(time.perf_counter() - start, 1),
+        "scores": [round(float(score), 6) for score in scores],  # per deal, in deal order
     }
-    print(json.dumps(summary, indent=2))
+    print(json.dumps({key: value for key, value in summary.items() if key != "scores"}, indent=2))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(summary, indent=2) + "\n")
+        partial.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ResultsError as error:
+        raise SystemExit(f"error: {error}") from None

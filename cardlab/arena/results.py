@@ -67,9 +67,14 @@ def write_part(directory: Path, chunk: int, table: pa.Table) -> dict[str, Any]:
     return {"file": path.name, "rows": table.num_rows, "sha256": sha256(path)}
 
 
+def write_json_atomically(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON so a kill leaves either the old file or the new one, never half."""
+    text = json.dumps(data, indent=1, sort_keys=False).encode()
+    _atomic_write(Path(path), lambda stream: stream.write(text))
+
+
 def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
-    text = json.dumps(manifest, indent=1, sort_keys=False).encode()
-    _atomic_write(directory / MANIFEST, lambda stream: stream.write(text))
+    write_json_atomically(directory / MANIFEST, manifest)
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:
