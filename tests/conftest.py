@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
+import numpy as np
 import pyspiel
 import pytest
 
@@ -27,6 +30,21 @@ def act(state: pyspiel.State, *moves: str) -> pyspiel.State:
             raise AssertionError(f"{move!r} is not legal for P{player}; legal: {sorted(by_string)}")
         state.apply_action(by_string[move])
     return state
+
+
+def decisions(state: pyspiel.State, rng: np.random.Generator,
+              choose: Callable[[pyspiel.State], int]) -> Iterator[pyspiel.State]:
+    """Play ``state`` out, yielding it at each decision before ``choose`` picks the move.
+
+    Chance outcomes are drawn uniformly with ``rng``; ``state`` is terminal at the end.
+    """
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        yield state
+        state.apply_action(choose(state))
 
 
 @pytest.fixture

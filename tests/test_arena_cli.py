@@ -24,6 +24,9 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
         ("rules,py:no_such_module:make", "cannot import module 'no_such_module'"),
         ("rules,py:cardlab.agents:nothing", "has no function 'nothing'"),
         ("rules", "at least two agents"),
+        # values the compiled loop would take on trust, checked like the registry's bot
+        ("rules,ismcts:simulations=-3", "simulations must be a positive integer"),
+        ("rules,ismcts:rollout_depth=5", "needs a static evaluation"),
     ],
 )
 def test_bad_agent_spec_is_one_line_error(capsys, tmp_path, agents, message):

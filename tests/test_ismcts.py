@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
+from conftest import decisions
 
 from cardlab import agents
 from cardlab.arena import play_deal, play_duplicate_match
@@ -138,21 +139,14 @@ def test_naming_a_known_holder_in_a_claim_is_not_searched():
     """Any other name loses the claim, so the bot names the holder at once, with certainty."""
     game = pyspiel.load_game("cardlab_literature")
     rules = [agents.make("rules", game, seat, seed=seat) for seat in range(game.num_players())]
-    stream = np.random.default_rng(2)
-    state = game.new_initial_state()
     forced_seen = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[stream.integers(len(outcomes))][0])
-            continue
-        player = state.current_player()
+    for state in decisions(game.new_initial_state(), np.random.default_rng(2),
+                           lambda state: rules[state.current_player()].step(state)):
         forced = kernels.dominant_action(kernels.LITERATURE, state.array)
         if forced >= 0 and len(state.legal_actions()) > 1:
-            bot = agents.make("ismcts", game, player, seed=1, simulations=50)
+            bot = agents.make("ismcts", game, state.current_player(), seed=1, simulations=50)
             policy, action = bot.step_with_policy(state)
             assert action == forced and dict(policy)[forced] == 1.0
             assert bot.last_search == {}  # no search ran
             forced_seen += 1
-        state.apply_action(rules[player].step(state))
     assert forced_seen >= 6

@@ -5,13 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
+from conftest import decisions
 
 import cardlab.agents
-from cardlab.core.bitboard import cards_in, popcount
+from cardlab.core.bitboard import popcount
 from cardlab.core.rng import make_stream
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
-from cardlab.games.literature.rules import ASSIGN, HALF_SUIT_MASKS, PASS_TURN
+from cardlab.games.literature.rules import (
+    ASSIGN,
+    HALF_SUIT_VALUES,
+    NUM_HALF_SUITS,
+    PASS_TURN,
+    UNRESOLVED,
+)
 from cardlab.games.literature.strategy import (
     action_scores,
     certain_assignment,
@@ -76,18 +83,18 @@ def _decision_states(count: int, seed: int):
     game = pyspiel.load_game("cardlab_literature")
     rng = np.random.default_rng(seed)
     produced = 0
+
+    def choose(state: pyspiel.State) -> int:
+        legal = state.legal_actions()
+        action = rules_action(state.array, make_stream(produced))
+        return action if rng.random() < 0.6 else legal[rng.integers(len(legal))]
+
     while produced < count:
-        state = game.new_initial_state()
-        while not state.is_terminal() and produced < count:
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
+        for state in decisions(game.new_initial_state(), rng, choose):
             yield state
             produced += 1
-            legal = state.legal_actions()
-            action = rules_action(state.array, make_stream(produced))
-            state.apply_action(action if rng.random() < 0.6 else legal[rng.integers(len(legal))])
+            if produced == count:
+                return
 
 
 def test_action_scores_rank_the_deduction_players_choice_first() -> None:
@@ -112,7 +119,7 @@ def test_certain_assignment_names_the_true_holder_and_only_when_known() -> None:
         if s[E.PHASE] != E.CLAIMING:
             assert action == -1
             continue
-        card = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])[s[E.CLAIM_COUNT]]
+        card = E.card_being_named(s)
         view = E.private_knowledge(s, s[E.TO_MOVE])
         if K.holder_of(view, card) >= 0 and K.holder_of(view, card) % 2 == s[E.CLAIMANT] % 2:
             assert action == ASSIGN + E.holder(s, card)  # knowledge is sound: the true holder
@@ -146,17 +153,13 @@ def test_expected_returns_are_zero_sum_and_exact_at_the_end() -> None:
         expected_returns(s, out)
         seats = s[E.NUM_PLAYERS]
         assert np.allclose(out[:seats:2], out[0]) and np.allclose(out[1:seats:2], -out[0])
-        held = sum(HALF_SUIT_MASKS[s[E.LAYOUT], h] != 0 and s[E.STATUS + h] == -1
-                   for h in range(9))
-        assert abs(out[0] - (s[E.SCORES] - s[E.SCORES + 1])) <= held  # each half-suit moves ±1
+        at_stake = sum(HALF_SUIT_VALUES[s[E.MAJOR_SETS_WORTH_TWO], h]
+                       for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]) if s[E.STATUS + h] == UNRESOLVED)
+        assert abs(out[0] - (s[E.SCORES] - s[E.SCORES + 1])) <= at_stake  # each moves ± its value
     state = pyspiel.load_game("cardlab_literature").new_initial_state()
-    rng = np.random.default_rng(0)
-    while not state.is_terminal():  # a whole deduction game: the estimate meets the result
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-        else:
-            state.apply_action(rules_action(state.array, make_stream(1)))
+    for _ in decisions(state, np.random.default_rng(0),  # a whole deduction game: the estimate
+                       lambda state: rules_action(state.array, make_stream(1))):  # meets the result
+        pass
     expected_returns(state.array, out)
     E.returns(state.array, returns)
     assert np.array_equal(out, returns)

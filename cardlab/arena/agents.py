@@ -233,6 +233,10 @@ def bot_factory(spec: AgentSpec, game: pyspiel.Game) -> Callable[[pyspiel.Game, 
     if is_native(spec, game):
         native_agent = NATIVE_AGENTS[spec.name]
         row = native_agent.options_row(spec.name, spec.options)
+        try:  # the registry's bot checks the option values the compiled loop takes on trust
+            agents.make(spec.name, game, 0, 0, **spec.options)
+        except (ValueError, TypeError) as error:
+            raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
 
         def factory(g: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
             return NativeAgentBot(g, player, seed, native_agent.kind, row)

@@ -297,6 +297,12 @@ def _ask(s, target, card):
 
 
 @njit(cache=True)
+def card_being_named(s):
+    """In a claim, the card whose holder the claimant names next (the half-suit's in rank order)."""
+    return cards_in(HALF_SUIT_MASKS[s[LAYOUT], s[CLAIM_HALF_SUIT]])[s[CLAIM_COUNT]]
+
+
+@njit(cache=True)
 def _assign(s, seat):
     s[CLAIM_SEATS + s[CLAIM_COUNT]] = seat
     s[CLAIM_COUNT] += 1

@@ -158,8 +158,7 @@ def rules_action(s, stream):
     team = seat & 1
     view = E.private_knowledge(s, seat)
     if s[E.PHASE] == E.CLAIMING:
-        h = s[E.CLAIM_HALF_SUIT]
-        card = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], h])[s[E.CLAIM_COUNT]]
+        card = E.card_being_named(s)
         return ASSIGN + likeliest_teammate(view, card, team, s[E.CLAIMANT])
     legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = E.legal_actions(s, legal)
@@ -208,7 +207,7 @@ def action_scores(s, legal, n, out):
     layout = s[E.LAYOUT]
     view = E.private_knowledge(s, seat)
     if s[E.PHASE] == E.CLAIMING:
-        card = cards_in(HALF_SUIT_MASKS[layout, s[E.CLAIM_HALF_SUIT]])[s[E.CLAIM_COUNT]]
+        card = E.card_being_named(s)
         for i in range(n):
             out[i] = holding_chance(view, legal[i] - ASSIGN, card)
         return
@@ -244,7 +243,7 @@ def certain_assignment(s):
         return -1
     seat = s[E.TO_MOVE]
     view = E.private_knowledge(s, seat)
-    card = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])[s[E.CLAIM_COUNT]]
+    card = E.card_being_named(s)
     holder = K.holder_of(view, card)
     if holder >= 0 and holder & 1 == s[E.CLAIMANT] & 1:
         return ASSIGN + holder
