@@ -18,7 +18,7 @@ import pyspiel
 import cardlab  # noqa: F401
 from benchmarks.common import emit
 from cardlab.agents.ismcts import ISMCTSBot
-from cardlab.games import kernels
+from cardlab.games import game_names, game_spec, kernels
 
 SIMULATIONS = 4000
 REPEATS = 7  # best of: the machines here are noisy, and one search takes tens of milliseconds
@@ -63,7 +63,7 @@ def openspiel_hearts_rate() -> float:
 
 def cardlab_rate(game_name: str, rollout: str, decisions: int) -> tuple[float, int]:
     game = pyspiel.load_game(game_name)
-    game_id = kernels.GAME_IDS[game_name]
+    game_id = game_spec(game_name).kernel_id
     state = mid_hand_state(game, 1, decisions,
                            lambda state: kernels.dominant_action(game_id, state.array) < 0)
     bot = ISMCTSBot(game, state.current_player(), seed=1, simulations=SIMULATIONS, rollout=rollout)
@@ -83,7 +83,7 @@ MID_HAND = {"cardlab_kaiser": 20, "cardlab_twenty_eight": 20, "cardlab_literatur
 def main() -> dict:
     peer = openspiel_hearts_rate()
     figures: dict = {"openspiel_cpp_ismcts_hearts_sims_per_s": round(peer)}
-    for name in sorted(kernels.GAME_IDS):
+    for name in game_names():
         short = name.removeprefix("cardlab_")
         for rollout in ("random", "rules"):
             rate, memory = cardlab_rate(name, rollout, MID_HAND[name])

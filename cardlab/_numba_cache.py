@@ -4,23 +4,66 @@ numba's on-disk cache (``cache=True``) checks only the file that holds each
 compiled function. A kernel compiled against an older version of a function
 it calls in another file (an engine, ``games/kernels.py``) would be loaded
 unchanged after that file is edited. So cardlab points numba at a cache folder
-named by a hash of all its sources: any edit starts a fresh cache, while
-repeated runs of the same code still compile nothing.
+named by a hash of the sources kernels are made of: the modules that import
+numba and every cardlab module they import (constants such as a game's
+``rules.py`` are compiled into the kernels). An edit to any of them starts a
+fresh cache, while an edit elsewhere (the command line, the report) and
+repeated runs compile nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
 KEEP_FOLDERS = 4  # caches of recent source versions kept side by side
 
 
+_FROM_IMPORT = re.compile(rb"^\s*from\s+cardlab((?:\.\w+)*)\s+import\s+\(?([\w\s,]+)", re.MULTILINE)
+_IMPORT = re.compile(rb"^\s*import\s+cardlab((?:\.\w+)*)", re.MULTILINE)
+
+
+def _imported_modules(source: bytes, package: Path) -> list[Path]:
+    """Candidate files of the cardlab modules ``source`` imports (``from cardlab.x import y``: x/y.py)."""
+    found = []
+    for match in _FROM_IMPORT.finditer(source):
+        base = package.joinpath(*match.group(1).decode().split(".")[1:])
+        found += [base.with_suffix(".py"), base / "__init__.py"]
+        for name in match.group(2).decode().replace("\n", " ").split(","):
+            name = name.split(" as ")[0].strip()
+            if name:
+                found += [base / f"{name}.py", base / name / "__init__.py"]
+    for match in _IMPORT.finditer(source):
+        base = package.joinpath(*match.group(1).decode().split(".")[1:])
+        found += [base.with_suffix(".py"), base / "__init__.py"]
+    return found
+
+
+def kernel_sources(package: Path) -> list[Path]:
+    """The modules of ``package`` that kernels are compiled from, sorted.
+
+    Every module that imports numba, and, transitively, every cardlab module
+    such a module imports.
+    """
+    sources = {path: path.read_bytes() for path in package.rglob("*.py")}
+    pending = [path for path, text in sources.items() if b"numba" in text]
+    chosen: set[Path] = set()
+    while pending:
+        path = pending.pop()
+        if path in chosen:
+            continue
+        chosen.add(path)
+        pending += [c for c in _imported_modules(sources[path], package) if c in sources]
+    return sorted(chosen)
+
+
 def source_fingerprint(package: Path) -> str:
+    """A hash of the kernel sources of ``package`` (:func:`kernel_sources`), with their paths."""
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    for path in kernel_sources(package):
         digest.update(str(path.relative_to(package)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -17,26 +17,21 @@ from pathlib import Path
 
 import pyspiel
 
-GAMES = {
-    "kaiser": "cardlab_kaiser",
-    "twenty_eight": "cardlab_twenty_eight",
-    "28": "cardlab_twenty_eight",
-    "literature": "cardlab_literature",
-}
-
 
 class CliError(Exception):
     """An error to report as one line, exit code 2."""
 
 
 def load(game: str, params: dict | None = None) -> pyspiel.Game:
-    import cardlab  # noqa: F401  (registers the games)
+    """The game named on the command line (an alias such as ``kaiser`` or its OpenSpiel name)."""
+    from cardlab.games import game_spec
 
-    name = GAMES.get(game, game)
-    if name not in GAMES.values() or name not in pyspiel.registered_names():
-        raise CliError(f"unknown game {game!r}; choose from {', '.join(sorted(GAMES))}")
     try:
-        return pyspiel.load_game(name, params or {})
+        spec = game_spec(game)
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    try:
+        return spec.load(params)
     except (ValueError, pyspiel.SpielError) as error:
         raise CliError(str(error).splitlines()[0]) from error
 
@@ -255,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Every pair of agents plays every deal from both sides (duplicate). Rerun the same "
         "command to resume an interrupted run.",
     )
-    tour.add_argument("--game", help="kaiser, twenty_eight or literature")
+    tour.add_argument("--game", help="kaiser, twenty_eight (28) or literature")
     tour.add_argument("--agents", help="specs, comma-separated: rules,ismcts:simulations=500,py:mod:fn")
     tour.add_argument("--deals", type=int, help="duplicate deals (default 1000)")
     tour.add_argument("--seed", type=int, help="tournament seed (default 0)")

@@ -37,8 +37,8 @@ import cardlab  # noqa: F401
 from cardlab import agents
 from cardlab.arena import play_deal
 from cardlab.arena.results import ResultsError, write_json_atomically
-from cardlab.cli import GAMES
 from cardlab.core.rng import derive_seed
+from cardlab.games import SPECS, game_spec
 
 
 class OnlyChoices(pyspiel.Bot):
@@ -145,7 +145,8 @@ def read_partial(path: Path, settings: dict) -> dict | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="kaiser", choices=sorted(GAMES))
+    parser.add_argument("--game", default="kaiser",
+                        choices=sorted(alias for spec in SPECS for alias in spec.aliases))
     parser.add_argument("--opponent", default="rules", choices=["rules", "openspiel", "random"])
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--simulations", type=int, default=1000)
@@ -162,7 +163,7 @@ def main() -> None:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.time_ms <= 0:
         parser.error(f"--time-ms must be positive, got {args.time_ms}")
-    game_name = GAMES[args.game]
+    game_name = game_spec(args.game).name
     game = pyspiel.load_game(game_name)
     ismcts_options: dict = {"simulations": args.simulations, "rollout": "rules"}
     options: dict = {"ismcts": ismcts_options, "openspiel_simulations": 0}

@@ -25,7 +25,7 @@ def game() -> pyspiel.Game:
 
 def _native_games(game, kinds, seeds):
     return native.play_games(
-        kernels.game_id("cardlab_kaiser"), game.new_initial_state().array.copy(), seeds, SEATINGS,
+        kernels.KAISER, game.new_initial_state().array.copy(), seeds, SEATINGS,
         np.array(kinds, dtype=np.int64), native.empty_options(len(kinds)),
     )
 
@@ -129,7 +129,7 @@ def test_ismcts_plays_natively_and_agrees_with_the_python_loop(game):
     options = np.stack([ismcts, native.empty_options(1)[0]])
     kinds = np.array([native.ISMCTS, native.RULES], dtype=np.int64)
     status, actions, offsets, returns, _, _, _ = native.play_games(
-        kernels.game_id("cardlab_kaiser"), game.new_initial_state().array.copy(), seeds, SEATINGS,
+        kernels.KAISER, game.new_initial_state().array.copy(), seeds, SEATINGS,
         kinds, options)
     assert status[0] == native.OK
     factories = [

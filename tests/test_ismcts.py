@@ -10,10 +10,10 @@ from conftest import decisions
 from cardlab import agents
 from cardlab.arena import play_deal, play_duplicate_match
 from cardlab.core.cards import mask_of, parse_card
-from cardlab.games import kernels
+from cardlab.games import game_names, kernels
 from cardlab.games.kaiser import engine as E
 
-GAMES = sorted(kernels.GAME_IDS)
+GAMES = game_names()
 
 
 def _ismcts(**options):

@@ -2,13 +2,13 @@
 
     bot = cardlab.agents.make("rules", game, player=0, seed=1)
 
-Names: ``random`` (any game), ``rules`` (the rule-based player of the game).
-Games add their own factories with :func:`register`.
+Built-in names (:data:`BUILTIN_AGENTS`): ``random``, ``rules`` (each game's
+rule-based player) and ``ismcts``. Outside code adds its own with :func:`register`.
 """
 
 from __future__ import annotations
 
 from cardlab.agents.random_agent import RandomBot
-from cardlab.agents.registry import agent_names, make, register
+from cardlab.agents.registry import BUILTIN_AGENTS, agent_names, make, register
 
-__all__ = ["RandomBot", "agent_names", "make", "register"]
+__all__ = ["BUILTIN_AGENTS", "RandomBot", "agent_names", "make", "register"]

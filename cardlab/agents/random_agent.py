@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from cardlab.agents.registry import register, reject_unknown_options
+from cardlab.agents.options import reject_unknown_options
 
 
 class RandomBot(pyspiel.Bot):
@@ -30,7 +30,6 @@ class RandomBot(pyspiel.Bot):
         return policy, self.step(state)
 
 
-@register("random")
 def make_random(game: pyspiel.Game, player: int, seed: int, **options) -> RandomBot:
     reject_unknown_options("random", options)
     return RandomBot(game, player, seed)

@@ -10,26 +10,11 @@ ISMCTS rollout policy and inside the arena's compiled game loops.
 
 from __future__ import annotations
 
-import importlib
-
 import pyspiel
 
-from cardlab.agents.registry import register, reject_unknown_options
+from cardlab.agents.options import reject_unknown_options
 from cardlab.core.rng import make_stream
-
-#: game short name -> module holding its ``rules_action`` kernel.
-STRATEGY_MODULES = {
-    "cardlab_kaiser": "cardlab.games.kaiser.strategy",
-    "cardlab_twenty_eight": "cardlab.games.twenty_eight.strategy",
-    "cardlab_literature": "cardlab.games.literature.strategy",
-}
-
-
-def strategy_kernel(game_name: str):
-    """The numba ``rules_action`` kernel of a game."""
-    if game_name not in STRATEGY_MODULES:
-        raise ValueError(f"no rule-based player for {game_name}")
-    return importlib.import_module(STRATEGY_MODULES[game_name]).rules_action
+from cardlab.games import game_spec
 
 
 class KernelPolicyBot(pyspiel.Bot):
@@ -62,10 +47,7 @@ class KernelPolicyBot(pyspiel.Bot):
         return [(action, 1.0)], action
 
 
-def _make_rules(game: pyspiel.Game, player: int, seed: int, **options) -> KernelPolicyBot:
+def make_rules(game: pyspiel.Game, player: int, seed: int, **options) -> KernelPolicyBot:
+    """The rule-based player of ``game`` (its spec's ``strategy.rules_action``)."""
     reject_unknown_options("rules", options)
-    return KernelPolicyBot(game, player, seed, strategy_kernel(game.get_type().short_name))
-
-
-for _game_name in STRATEGY_MODULES:
-    register("rules", _game_name)(_make_rules)
+    return KernelPolicyBot(game, player, seed, game_spec(game.get_type().short_name).strategy.rules_action)

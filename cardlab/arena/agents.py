@@ -180,10 +180,10 @@ def labelled(
 # ---- making players ----------------------------------------------------------------
 def is_native(spec: AgentSpec, game: pyspiel.Game) -> bool:
     """True if the compiled loop can play ``spec`` in ``game``."""
-    from cardlab.games import kernels
+    from cardlab.games import game_names
 
     return (spec.name in NATIVE_AGENTS and NATIVE_AGENTS[spec.name].accepts(spec.options)
-            and game.get_type().short_name in kernels.GAME_IDS)
+            and game.get_type().short_name in game_names())
 
 
 def python_factory(name: str) -> Callable[..., pyspiel.Bot]:
@@ -204,9 +204,9 @@ class NativeAgentBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, kind: int, options: np.ndarray):
         pyspiel.Bot.__init__(self)
-        from cardlab.games import kernels
+        from cardlab.games import game_spec, kernels
 
-        self.game_id = kernels.game_id(game.get_type().short_name)
+        self.game_id = game_spec(game.get_type().short_name).kernel_id
         self.player = player
         self.kind = kind
         self.options = options

@@ -147,11 +147,11 @@ def _context(settings: TournamentSettings) -> _Context:
         game = settings.load_game()
         seatings = settings.seatings(game.num_players())
         if all(is_native(agent, game) for agent in settings.agents):
-            from cardlab.games import kernels
+            from cardlab.games import game_spec
 
             kinds, options = native_tables(list(settings.agents))
             _CONTEXTS[key] = _Context(
-                game, seatings, True, kernels.game_id(settings.game),
+                game, seatings, True, game_spec(settings.game).kernel_id,
                 game.new_initial_state().array.copy(), kinds, options,
             )
         else:

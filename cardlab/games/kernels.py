@@ -10,7 +10,6 @@ Every kernel takes the game id and the engine state array of that game.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from cardlab.core.rng import random_below
@@ -22,11 +21,10 @@ from cardlab.games.literature.rules import HALF_SUIT_VALUES
 from cardlab.games.twenty_eight import engine as twenty_eight_engine
 from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
+#: Kernel ids of the games (each game's spec names its own: ``GameSpec.kernel_id``).
 KAISER = 0
 TWENTY_EIGHT = 1
 LITERATURE = 2
-GAME_IDS = {"cardlab_kaiser": KAISER, "cardlab_twenty_eight": TWENTY_EIGHT,
-            "cardlab_literature": LITERATURE}
 #: Literature's sampler keeps the first of this many drawn deals that fits the event log.
 LITERATURE_RESAMPLE_DRAWS = 10_000
 #: Edge id for a choice the observer cannot see (every action id is below it).
@@ -34,12 +32,6 @@ HIDDEN_ACTION = 4095
 #: The largest number of legal actions any state of any game can have.
 MAX_LEGAL_ACTIONS = 1100
 
-
-def game_id(game_name: str) -> int:
-    """The kernel id of a game by its OpenSpiel short name."""
-    if game_name not in GAME_IDS:
-        raise ValueError(f"no numba kernels for {game_name}; have {sorted(GAME_IDS)}")
-    return GAME_IDS[game_name]
 
 
 @njit(cache=True)
@@ -145,15 +137,12 @@ def dominant_action(game, s):
     return -1
 
 
-#: Games whose :func:`static_returns` is defined.
-GAMES_WITH_STATIC_EVALUATION = frozenset({LITERATURE})
-
-
 @njit(cache=True)
 def static_returns(game, s, out):
     """A heuristic value of a non-terminal ``s`` into ``out``, for cut-off rollouts.
 
-    Returns False for a game without one (the rollout then plays to the end).
+    Returns False for a game without one (the rollout then plays to the end); a game
+    that has one says so in its spec (``GameSpec.has_static_evaluation``).
     """
     if game == LITERATURE:
         literature_strategy.expected_returns(s, out)
@@ -195,7 +184,3 @@ def observed_action(game, s, action, observer):
             and s[twenty_eight_engine.TO_MOVE] != observer):
         return HIDDEN_ACTION
     return action
-
-
-def empty_legal_buffer() -> np.ndarray:
-    return np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)

@@ -11,7 +11,7 @@ import pyspiel
 
 from cardlab.agents.ismcts import search
 from cardlab.core.rng import derive_seed, make_stream, next_u64
-from cardlab.games import kernels
+from cardlab.games import game_spec, kernels
 
 CHUNK = 32  # iterations between clock checks under a time budget
 DEBUG_WORLDS = 16
@@ -45,7 +45,8 @@ class ISMCTSBot(pyspiel.Bot):
                  max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1,
                  widening: float | None = None, rollout_depth: int | None = None):
         pyspiel.Bot.__init__(self)
-        self.game_id = kernels.game_id(game.get_type().short_name)
+        self.spec = game_spec(game.get_type().short_name)
+        self.game_id = self.spec.kernel_id
         if rollout not in ("rules", "random"):
             raise ValueError(f"ismcts: rollout must be 'rules' or 'random', got {rollout!r}")
         if time_ms is None and (not isinstance(simulations, int) or simulations < 1):
@@ -69,7 +70,7 @@ class ISMCTSBot(pyspiel.Bot):
             rollout_depth = int(search.DEFAULT_ROLLOUT_DEPTH[self.game_id])
         if not isinstance(rollout_depth, int) or rollout_depth < 0:
             raise ValueError(f"ismcts: rollout_depth must be an integer >= 0, got {rollout_depth!r}")
-        if rollout_depth and not search.has_static_evaluation(self.game_id):
+        if rollout_depth and not self.spec.has_static_evaluation:
             raise ValueError(f"ismcts: rollout_depth needs a static evaluation, which "
                              f"{game.get_type().short_name} does not have (use 0)")
         self.rollout_depth = rollout_depth

@@ -73,11 +73,6 @@ PARENT, ACTION, MOVER, VISITS, AVAILABLE = 0, 1, 2, 3, 4
 NODE_COLUMNS = 5
 
 
-def has_static_evaluation(game: int) -> bool:
-    """Whether ``kernels.static_returns`` can score positions of ``game`` (for rollout cut-offs)."""
-    return game in kernels.GAMES_WITH_STATIC_EVALUATION
-
-
 class Tree:
     """The arrays of one search tree (a plain holder; all work is in the kernels)."""
 

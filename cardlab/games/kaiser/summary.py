@@ -1,0 +1,51 @@
+"""Kaiser's result columns: the bidding, the contract and each team's points.
+
+The arena calls :func:`summary` on the final engine states of each chunk of games
+(one row per game); it reads the final state only, so the compiled and the Python
+game loops give the same columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from cardlab.games.kaiser import engine as E
+from cardlab.games.kaiser.game import action_to_string
+from cardlab.games.kaiser.rules import BID_KIND_SUFFIX, NUM_DISTINCT_ACTIONS, NUM_PLAYERS
+
+
+def summary(finals: np.ndarray) -> dict[str, pa.Array]:
+    """Bids in seat order, declarer, contract, trump and each team's hand points.
+
+    In match mode these describe the last hand of the match.
+    """
+
+    def spoken_name(action: int) -> str:
+        try:
+            return action_to_string(0, action)
+        except ValueError:  # ids the contract leaves unused
+            return ""
+
+    names = np.array([spoken_name(a) for a in range(NUM_DISTINCT_ACTIONS)] + [""], dtype=object)
+    spoken = finals[:, E.SPOKEN:E.SPOKEN + NUM_PLAYERS]
+    bids = names[np.where(spoken < 0, NUM_DISTINCT_ACTIONS, spoken)]
+    high_bid = finals[:, E.HIGH_BID]
+    thrown_in = finals[:, E.WINNER] == 2
+    has_contract = (high_bid >= 0) & ~thrown_in
+    contract_names = np.array(
+        [f"{rank // 3}{BID_KIND_SUFFIX[rank % 3]}" for rank in range(3 * 13)] + [""], dtype=object
+    )
+    contract = contract_names[np.where(has_contract, high_bid, len(contract_names) - 1)]
+    trump_names = np.array(["C", "D", "H", "S", "NT", ""], dtype=object)
+    trump_index = np.where(finals[:, E.TRUMP] >= 0, finals[:, E.TRUMP], 4)
+    trump = trump_names[np.where(has_contract, trump_index, 5)]
+    declarer = np.where(has_contract, finals[:, E.DECLARER], -1).astype(np.int8)
+    points = finals[:, E.HAND_POINTS:E.HAND_POINTS + 2].astype(np.int16)
+    return {
+        "bids": pa.FixedSizeListArray.from_arrays(pa.array(bids.ravel(), pa.string()), NUM_PLAYERS),
+        "declarer": pa.array(declarer),
+        "contract": pa.array(contract, pa.string()),
+        "trump": pa.array(trump, pa.string()),
+        "team_points": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), 2),
+    }

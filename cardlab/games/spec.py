@@ -1,0 +1,58 @@
+"""What the rest of cardlab needs to know about a game, declared once in the game's folder.
+
+Every game package (``cardlab/games/<game>/``) ends with a ``spec.py`` holding
+one :class:`GameSpec`. The arena, the agents and the command line read games
+only through these specs (:func:`cardlab.games.game_spec`), so adding a game
+means writing its folder and one line in :data:`cardlab.games.SPECS`; the only
+other central place is the numba dispatch in :mod:`cardlab.games.kernels`,
+because numba's disk cache needs each kernel called by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game, as the library sees it.
+
+    ``engine`` and ``strategy`` are the game's kernel modules (transitions; the
+    rule-based player's ``rules_action``); ``summary(finals)`` turns the final
+    engine states of a batch of games into the game's own result columns
+    (bids, contracts, claims); ``ismcts_defaults`` are the search options tuned
+    for this game (any option of :data:`cardlab.agents.ismcts.OPTIONS`);
+    ``small_parameters`` are the game parameters of its smallest playable
+    version, for fast tests and exact solvers.
+    """
+
+    name: str
+    title: str
+    aliases: tuple[str, ...]
+    kernel_id: int
+    game_class: type[pyspiel.Game]
+    engine: ModuleType
+    strategy: ModuleType
+    summary: Callable[[np.ndarray], dict[str, Any]]
+    rules_doc: str
+    has_static_evaluation: bool = False
+    ismcts_defaults: Mapping[str, Any] = field(default_factory=dict)
+    small_parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ismcts_defaults", _frozen(self.ismcts_defaults))
+        object.__setattr__(self, "small_parameters", _frozen(self.small_parameters))
+
+    def load(self, parameters: Mapping[str, Any] | None = None) -> pyspiel.Game:
+        """The OpenSpiel game with these parameters (checked by the game)."""
+        return pyspiel.load_game(self.name, dict(parameters or {}))

@@ -1,0 +1,39 @@
+"""Twenty-Eight's result columns: the bidding, the trump, the show and the card points.
+
+The arena calls :func:`summary` on the final engine states of each chunk of games
+(one row per game); it reads the final state only, so the compiled and the Python
+game loops give the same columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from cardlab.games.twenty_eight import engine as E
+from cardlab.games.twenty_eight.rules import BID, PASS, REDEAL
+
+
+def summary(finals: np.ndarray) -> dict[str, pa.Array]:
+    """First-round bidding, the final bidder, bid and trump, the show, outcome, card points."""
+
+    def bid_name(action: int) -> str:
+        return {PASS: "pass", REDEAL: "redeal"}.get(action, f"bid {action - BID}")
+
+    first_round = [
+        [bid_name(int(a)) for a in row[E.BID_HISTORY:E.BID_HISTORY + row[E.NUM_BIDS]]]
+        for row in finals
+    ]
+    has_bidder = finals[:, E.BIDDER] >= 0
+    suits = np.array(["C", "D", "H", "S", ""], dtype=object)
+    trump = suits[np.where(has_bidder & (finals[:, E.TRUMP] >= 0), finals[:, E.TRUMP], 4)]
+    return {
+        "first_round_bids": pa.array(first_round, pa.list_(pa.string())),
+        "bidder": pa.array(np.where(has_bidder, finals[:, E.BIDDER], -1).astype(np.int8)),
+        "final_bid": pa.array(np.where(has_bidder, finals[:, E.HIGH_BID], -1).astype(np.int8)),
+        "trump": pa.array(trump, pa.string()),
+        "trump_shown_in_trick": pa.array(finals[:, E.SHOWN_IN_TRICK].astype(np.int8)),
+        "outcome": pa.array([E.OUTCOME_NAMES[int(o)] for o in finals[:, E.OUTCOME]], pa.string()),
+        "card_points": pa.FixedSizeListArray.from_arrays(
+            pa.array(finals[:, E.CARD_POINTS_WON:E.CARD_POINTS_WON + 2].astype(np.int16).ravel()), 2),
+    }
