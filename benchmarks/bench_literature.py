@@ -16,6 +16,7 @@ from benchmarks.common import emit
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
+from cardlab.games.literature.sampling import resample_hidden_hands
 
 
 def _timed(function, *args) -> float:
@@ -85,11 +86,11 @@ def resamples_per_second(game: pyspiel.Game, samples: int) -> float:
             E.apply_action(s, legal[random_below(stream, n)])
         if s[E.PHASE] == E.ASKING:
             states.append(s)
-    E.resample_hidden_hands(states[0], int(states[0][E.TO_MOVE]), stream, 100)  # compile
+    resample_hidden_hands(states[0], int(states[0][E.TO_MOVE]), stream, 100)  # compile
     start = time.perf_counter()
     for i in range(samples):
         s = states[i % len(states)]
-        E.resample_hidden_hands(s, int(s[E.TO_MOVE]), stream, 1000)
+        resample_hidden_hands(s, int(s[E.TO_MOVE]), stream, 1000)
     return samples / (time.perf_counter() - start)
 
 

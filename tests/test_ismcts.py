@@ -72,6 +72,10 @@ def _forced_win_position(game: pyspiel.Game) -> pyspiel.State:
     trick = [parse_card(c) for c in ("5H", "9H", "KH")]
     s[E.TRICK:E.TRICK + 3] = trick
     s[E.TRICK_HISTORY + 24:E.TRICK_HISTORY + 27] = trick
+    for seat in range(4):  # earlier tricks are left out of the history: dealt = held + this trick
+        s[E.DEALT + seat] = s[E.HANDS + seat]
+    for position, card in enumerate(trick):
+        s[E.DEALT + (1 + position) % 4] |= 1 << card
     s[E.PLAYED] = s[E.DECK] & ~(mask_of(["8S", "7C", "QD", "9C", "TC"]))
     s[E.TRICKS_WON:E.TRICKS_WON + 2] = [3, 3]
     s[E.HAND_POINTS:E.HAND_POINTS + 2] = [3, 0]  # team 1 took the 3S earlier

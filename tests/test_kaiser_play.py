@@ -48,8 +48,11 @@ def _random_hand_violations(template, num_hands, seed_stream):
             violations += 1
         if s[E.HAND_POINTS] + s[E.HAND_POINTS + 1] != 10:
             violations += 1
+        played_by = np.zeros(4, dtype=np.int64)
+        for k in range(32):
+            played_by[(s[E.TRICK_LEADERS + k // 4] + k % 4) % 4] |= np.int64(1) << s[E.TRICK_HISTORY + k]
         for seat in range(4):
-            if s[E.HANDS + seat] != 0:
+            if s[E.HANDS + seat] != 0 or s[E.DEALT + seat] != played_by[seat]:
                 violations += 1
     return violations, played_hands
 
@@ -128,10 +131,13 @@ def test_resample_keeps_the_players_information(kaiser):
             assert b[E.HANDS + player] == a[E.HANDS + player]
             public = np.ones(E.STATE_SIZE, dtype=bool)
             public[E.HANDS:E.HANDS + 4] = False
+            public[E.DEALT:E.DEALT + 4] = False
             assert np.array_equal(a[public], b[public])
             union_a = union_b = 0
             for seat in range(4):
                 assert popcount(b[E.HANDS + seat]) == popcount(a[E.HANDS + seat])
+                played = int(a[E.DEALT + seat]) & ~int(a[E.HANDS + seat])
+                assert b[E.DEALT + seat] == int(b[E.HANDS + seat]) | played
                 union_a |= int(a[E.HANDS + seat])
                 union_b |= int(b[E.HANDS + seat])
                 for suit in range(4):

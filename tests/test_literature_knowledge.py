@@ -10,7 +10,7 @@ from cardlab.core.bitboard import popcount
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
-from cardlab.games.literature.sampling import sample_hands
+from cardlab.games.literature.sampling import consistent_with_log, resample_hidden_hands, sample_hands
 
 
 @njit(cache=True)
@@ -100,13 +100,13 @@ def _resampler_failures(template, num_samples, stream):
             if s[E.PHASE] != E.ASKING:
                 continue
             seat = s[E.TO_MOVE]
-            world, draws = E.resample_hidden_hands(s, seat, stream, 1000)
+            world, draws = resample_hidden_hands(s, seat, stream, 1000)
             samples += 1
             view = E.private_knowledge(s, seat)
             hands = world[E.HANDS:E.HANDS + 16]
             if draws <= 0 or not K.is_sound(view, hands):
                 failures += 1
-            if world[E.HANDS + seat] != s[E.HANDS + seat] or not E.consistent_with_log(s, hands):
+            if world[E.HANDS + seat] != s[E.HANDS + seat] or not consistent_with_log(s, hands):
                 failures += 1
             if not K.is_sound(E.knowledge_of(world), hands):
                 failures += 1

@@ -71,14 +71,6 @@ def cards_in(mask):
 
 
 @njit(cache=True)
-def mask_from_array(cards):
-    mask = np.int64(0)
-    for card in cards:
-        mask |= np.int64(1) << np.int64(card)
-    return mask
-
-
-@njit(cache=True)
 def write_cards(mask, out, start):
     """Write the cards of ``mask`` ascending into ``out[start:]``; return the new end."""
     n = start

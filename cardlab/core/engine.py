@@ -1,13 +1,16 @@
 """What every cardlab engine provides, and the checked way to drive one from Python.
 
-An engine is a set of numba kernels over one ``int64`` state array:
-``current_player(s)``, ``legal_actions(s, out) -> n``, ``apply_action(s, a)``,
-``returns(s, out)`` and optionally ``advance(s, a, out) -> (n, player)``, which
-applies an action (none if ``a < 0``) and lists the next legal actions in one
-call. Kernels trust their input, because bounds checks in the inner loop would
-cost every rollout; :class:`Engine` is the Python face
-that checks each call and raises a clear error instead of letting a bad seat,
-card id or phase corrupt memory.
+An engine is a set of numba kernels over one ``int64`` state array that starts
+with the header every game shares (:mod:`cardlab.core.layout`):
+``current_player(s)`` (the shared one), ``legal_actions(s, out) -> n``,
+``apply_action(s, a)``, ``returns(s, out)`` and ``advance(s, a, out) -> (n,
+player)``, which applies an action (none if ``a < 0``) and lists the next legal
+actions in one call. Kernels trust their input, because bounds checks in the
+inner loop would cost every rollout; :class:`Engine` is the Python face that
+checks each call and raises a clear error instead of letting a bad seat, card
+id or phase corrupt memory. Its ``action_to_string(s, player, action)`` is the
+game's string of an action in a given state (a Twenty-Eight card is ``"JS"``
+when played but ``"trump JS"`` when placed as the trump indicator).
 """
 
 from __future__ import annotations
@@ -35,21 +38,20 @@ class Engine:
     legal_actions: Callable
     apply_action: Callable
     returns: Callable
-    action_to_string: Callable[[int, int], str]
-    advance: Callable | None = None  # optional fused kernel; see ``step``
+    advance: Callable
+    action_to_string: Callable[[np.ndarray, int, int], str]
 
     @classmethod
     def from_kernels(cls, kernels: ModuleType, name: str, num_players: int,
-                     num_distinct_actions: int, action_to_string: Callable[[int, int], str],
-                     **extra) -> Engine:
+                     num_distinct_actions: int,
+                     action_to_string: Callable[[np.ndarray, int, int], str]) -> Engine:
         """The engine of a game's kernel module (one that follows the layout above)."""
         return cls(
             name=name, num_players=num_players, state_size=kernels.STATE_SIZE,
             max_legal_actions=kernels.MAX_LEGAL_ACTIONS,
             num_distinct_actions=num_distinct_actions, current_player=kernels.current_player,
             legal_actions=kernels.legal_actions, apply_action=kernels.apply_action,
-            returns=kernels.returns, action_to_string=action_to_string,
-            advance=getattr(kernels, "advance", None), **extra,
+            returns=kernels.returns, advance=kernels.advance, action_to_string=action_to_string,
         )
 
     def check_state(self, state: np.ndarray) -> None:
@@ -83,32 +85,26 @@ class Engine:
             player = int(self.current_player(state))
             if player == TERMINAL_PLAYER:
                 raise ValueError(f"{self.name}: action {action!r} applied to a finished game")
-            raise ValueError(self.illegal_message(player, action, legal))
+            raise ValueError(self.illegal_message(state, player, action, legal))
         self.apply_action(state, int(action))
 
-    def illegal_message(self, player: int, action: object, legal: list[int]) -> str:
+    def illegal_message(self, state: np.ndarray, player: int, action: object,
+                        legal: list[int]) -> str:
+        """Why ``action`` cannot be applied in ``state``: it and the legal actions, with their strings."""
         try:
-            described = f"{action} ({self.action_to_string(player, int(action))})"
+            described = f"{action} ({self.action_to_string(state, player, int(action))})"
         except (TypeError, ValueError, IndexError):
             described = repr(action)
-        choices = ", ".join(f"{a} ({self.action_to_string(player, a)})" for a in legal)
+        choices = ", ".join(f"{a} ({self.action_to_string(state, player, a)})" for a in legal)
         who = "chance" if player == CHANCE_PLAYER else f"player {player}"
         return f"{self.name}: illegal action {described} for {who}; legal actions: [{choices}]"
 
     def step(self, state: np.ndarray, action: int, out: np.ndarray) -> tuple[int, int]:
         """Apply ``action`` (none if negative) and list the legal actions into ``out``.
 
-        Returns ``(number of legal actions, current player)``, in one compiled call
-        when the engine provides ``advance``.
+        Returns ``(number of legal actions, current player)``, in one compiled call.
         """
-        if self.advance is not None:
-            return self.advance(state, action, out)
-        if action >= 0:
-            self.apply_action(state, action)
-        player = int(self.current_player(state))
-        if player == TERMINAL_PLAYER:
-            return 0, player
-        return int(self.legal_actions(state, out)), player
+        return self.advance(state, action, out)
 
     def seat_returns(self, state: np.ndarray) -> list[float]:
         self.check_state(state)

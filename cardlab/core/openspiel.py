@@ -130,11 +130,12 @@ class EngineState(pyspiel.State):
         if action not in self._legal:
             if self._player == TERMINAL_PLAYER:
                 raise ValueError(f"{self.engine.name}: action {action} applied to a finished game")
-            raise ValueError(self.engine.illegal_message(self._player, action, self._legal))
+            raise ValueError(self.engine.illegal_message(self.array, self._player, action,
+                                                         self._legal))
         self._record(*self.engine.step(self.array, action, self._buffer))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.engine.action_to_string(player, action)
+        return self.engine.action_to_string(self.array, player, action)
 
     def returns(self) -> list[float]:
         out = np.zeros(self.engine.num_players, dtype=np.float64)

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from numba import njit
 
+from cardlab.core import layout
 from cardlab.core.rng import random_below
 from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.kaiser import sampling as kaiser_sampling
 from cardlab.games.kaiser import strategy as kaiser_strategy
 from cardlab.games.literature import engine as literature_engine
+from cardlab.games.literature import sampling as literature_sampling
 from cardlab.games.literature import strategy as literature_strategy
 from cardlab.games.literature.rules import HALF_SUIT_VALUES
 from cardlab.games.twenty_eight import engine as twenty_eight_engine
+from cardlab.games.twenty_eight import sampling as twenty_eight_sampling
 from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
 #: Kernel ids of the games (each game's spec names its own: ``GameSpec.kernel_id``).
@@ -36,11 +40,8 @@ MAX_LEGAL_ACTIONS = 1100
 
 @njit(cache=True)
 def current_player(game, s):
-    if game == TWENTY_EIGHT:
-        return twenty_eight_engine.current_player(s)
-    if game == LITERATURE:
-        return literature_engine.current_player(s)
-    return kaiser_engine.current_player(s)
+    """The same for every game: it reads only the common header (:mod:`cardlab.core.layout`)."""
+    return layout.current_player(s)
 
 
 @njit(cache=True)
@@ -70,13 +71,6 @@ def returns(game, s, out):
         literature_engine.returns(s, out)
     else:
         kaiser_engine.returns(s, out)
-
-
-@njit(cache=True)
-def num_players(game, s):
-    if game == LITERATURE:
-        return s[literature_engine.NUM_PLAYERS]
-    return 4
 
 
 @njit(cache=True)
@@ -154,13 +148,13 @@ def static_returns(game, s, out):
 def resample(game, s, seat, stream):
     """A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler."""
     if game == TWENTY_EIGHT:
-        return twenty_eight_engine.resample_hidden_hands(s, seat, stream)
+        return twenty_eight_sampling.resample_hidden_hands(s, seat, stream)
     if game == LITERATURE:
         # The sampler can only fail on an inconsistent state; the true hands are then kept.
-        world, _ = literature_engine.resample_hidden_hands(s, seat, stream,
-                                                            LITERATURE_RESAMPLE_DRAWS)
+        world, _ = literature_sampling.resample_hidden_hands(s, seat, stream,
+                                                              LITERATURE_RESAMPLE_DRAWS)
         return world
-    return kaiser_engine.resample_hidden_hands(s, seat, stream)
+    return kaiser_sampling.resample_hidden_hands(s, seat, stream)
 
 
 @njit(cache=True)

@@ -19,6 +19,7 @@ from cardlab.games.twenty_eight.game import (
     state_action_to_string,
 )
 from cardlab.games.twenty_eight.rules import CALL_TRUMP, STANDARD_DECK, game_points
+from cardlab.games.twenty_eight.sampling import publicly_known_cards, resample_hidden_hands
 from cardlab.games.twenty_eight.strategy import play_duplicate_deals, rules_action
 
 
@@ -193,7 +194,7 @@ def check_world(state: pyspiel.State, player: int, world_state: pyspiel.State) -
         assert b[E.INDICATOR] == a[E.INDICATOR] and b[E.TRUMP] == a[E.TRUMP]
     for seat in range(4):
         assert popcount(b[E.HANDS + seat]) == popcount(a[E.HANDS + seat])
-        secret = int(b[E.HANDS + seat]) & ~int(E.publicly_known_cards(b, seat))
+        secret = int(b[E.HANDS + seat]) & ~int(publicly_known_cards(b, seat))
         for suit in range(4):
             if (b[E.VOIDS + seat] >> suit) & 1:
                 assert secret & int(SUIT_MASKS[suit]) == 0
@@ -237,7 +238,7 @@ def test_resampler_draws_the_hidden_trump_in_proportion_to_the_unseen_cards(game
     expected = np.array([bin(unseen & int(SUIT_MASKS[suit])).count("1") for suit in range(4)])
     counts = np.zeros(4)
     for seed in range(3000):
-        counts[E.resample_hidden_hands(s, opponent, make_stream(seed))[E.TRUMP]] += 1
+        counts[resample_hidden_hands(s, opponent, make_stream(seed))[E.TRUMP]] += 1
     expected = 3000 * expected / expected.sum()
     assert np.all(np.abs(counts - expected) < 4 * np.sqrt(expected) + 5)
 
@@ -258,7 +259,7 @@ def test_resampler_respects_the_bidders_hidden_trump_lead():
             continue
         observer = (int(s[E.BIDDER]) + 1) % 4
         for seed in range(20):
-            world = E.resample_hidden_hands(s, observer, make_stream(seed))
+            world = resample_hidden_hands(s, observer, make_stream(seed))
             trump = int(world[E.TRUMP])
             assert not (world[E.BIDDER_DISCARDS] >> trump) & 1
             if world[E.BIDDER_HIDDEN_LEADS + trump] >= 0:
@@ -282,7 +283,7 @@ def test_rules_player_uses_only_its_own_information(game):
         action = rules_action(state.array, make_stream(0))
         assert action in state.legal_actions()
         for seed in range(5):
-            world = E.resample_hidden_hands(state.array, player, make_stream(seed))
+            world = resample_hidden_hands(state.array, player, make_stream(seed))
             assert rules_action(world, make_stream(0)) == action
         checked += 1
 
@@ -404,7 +405,7 @@ def test_rules_player_moves_are_legal_in_rules_only_games(game):
                 E.apply_action(s, legal[rng.integers(n)])
                 continue
             action = rules_action(s, stream)
-            assert E.is_legal(s, action)
+            assert action in TWENTY_EIGHT_ENGINE.legal(s)
             E.apply_action(s, action)
         assert (s[E.OUTCOME] != E.PLAYED_OUT
                 or s[E.CARD_POINTS_WON] + s[E.CARD_POINTS_WON + 1] == 28)

@@ -1,10 +1,13 @@
 """Kaiser as pure array transitions, compiled with numba.
 
 The whole game state is one ``int64`` array of ``STATE_SIZE`` slots whose
-layout is the constants below (hands and card sets are bitmasks). Every kernel
-takes that array and nothing else, so states copy with ``state.copy()``,
-batch as rows of a 2-D array and cross process boundaries as bytes. The game
-parameters are copied into the first slots for the same reason.
+layout is the constants below (hands and card sets are bitmasks); it starts
+with the header every engine shares (:mod:`cardlab.core.layout`), whose
+kernels (``current_player``, ``team_of``, ``undealt_cards``) serve Kaiser too.
+Every kernel takes that array and nothing else, so states copy with
+``state.copy()``, batch as rows of a 2-D array and cross process boundaries as
+bytes. The game parameters are copied into the state for the same reason.
+The hidden-hand sampler is :mod:`cardlab.games.kaiser.sampling`.
 
 Kernels do not validate their input (numba does not bounds-check); the checked
 entry points for Python callers are in :mod:`cardlab.core.engine` and the
@@ -16,12 +19,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, has_card, popcount, write_cards
-from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.bitboard import card_bit, write_cards
+from cardlab.core.cards import suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
-from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.layout import (
+    CARDS_DEALT,
+    DEALER,
+    DEALING,
+    DEALT,
+    DECK,
+    PHASE,
+    TO_MOVE,
+    current_player,
+    empty_state,
+    start_deal,
+    team_of,
+    undealt_cards,
+)
 from cardlab.core.rng import random_below
-from cardlab.core.sampling import sample_hidden_hands
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
@@ -44,61 +59,54 @@ from cardlab.games.kaiser.rules import (
     WITH_TRUMP,
 )
 
-# ---- Phases -------------------------------------------------------------------
-DEALING, BIDDING, NAMING_TRUMP, PLAYING, GAME_OVER = 0, 1, 2, 3, 4
+# ---- Phases (the header's convention: 0 deals, the last ends the game) ------------
+BIDDING, NAMING_TRUMP, PLAYING, GAME_OVER = 1, 2, 3, 4
 PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
 
 # ---- State layout ---------------------------------------------------------------
+# Slots 0-10: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
+# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, GAME_OVER_PHASE and DEALT (4 slots).
+HANDS = 11  # 4 slots: the cards each seat holds
 # Parameters (fixed for the game).
-FIRST_DEALER = 0
-MIN_BID = 1
-MATCH = 2  # 1: play hands until a team reaches TARGET
-TARGET = 3
-ALLOW_LOW_NO_TRUMP = 4
-NON_BIDDER_LIMIT = 5  # from this match score up, non-bidders add only negative points
-MAX_HANDS = 6  # match safety cap: a match still running after this many hands is drawn
-DECK = 7
+FIRST_DEALER = 15
+MIN_BID = 16
+MATCH = 17  # 1: play hands until a team reaches TARGET
+TARGET = 18
+ALLOW_LOW_NO_TRUMP = 19
+NON_BIDDER_LIMIT = 20  # from this match score up, non-bidders add only negative points
+MAX_HANDS = 21  # match safety cap: a match still running after this many hands is drawn
 # The hand being played.
-PHASE = 8
-DEALER = 9
-TO_MOVE = 10  # seat to act (meaningless at chance nodes)
-CARDS_DEALT = 11
-HANDS = 12  # 4 slots: the cards each seat holds
-SPOKEN = 16  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 20  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 21  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 22  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 23  # 0..7, 8 when the hand is over
-TRICK_LEADER = 24
-TRICK_SIZE = 25  # cards in the current trick
-TRICK = 26  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 30  # 2 slots, per team
-HAND_POINTS = 32  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 34  # mask of cards played this hand
-VOIDS = 35  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 39  # 2 slots
-HAND_NUMBER = 41
-WINNER = 42  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 43  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 45  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 46  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 78  # 8 slots
-TRICK_WINNERS = 86  # 8 slots
-STATE_SIZE = 94
+SPOKEN = 22  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 26  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 27  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 28  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 29  # 0..7, 8 when the hand is over
+TRICK_LEADER = 30
+TRICK_SIZE = 31  # cards in the current trick
+TRICK = 32  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 36  # 2 slots, per team
+HAND_POINTS = 38  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 40  # mask of cards played this hand
+VOIDS = 41  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 45  # 2 slots
+HAND_NUMBER = 47
+WINNER = 48  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 49  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 51  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 52  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 84  # 8 slots
+TRICK_WINNERS = 92  # 8 slots
+STATE_SIZE = 100
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
-
-
-@njit(cache=True)
-def team_of(seat):
-    return seat & 1
 
 
 @njit(cache=True)
 def new_state(first_dealer, min_bid, match, target, allow_low_no_trump, non_bidder_limit,
               max_hands):
     """The state before the first card of the first hand is dealt."""
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
+    s[DECK] = STANDARD_DECK
     s[FIRST_DEALER] = first_dealer
     s[MIN_BID] = min_bid
     s[MATCH] = match
@@ -106,7 +114,6 @@ def new_state(first_dealer, min_bid, match, target, allow_low_no_trump, non_bidd
     s[ALLOW_LOW_NO_TRUMP] = allow_low_no_trump
     s[NON_BIDDER_LIMIT] = non_bidder_limit
     s[MAX_HANDS] = max_hands
-    s[DECK] = STANDARD_DECK
     s[WINNER] = -1
     s[MISDEAL_BY] = -1
     start_hand(s, first_dealer)
@@ -116,10 +123,7 @@ def new_state(first_dealer, min_bid, match, target, allow_low_no_trump, non_bidd
 @njit(cache=True)
 def start_hand(s, dealer):
     """Clear the hand slots and wait for the deal (chance nodes)."""
-    s[PHASE] = DEALING
-    s[DEALER] = dealer
-    s[TO_MOVE] = (dealer + 1) % NUM_PLAYERS
-    s[CARDS_DEALT] = 0
+    start_deal(s, dealer)
     for seat in range(NUM_PLAYERS):
         s[HANDS + seat] = 0
         s[SPOKEN + seat] = -1
@@ -136,30 +140,6 @@ def start_hand(s, dealer):
     s[TRICK_HISTORY:TRICK_HISTORY + 32] = -1
     s[TRICK_LEADERS:TRICK_LEADERS + 8] = -1
     s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
-
-
-@njit(cache=True)
-def current_player(s):
-    """Seat to act, CHANCE_PLAYER while dealing, TERMINAL_PLAYER at the end."""
-    phase = s[PHASE]
-    if phase == GAME_OVER:
-        return TERMINAL_PLAYER
-    if phase == DEALING:
-        return CHANCE_PLAYER
-    return s[TO_MOVE]
-
-
-@njit(cache=True)
-def is_terminal(s):
-    return s[PHASE] == GAME_OVER
-
-
-@njit(cache=True)
-def undealt_cards(s):
-    dealt = np.int64(0)
-    for seat in range(NUM_PLAYERS):
-        dealt |= s[HANDS + seat]
-    return s[DECK] & ~dealt
 
 
 @njit(cache=True)
@@ -212,12 +192,11 @@ def advance(s, action, out):
     """Apply ``action`` (none if negative), then list the legal actions: one call per step.
 
     Returns ``(number of legal actions, current player)``; the wrapper uses it so
-    that a step of an OpenSpiel game costs a single compiled call.
+    that a step of an OpenSpiel game costs a single compiled call (why every
+    engine writes these lines itself: :mod:`cardlab.core.layout`).
     """
     if action >= 0:
         apply_action(s, action)
-    if s[PHASE] == GAME_OVER:
-        return 0, TERMINAL_PLAYER
     return legal_actions(s, out), current_player(s)
 
 
@@ -254,6 +233,7 @@ def apply_action(s, action):
 def _deal_card(s, card):
     seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
     s[HANDS + seat] |= card_bit(card)
+    s[DEALT + seat] |= card_bit(card)
     s[CARDS_DEALT] += 1
     if s[CARDS_DEALT] == NUM_PLAYERS * HAND_SIZE:
         s[PHASE] = BIDDING
@@ -452,72 +432,3 @@ def play_random_hands(template, num_hands, stream, results):
         results[i, 3] = s[DECLARER]
         results[i, 4] = s[HIGH_BID] if s[WINNER] != 2 else -1
     return steps
-
-
-@njit(cache=True)
-def cards_unseen_by(s, seat):
-    """Cards dealt this hand that ``seat`` has not seen: the others' hands."""
-    unseen = np.int64(0)
-    for other in range(NUM_PLAYERS):
-        if other != seat:
-            unseen |= s[HANDS + other]
-    return unseen
-
-
-@njit(cache=True)
-def may_hold_masks(s, seat):
-    """For each seat, the cards it may hold as far as ``seat`` knows (voids shown)."""
-    unseen = cards_unseen_by(s, seat)
-    may_hold = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    for other in range(NUM_PLAYERS):
-        if other == seat:
-            may_hold[other] = s[HANDS + seat]
-            continue
-        allowed = unseen
-        for suit in range(4):
-            if (s[VOIDS + other] >> suit) & 1:
-                allowed &= ~SUIT_MASKS[suit]
-        may_hold[other] = allowed
-    return may_hold
-
-
-@njit(cache=True)
-def has_shown_void(s, seat, suit):
-    return (s[VOIDS + seat] >> suit) & 1 == 1
-
-
-@njit(cache=True)
-def hand_size(s, seat):
-    return popcount(s[HANDS + seat])
-
-
-@njit(cache=True)
-def holds(s, seat, card):
-    return has_card(s[HANDS + seat], card)
-
-
-@njit(cache=True)
-def resample_hidden_hands(s, seat, stream):
-    """A copy of ``s`` whose other hands are redrawn uniformly among those ``seat`` cannot rule out.
-
-    What ``seat`` knows in Kaiser: its own hand, every card played, and which
-    suits each player has shown out of. Everything else is hidden and drawn
-    uniformly (:func:`cardlab.core.sampling.sample_hidden_hands`).
-    """
-    world = s.copy()
-    may_hold = may_hold_masks(s, seat)
-    hidden = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
-    sizes = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
-    allowed = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
-    k = 0
-    for other in range(NUM_PLAYERS):
-        if other != seat:
-            hidden[k] = other
-            sizes[k] = popcount(s[HANDS + other])
-            allowed[k] = may_hold[other]
-            k += 1
-    hands = np.zeros(NUM_PLAYERS - 1, dtype=np.int64)
-    sample_hidden_hands(cards_unseen_by(s, seat), allowed, sizes, stream, hands)
-    for k in range(NUM_PLAYERS - 1):
-        world[HANDS + hidden[k]] = hands[k]
-    return world

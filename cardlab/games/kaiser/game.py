@@ -22,7 +22,7 @@ from cardlab.core.openspiel import (
     checked_parameters,
 )
 from cardlab.games.kaiser import engine as E
-from cardlab.games.kaiser import observation
+from cardlab.games.kaiser import observation, sampling
 from cardlab.games.kaiser.rules import (
     BID,
     MIN_BID_CHOICES,
@@ -74,8 +74,13 @@ def action_to_string(player: int, action: int) -> str:
     raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
 
 
+def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
+    """The string of ``action`` in state ``s`` (the engine's); no Kaiser string depends on the state."""
+    return action_to_string(player, action)
+
+
 KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS,
-                                   action_to_string)
+                                   state_action_to_string)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
 
@@ -145,15 +150,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
         lines.append(f"seat {_seat_name(player)}")
         lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
         if perfect_recall:
-            dealt = int(s[E.HANDS + player])
-            for trick in range(int(s[E.TRICK_NUMBER]) + 1):
-                leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[
-                    E.TRICK_LEADER]
-                for position in range(4):
-                    card = int(s[E.TRICK_HISTORY + 4 * trick + position]) if trick < 8 else -1
-                    if card >= 0 and (leader + position) % 4 == player:
-                        dealt |= 1 << card
-            lines.append(f"dealt: {cards_string(dealt)}")
+            lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
     if s[E.PHASE] == E.DEALING:
         return "\n".join(lines)
     bids = []
@@ -209,9 +206,9 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
 
 KaiserGame.state_class = KaiserState
 KaiserState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
-                            E.resample_hidden_hands)
+                            sampling.resample_hidden_hands)
 
 pyspiel.register_game(GAME_TYPE, KaiserGame)
 
 __all__ = ["GAME_NAME", "KAISER_ENGINE", "KaiserGame", "KaiserState", "action_to_string",
-           "CHANCE_PLAYER"]
+           "state_action_to_string", "CHANCE_PLAYER"]

@@ -7,7 +7,6 @@ ids) so that variant decks fit the same layout.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from cardlab.core.encoding import mark_cards, mark_voids
@@ -100,14 +99,7 @@ def encode(s, player, perfect_recall, out):
     o += 3
     if not perfect_recall:
         return
-    dealt = s[E.HANDS + player]
-    for trick in range(8):
-        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
-        for position in range(4):
-            card = s[E.TRICK_HISTORY + 4 * trick + position]
-            if card >= 0 and (leader + position) % 4 == player:
-                dealt |= np.int64(1) << card
-    mark_cards(out, o, dealt)
+    mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
     for trick in range(8):
         leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]

@@ -291,25 +291,13 @@ def bidding_mismatches(world, observer):
     A search that assumes the others bid like this player weights each
     sampled world by how well it explains their bids (a world in which a
     player who bid 9 holds nothing is unlikely). Each seat's bidding hand is
-    its current hand plus the cards it has played this hand.
+    the hand it was dealt.
     """
-    dealt = np.zeros(4, dtype=np.int64)
-    for seat in range(4):
-        dealt[seat] = world[E.HANDS + seat]
-    for trick in range(min(world[E.TRICK_NUMBER] + 1, 8)):
-        if trick < world[E.TRICK_NUMBER]:
-            leader = world[E.TRICK_LEADERS + trick]
-        else:
-            leader = world[E.TRICK_LEADER]
-        for position in range(4):
-            card = world[E.TRICK_HISTORY + 4 * trick + position]
-            if card >= 0:
-                dealt[(leader + position) % 4] |= card_bit(card)
     dealer = world[E.DEALER]
     s = E.new_state(dealer, world[E.MIN_BID], 0, world[E.TARGET], world[E.ALLOW_LOW_NO_TRUMP],
                     world[E.NON_BIDDER_LIMIT], world[E.MAX_HANDS])
     for seat in range(4):
-        s[E.HANDS + seat] = dealt[seat]
+        s[E.HANDS + seat] = s[E.DEALT + seat] = world[E.DEALT + seat]
     s[E.CARDS_DEALT] = 32
     s[E.PHASE] = E.BIDDING
     s[E.TO_MOVE] = (dealer + 1) % 4

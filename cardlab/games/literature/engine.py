@@ -6,7 +6,8 @@ sized by ``MAX_PLAYERS`` (16) so that every player count shares one layout. The
 array also holds the public knowledge (:mod:`cardlab.games.literature.knowledge`),
 kept up to date with every ask and claim, and the log of public events, so
 that an information state, a strategy or an observation needs nothing but the
-array.
+array. It starts with the header every engine shares (:mod:`cardlab.core.layout`);
+the hidden-hand sampler is :mod:`cardlab.games.literature.sampling`.
 
 Kernels do not validate their input (numba does not bounds-check); the checked
 entry points for Python callers are :class:`cardlab.core.engine.Engine` and the
@@ -28,7 +29,21 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, popcount
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.layout import (
+    CARDS_DEALT,
+    DEALER,
+    DEALING,
+    DEALT,
+    DECK,
+    NUM_PLAYERS,
+    PHASE,
+    TO_MOVE,
+    current_player,
+    empty_state,
+    start_deal,
+    team_of,
+    undealt_cards,
+)
 from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
@@ -47,37 +62,32 @@ from cardlab.games.literature.rules import (
     UNRESOLVED,
     VOID,
 )
-from cardlab.games.literature.sampling import sample_hands
 
-# ---- Phases -------------------------------------------------------------------------
-DEALING, ASKING, CLAIMING, GAME_OVER = 0, 1, 2, 3
+# ---- Phases (the header's convention: 0 deals, the last ends the game) ---------------------
+ASKING, CLAIMING, GAME_OVER = 1, 2, 3
 PHASE_NAMES = ("dealing", "asking", "claiming", "game over")
 
 # ---- State layout -----------------------------------------------------------------------
+# Slots 0-22: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE, DEALER,
+# NUM_PLAYERS, CARDS_DEALT, DECK, GAME_OVER_PHASE and DEALT (MAX_PLAYERS slots: each hand
+# as dealt).
+HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (23-38): the cards each seat holds
 # Parameters (fixed for the game).
-NUM_PLAYERS = 0
-DEALER = 1
-MAX_ASKS = 2
-LAYOUT = 3  # rules.STANDARD, SEVENS_REMOVED or JOKERS
-MAJOR_SETS_WORTH_TWO = 4
-MISCLAIM_TO_OPPONENTS = 5
-FIRST_ASK_LEFT_OF_DEALER = 6
-DECK = 7
-CARDS_EACH = 8
+MAX_ASKS = 39
+LAYOUT = 40  # rules.STANDARD, SEVENS_REMOVED or JOKERS
+MAJOR_SETS_WORTH_TWO = 41
+MISCLAIM_TO_OPPONENTS = 42
+FIRST_ASK_LEFT_OF_DEALER = 43
+CARDS_EACH = 44
 # The game being played.
-PHASE = 9
-TO_MOVE = 10  # seat to act (meaningless at chance nodes)
-CARDS_DEALT = 11
-ASKS = 12  # asks made so far
-CLAIMANT = 13  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 14
-CLAIM_COUNT = 15  # seats named so far in the current claim
-CLAIM_SEATS = 16  # 6 slots: the seat named for each card, ascending card ids
+ASKS = 45  # asks made so far
+CLAIMANT = 46  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 47
+CLAIM_COUNT = 48  # seats named so far in the current claim
+CLAIM_SEATS = 49  # 6 slots: the seat named for each card, ascending card ids
 STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
-HANDS = SCORES + 2  # MAX_PLAYERS slots
-DEALT = HANDS + MAX_PLAYERS  # MAX_PLAYERS slots: each hand as dealt
-LOG_LENGTH = DEALT + MAX_PLAYERS
+LOG_LENGTH = SCORES + 2
 KNOWLEDGE = LOG_LENGTH + 1  # K.KNOWLEDGE_SIZE slots: what the public events prove
 LOG = KNOWLEDGE + K.KNOWLEDGE_SIZE  # LOG_CAPACITY slots: public events, packed
 LOG_CAPACITY = MAX_ASKS_LIMIT + 2 * MAX_HALF_SUITS + 8  # asks, claims, hand-offs
@@ -94,26 +104,18 @@ EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
 
 
 @njit(cache=True)
-def team_of(seat):
-    return seat & 1
-
-
-@njit(cache=True)
 def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
               misclaim_to_opponents, first_ask_left_of_dealer):
     """The state before the first card is dealt."""
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
-    s[NUM_PLAYERS] = num_players
-    s[DEALER] = dealer
+    s = empty_state(STATE_SIZE, num_players, GAME_OVER)
+    s[DECK] = DECKS[layout]
+    start_deal(s, dealer)
     s[MAX_ASKS] = max_asks
     s[LAYOUT] = layout
     s[MAJOR_SETS_WORTH_TWO] = major_sets_worth_two
     s[MISCLAIM_TO_OPPONENTS] = misclaim_to_opponents
     s[FIRST_ASK_LEFT_OF_DEALER] = first_ask_left_of_dealer
-    s[DECK] = DECKS[layout]
     s[CARDS_EACH] = popcount(DECKS[layout]) // num_players
-    s[PHASE] = DEALING
-    s[TO_MOVE] = (dealer + 1) % num_players
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_SEATS:CLAIM_SEATS + CARDS_PER_HALF_SUIT] = -1
@@ -127,22 +129,6 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
 def knowledge_of(s):
     """The public knowledge block of the state (a view: writes go to the state)."""
     return s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE]
-
-
-@njit(cache=True)
-def current_player(s):
-    """Seat to act, CHANCE_PLAYER while dealing, TERMINAL_PLAYER at the end."""
-    phase = s[PHASE]
-    if phase == GAME_OVER:
-        return TERMINAL_PLAYER
-    if phase == DEALING:
-        return CHANCE_PLAYER
-    return s[TO_MOVE]
-
-
-@njit(cache=True)
-def is_terminal(s):
-    return s[PHASE] == GAME_OVER
 
 
 @njit(cache=True)
@@ -162,11 +148,6 @@ def team_cards(s, team):
     for seat in range(team, s[NUM_PLAYERS], 2):
         mask |= s[HANDS + seat]
     return mask
-
-
-@njit(cache=True)
-def undealt_cards(s):
-    return s[DECK] & ~(team_cards(s, 0) | team_cards(s, 1))
 
 
 @njit(cache=True)
@@ -260,6 +241,19 @@ def apply_action(s, action):
 
 
 @njit(cache=True)
+def advance(s, action, out):
+    """Apply ``action`` (none if negative), then list the legal actions: one call per step.
+
+    Returns ``(number of legal actions, current player)``, as the wrapper's
+    :meth:`cardlab.core.engine.Engine.step` expects (why every engine writes
+    these lines itself: :mod:`cardlab.core.layout`).
+    """
+    if action >= 0:
+        apply_action(s, action)
+    return legal_actions(s, out), current_player(s)
+
+
+@njit(cache=True)
 def _log(s, event):
     s[LOG + s[LOG_LENGTH]] = event
     s[LOG_LENGTH] += 1
@@ -270,10 +264,9 @@ def _deal_card(s, card):
     num_players = s[NUM_PLAYERS]
     seat = receiving_seat(s[DEALER], s[CARDS_DEALT], num_players)
     s[HANDS + seat] |= card_bit(card)
+    s[DEALT + seat] |= card_bit(card)
     s[CARDS_DEALT] += 1
     if s[CARDS_DEALT] == popcount(s[DECK]):
-        for other in range(num_players):
-            s[DEALT + other] = s[HANDS + other]
         s[PHASE] = ASKING
         first = s[DEALER] + 1 if s[FIRST_ASK_LEFT_OF_DEALER] else s[DEALER]
         s[TO_MOVE] = first % num_players
@@ -464,96 +457,3 @@ def private_knowledge(s, seat):
     view = np.empty(K.KNOWLEDGE_SIZE, dtype=np.int64)
     K.private_view(knowledge_of(s), seat, s[HANDS + seat], view)
     return view
-
-
-@njit(cache=True)
-def dealt_hands_for(s, hands):
-    """The deal that, with the logged events, leads to the current ``hands``.
-
-    Every event is public and moves cards deterministically, so running the log
-    backwards from any current hands gives the only deal they can come from.
-    """
-    num_players = s[NUM_PLAYERS]
-    dealt = hands[:num_players].copy()
-    for i in range(s[LOG_LENGTH] - 1, -1, -1):
-        event = s[LOG + i]
-        kind = event_kind(event)
-        if kind == EVENT_ASK and event_success(event):
-            bit = card_bit(event_card(event))
-            dealt[event_actor(event)] &= ~bit
-            dealt[event_target(event)] |= bit
-        elif kind == EVENT_CLAIM:
-            cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], event_target(event)])
-            for j in range(CARDS_PER_HALF_SUIT):
-                dealt[event_holder(event, j)] |= card_bit(cards[j])
-    return dealt
-
-
-@njit(cache=True)
-def consistent_with_log(s, hands):
-    """True if the current ``hands`` agree with every logged event.
-
-    Replays the log forwards from the deal the hands imply, checking that each
-    ask was legal (asker held another card of the half-suit, not the card; the
-    target held a card) and answered as logged, and that each claim's cards
-    were where the claim showed them.
-    """
-    num_players = s[NUM_PLAYERS]
-    layout = s[LAYOUT]
-    current = dealt_hands_for(s, hands)
-    for seat in range(num_players):
-        if popcount(current[seat]) != s[CARDS_EACH]:
-            return False
-    for i in range(s[LOG_LENGTH]):
-        event = s[LOG + i]
-        kind = event_kind(event)
-        actor = event_actor(event)
-        if kind == EVENT_ASK:
-            target = event_target(event)
-            card = event_card(event)
-            bit = card_bit(card)
-            cards = HALF_SUIT_MASKS[layout, HALF_SUIT_OF[layout, card]]
-            if current[actor] & bit != 0 or current[actor] & cards == 0:
-                return False
-            if current[target] == 0:
-                return False
-            if (current[target] & bit != 0) != event_success(event):
-                return False
-            if event_success(event):
-                current[target] &= ~bit
-                current[actor] |= bit
-        elif kind == EVENT_CLAIM:
-            h = event_target(event)
-            cards = cards_in(HALF_SUIT_MASKS[layout, h])
-            for j in range(CARDS_PER_HALF_SUIT):
-                seat = event_holder(event, j)
-                if current[seat] & card_bit(cards[j]) == 0:
-                    return False
-                current[seat] &= ~card_bit(cards[j])
-    return True
-
-
-@njit(cache=True)
-def resample_hidden_hands(s, seat, stream, max_draws):
-    """A copy of ``s`` whose hidden hands are redrawn to fit everything ``seat`` knows.
-
-    Draws deals that meet ``seat``'s knowledge (hand sizes, placed cards,
-    absences, half-suit minimums) and keeps the first that also agrees with
-    the whole event log, so the world could really have been played. Returns
-    ``(world, draws)``; ``draws`` is -1 when the knowledge admits no deal at all
-    and 0 when ``max_draws`` draws all contradicted the log.
-    """
-    view = private_knowledge(s, seat)
-    hands = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    world = s.copy()
-    for draw in range(1, max_draws + 1):
-        if not sample_hands(view, seat, s[HANDS + seat], stream, hands):
-            return world, -1
-        if consistent_with_log(s, hands):
-            num_players = s[NUM_PLAYERS]
-            dealt = dealt_hands_for(s, hands)
-            for other in range(num_players):
-                world[HANDS + other] = hands[other]
-                world[DEALT + other] = dealt[other]
-            return world, draw
-    return world, 0

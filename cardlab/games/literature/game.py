@@ -24,7 +24,7 @@ from cardlab.core.openspiel import (
 )
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
-from cardlab.games.literature import observation
+from cardlab.games.literature import observation, sampling
 from cardlab.games.literature.rules import (
     ASSIGN,
     CLAIM,
@@ -113,10 +113,16 @@ def action_to_string(player: int, action: int) -> str:
     raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
 
 
+def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
+    """The string of ``action`` in state ``s`` (the engine's); no Literature string depends on the state."""
+    return action_to_string(player, action)
+
+
 @cache
 def literature_engine(num_players: int) -> Engine:
     """The checked Python face of the engine for ``num_players`` seats."""
-    return Engine.from_kernels(E, GAME_NAME, num_players, NUM_DISTINCT_ACTIONS, action_to_string)
+    return Engine.from_kernels(E, GAME_NAME, num_players, NUM_DISTINCT_ACTIONS,
+                               state_action_to_string)
 
 
 GAME_TYPE = card_game_type(GAME_NAME, "Literature (cardlab)", 4, MAX_PLAYERS, DEFAULT_PARAMETERS)
@@ -253,10 +259,10 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
     The other hands are redrawn to meet every hard constraint the player knows
     (hand sizes, placed cards, absences, half-suit minimums), and a draw is kept
     only if the whole event log could have been played with it
-    (:func:`cardlab.games.literature.engine.resample_hidden_hands`). Raises
+    (:func:`cardlab.games.literature.sampling.resample_hidden_hands`). Raises
     ``RuntimeError`` rather than return a world that breaks a constraint.
     """
-    world, draws = E.resample_hidden_hands(array, seat, stream, MAX_RESAMPLE_DRAWS)
+    world, draws = sampling.resample_hidden_hands(array, seat, stream, MAX_RESAMPLE_DRAWS)
     if draws < 0:
         raise RuntimeError(f"{GAME_NAME}: no deal fits player {seat}'s knowledge; "
                            "the state is inconsistent")

@@ -21,9 +21,8 @@ minimum of h puts the extra cards in free slots), so:
 
 Every step keeps a perfect matching, so the result always satisfies every
 constraint, in polynomial time and without giving up. The draw is close to,
-but not exactly, uniform over consistent deals; the engine also rejects draws
-that contradict the event log
-(:func:`cardlab.games.literature.engine.resample_hidden_hands`).
+but not exactly, uniform over consistent deals; :func:`resample_hidden_hands`
+also rejects draws that contradict the event log.
 """
 
 from __future__ import annotations
@@ -31,10 +30,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in
+from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.layout import DEALT, NUM_PLAYERS
 from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
-from cardlab.games.literature.rules import HALF_SUIT_OF, MAX_HALF_SUITS, MAX_PLAYERS
+from cardlab.games.literature.engine import (
+    CARDS_EACH,
+    EVENT_ASK,
+    EVENT_CLAIM,
+    HANDS,
+    LAYOUT,
+    LOG,
+    LOG_LENGTH,
+    event_actor,
+    event_card,
+    event_holder,
+    event_kind,
+    event_success,
+    event_target,
+    private_knowledge,
+)
+from cardlab.games.literature.rules import (
+    CARDS_PER_HALF_SUIT,
+    HALF_SUIT_MASKS,
+    HALF_SUIT_OF,
+    MAX_HALF_SUITS,
+    MAX_PLAYERS,
+)
 
 _MAX_NODES = MAX_PLAYERS * (MAX_HALF_SUITS + 1)
 
@@ -208,3 +230,97 @@ def _augment(card, seat, vacated, fits, node_seat, node_of, load, capacity, fixe
         node_of[mover[y]] = y
         y = parent_node[y]
     return True
+
+
+# ---- Worlds a seat cannot tell apart: hands that also fit the event log ------------------------
+@njit(cache=True)
+def dealt_hands_for(s, hands):
+    """The deal that, with the logged events, leads to the current ``hands``.
+
+    Every event is public and moves cards deterministically, so running the log
+    backwards from any current hands gives the only deal they can come from.
+    """
+    num_players = s[NUM_PLAYERS]
+    dealt = hands[:num_players].copy()
+    for i in range(s[LOG_LENGTH] - 1, -1, -1):
+        event = s[LOG + i]
+        kind = event_kind(event)
+        if kind == EVENT_ASK and event_success(event):
+            bit = card_bit(event_card(event))
+            dealt[event_actor(event)] &= ~bit
+            dealt[event_target(event)] |= bit
+        elif kind == EVENT_CLAIM:
+            cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], event_target(event)])
+            for j in range(CARDS_PER_HALF_SUIT):
+                dealt[event_holder(event, j)] |= card_bit(cards[j])
+    return dealt
+
+
+@njit(cache=True)
+def consistent_with_log(s, hands):
+    """True if the current ``hands`` agree with every logged event.
+
+    Replays the log forwards from the deal the hands imply, checking that each
+    ask was legal (asker held another card of the half-suit, not the card; the
+    target held a card) and answered as logged, and that each claim's cards
+    were where the claim showed them.
+    """
+    num_players = s[NUM_PLAYERS]
+    layout = s[LAYOUT]
+    current = dealt_hands_for(s, hands)
+    for seat in range(num_players):
+        if popcount(current[seat]) != s[CARDS_EACH]:
+            return False
+    for i in range(s[LOG_LENGTH]):
+        event = s[LOG + i]
+        kind = event_kind(event)
+        actor = event_actor(event)
+        if kind == EVENT_ASK:
+            target = event_target(event)
+            card = event_card(event)
+            bit = card_bit(card)
+            cards = HALF_SUIT_MASKS[layout, HALF_SUIT_OF[layout, card]]
+            if current[actor] & bit != 0 or current[actor] & cards == 0:
+                return False
+            if current[target] == 0:
+                return False
+            if (current[target] & bit != 0) != event_success(event):
+                return False
+            if event_success(event):
+                current[target] &= ~bit
+                current[actor] |= bit
+        elif kind == EVENT_CLAIM:
+            h = event_target(event)
+            cards = cards_in(HALF_SUIT_MASKS[layout, h])
+            for j in range(CARDS_PER_HALF_SUIT):
+                seat = event_holder(event, j)
+                if current[seat] & card_bit(cards[j]) == 0:
+                    return False
+                current[seat] &= ~card_bit(cards[j])
+    return True
+
+
+@njit(cache=True)
+def resample_hidden_hands(s, seat, stream, max_draws):
+    """A copy of ``s`` whose hidden hands are redrawn to fit everything ``seat`` knows.
+
+    Draws deals that meet ``seat``'s knowledge (hand sizes, placed cards,
+    absences, half-suit minimums) and keeps the first that also agrees with
+    the whole event log, so the world could really have been played. Returns
+    ``(world, draws)``; ``draws`` is -1 when the knowledge admits no deal at all
+    and 0 when ``max_draws`` draws all contradicted the log.
+    """
+    view = private_knowledge(s, seat)
+    hands = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    world = s.copy()
+    for draw in range(1, max_draws + 1):
+        if not sample_hands(view, seat, s[HANDS + seat], stream, hands):
+            return world, -1
+        if consistent_with_log(s, hands):
+            num_players = s[NUM_PLAYERS]
+            dealt = dealt_hands_for(s, hands)
+            for other in range(num_players):
+                world[HANDS + other] = hands[other]
+                world[DEALT + other] = dealt[other]
+            return world, draw
+    return world, 0

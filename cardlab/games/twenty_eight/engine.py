@@ -1,9 +1,11 @@
 """Twenty-Eight as pure array transitions, compiled with numba.
 
 The whole game state is one ``int64`` array of ``STATE_SIZE`` slots whose
-layout is the constants below (hands and card sets are bitmasks), exactly as
+layout is the constants below (hands and card sets are bitmasks), starting
+with the header every engine shares (:mod:`cardlab.core.layout`), exactly as
 in :mod:`cardlab.games.kaiser.engine`: states copy with ``state.copy()``,
-batch as rows of a 2-D array and cross process boundaries as bytes.
+batch as rows of a 2-D array and cross process boundaries as bytes. The
+hidden-hand sampler is :mod:`cardlab.games.twenty_eight.sampling`.
 
 The flow of one hand (the numbered rulings are those of the contract):
 
@@ -29,19 +31,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import (
-    card_bit,
-    has_card,
-    lowest_card,
-    nth_card,
-    popcount,
-    write_cards,
-)
+from cardlab.core.bitboard import card_bit, nth_card, popcount, write_cards
 from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
-from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
-from cardlab.core.rng import random_below, random_unit
-from cardlab.core.sampling import sample_hidden_hands
+from cardlab.core.layout import (
+    CARDS_DEALT,
+    DEALER,
+    DEALING,
+    DEALT,
+    DECK,
+    PHASE,
+    TO_MOVE,
+    current_player,
+    empty_state,
+    start_deal,
+    team_of,
+    undealt_cards,
+)
+from cardlab.core.rng import random_below
 from cardlab.core.tricks import trick_winner
 from cardlab.games.twenty_eight.rules import (
     BID,
@@ -63,8 +70,8 @@ from cardlab.games.twenty_eight.rules import (
     STRENGTH,
 )
 
-# ---- Phases -------------------------------------------------------------------
-DEALING, BIDDING, PLACING, RAISING, PLAYING, GAME_OVER = 0, 1, 2, 3, 4, 5
+# ---- Phases (the header's convention: 0 deals, the last ends the game) ----------
+BIDDING, PLACING, RAISING, PLAYING, GAME_OVER = 1, 2, 3, 4, 5  # DEALING (0): both deal stages
 PHASE_NAMES = ("dealing", "bidding", "placing the trump", "raising", "playing", "game over")
 NUM_PHASES = 6
 
@@ -82,60 +89,52 @@ NO_SEAT = -1
 NO_TRUMPS_IN_TRICK = 4  # ``trumps_from`` past the last position: no card is a trump
 
 # ---- State layout ---------------------------------------------------------------
+# Slots 0-10: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
+# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, GAME_OVER_PHASE and DEALT (4 slots: every
+# card dealt to the seat; the indicator counts as the bidder's).
+HANDS = 11  # 4 slots: the cards each seat holds (the hidden indicator is in nobody's hand)
 # Parameters (fixed for the game).
-FIRST_DEALER = 0
-OPENING_MIN = 1  # the smallest opening bid (14 in the standard game)
-DECK = 2
+FIRST_DEALER = 15
+OPENING_MIN = 16  # the smallest opening bid (14 in the standard game)
 # The hand being played.
-PHASE = 3
-DEALER = 4
-TO_MOVE = 5
-CARDS_DEALT = 6
-HANDS = 7  # 4 slots: the cards each seat holds (the hidden indicator is in nobody's hand)
-DEALT = 11  # 4 slots: every card dealt to the seat (the indicator counts as the bidder's)
-FIRST_FOUR = 15  # 4 slots: the cards the seat received in deal stage 1
-PLAYED_BY = 19  # 4 slots: cards the seat has played this hand
-HIGH_BID = 23  # value of the highest bid, -1 before any
-HIGH_BIDDER = 24
-PASSES_IN_ROW = 25  # consecutive passes since the last bid (first round)
-NUM_BIDS = 26  # first-round actions so far
-BID_HISTORY = 27  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
+FIRST_FOUR = 17  # 4 slots: the cards the seat received in deal stage 1
+PLAYED_BY = 21  # 4 slots: cards the seat has played this hand
+HIGH_BID = 25  # value of the highest bid, -1 before any
+HIGH_BIDDER = 26
+PASSES_IN_ROW = 27  # consecutive passes since the last bid (first round)
+NUM_BIDS = 28  # first-round actions so far
+BID_HISTORY = 29  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
 MAX_FIRST_ROUND = 48  # 15 bids, at most 2 passes between bids, 3 at the end: 46
-RAISES = 75  # 2 slots: the second-round actions of bidder and partner, -1 before
-FIRST_BIDDER = 77  # who won the first round (placed the first indicator)
-BIDDER = 78  # the bidder now (the partner after a partner's raise)
-INDICATOR = 79  # the face-down card, -1 before it is placed
-OLD_INDICATOR = 80  # the first bidder's indicator after a partner's raise, else -1
-TRUMP = 81  # suit of the indicator (hidden from the others until shown), -1 before
-TRUMP_SHOWN = 82
-SHOWN_IN_TRICK = 83  # trick number of the show, -1 before
-CALLER = 84  # seat whose action 53 showed the trump (-1: shown by playing it)
-MUST_PLAY_TRUMP = 85  # seat that just called and must now play a trump if it holds one
-TRICK_NUMBER = 86  # 0..7, 8 when the hand is over
-TRICK_LEADER = 87
-TRICK_SIZE = 88
-TRICK = 89  # 4 slots: cards of the current trick in play order
-TRUMPS_FROM = 93  # position from which trump-suit cards are trumps in the current trick
-CARD_POINTS_WON = 94  # 2 slots, per team
-TRICKS_WON = 96  # 2 slots, per team
-PLAYED = 98  # mask of cards played this hand
-VOIDS = 99  # 4 slots: bit s set when the seat's hand showed out of suit s
-BIDDER_DISCARDS = 103  # suits the bidder played without following, trump hidden
-BIDDER_HIDDEN_LEADS = 104  # 4 slots per suit: first trick the bidder led it while hidden
-OUTCOME = 108
-GAME_POINTS = 109  # 2 slots, per team
-TRICK_HISTORY = 111  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 143  # 8 slots
-TRICK_WINNERS = 151  # 8 slots
-TRICK_TRUMPS_FROM = 159  # 8 slots: each finished trick's ``trumps_from``
-STATE_SIZE = 167
+RAISES = 77  # 2 slots: the second-round actions of bidder and partner, -1 before
+FIRST_BIDDER = 79  # who won the first round (placed the first indicator)
+BIDDER = 80  # the bidder now (the partner after a partner's raise)
+INDICATOR = 81  # the face-down card, -1 before it is placed
+OLD_INDICATOR = 82  # the first bidder's indicator after a partner's raise, else -1
+TRUMP = 83  # suit of the indicator (hidden from the others until shown), -1 before
+TRUMP_SHOWN = 84
+SHOWN_IN_TRICK = 85  # trick number of the show, -1 before
+CALLER = 86  # seat whose action 53 showed the trump (-1: shown by playing it)
+MUST_PLAY_TRUMP = 87  # seat that just called and must now play a trump if it holds one
+TRICK_NUMBER = 88  # 0..7, 8 when the hand is over
+TRICK_LEADER = 89
+TRICK_SIZE = 90
+TRICK = 91  # 4 slots: cards of the current trick in play order
+TRUMPS_FROM = 95  # position from which trump-suit cards are trumps in the current trick
+CARD_POINTS_WON = 96  # 2 slots, per team
+TRICKS_WON = 98  # 2 slots, per team
+PLAYED = 100  # mask of cards played this hand
+VOIDS = 101  # 4 slots: bit s set when the seat's hand showed out of suit s
+BIDDER_DISCARDS = 105  # suits the bidder played without following, trump hidden
+BIDDER_HIDDEN_LEADS = 106  # 4 slots per suit: first trick the bidder led it while hidden
+OUTCOME = 110
+GAME_POINTS = 111  # 2 slots, per team
+TRICK_HISTORY = 113  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 145  # 8 slots
+TRICK_WINNERS = 153  # 8 slots
+TRICK_TRUMPS_FROM = 161  # 8 slots: each finished trick's ``trumps_from``
+STATE_SIZE = 169
 
 MAX_LEGAL_ACTIONS = 32  # a full deck of chance outcomes is the largest set
-
-
-@njit(cache=True)
-def team_of(seat):
-    return seat & 1
 
 
 @njit(cache=True)
@@ -146,13 +145,11 @@ def partner_of(seat):
 @njit(cache=True)
 def new_state(dealer, opening_min):
     """The state before the first card is dealt."""
-    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
+    s[DECK] = STANDARD_DECK
     s[FIRST_DEALER] = dealer
     s[OPENING_MIN] = opening_min
-    s[DECK] = STANDARD_DECK
-    s[PHASE] = DEALING
-    s[DEALER] = dealer
-    s[TO_MOVE] = (dealer + 1) % NUM_PLAYERS
+    start_deal(s, dealer)
     s[HIGH_BID] = -1
     s[HIGH_BIDDER] = NO_SEAT
     s[BID_HISTORY:BID_HISTORY + MAX_FIRST_ROUND] = -1
@@ -172,30 +169,6 @@ def new_state(dealer, opening_min):
     s[TRICK_WINNERS:TRICK_WINNERS + NUM_TRICKS] = NO_SEAT
     s[TRICK_TRUMPS_FROM:TRICK_TRUMPS_FROM + NUM_TRICKS] = -1
     return s
-
-
-@njit(cache=True)
-def current_player(s):
-    """Seat to act, CHANCE_PLAYER while dealing, TERMINAL_PLAYER at the end."""
-    phase = s[PHASE]
-    if phase == GAME_OVER:
-        return TERMINAL_PLAYER
-    if phase == DEALING:
-        return CHANCE_PLAYER
-    return s[TO_MOVE]
-
-
-@njit(cache=True)
-def is_terminal(s):
-    return s[PHASE] == GAME_OVER
-
-
-@njit(cache=True)
-def undealt_cards(s):
-    dealt = np.int64(0)
-    for seat in range(NUM_PLAYERS):
-        dealt |= s[DEALT + seat]
-    return s[DECK] & ~dealt
 
 
 @njit(cache=True)
@@ -307,16 +280,6 @@ def legal_actions(s, out):
 
 
 @njit(cache=True)
-def is_legal(s, action):
-    out = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
-    n = legal_actions(s, out)
-    for i in range(n):
-        if out[i] == action:
-            return True
-    return False
-
-
-@njit(cache=True)
 def apply_action(s, action):
     """Apply a legal action (chance: the dealt card id)."""
     phase = s[PHASE]
@@ -339,12 +302,11 @@ def advance(s, action, out):
     """Apply ``action`` (none if negative), then list the legal actions: one call per step.
 
     Returns ``(number of legal actions, current player)``, as the wrapper's
-    :meth:`cardlab.core.engine.Engine.step` expects.
+    :meth:`cardlab.core.engine.Engine.step` expects (why every engine writes
+    these lines itself: :mod:`cardlab.core.layout`).
     """
     if action >= 0:
         apply_action(s, action)
-    if s[PHASE] == GAME_OVER:
-        return 0, TERMINAL_PLAYER
     return legal_actions(s, out), current_player(s)
 
 
@@ -623,250 +585,3 @@ def play_random_hands(template, num_hands, stream, results):
         results[i, 6] = s[SHOWN_IN_TRICK]
         results[i, 7] = seat_returns.sum()
     return steps
-
-
-# ---- What a seat knows, and worlds it cannot tell apart --------------------------------
-@njit(cache=True)
-def stage_one_indicator(s):
-    """The card the first bidder placed from his first four (-1 if none placed yet)."""
-    if s[OLD_INDICATOR] >= 0:
-        return s[OLD_INDICATOR]
-    if s[INDICATOR] >= 0 and s[BIDDER] == s[FIRST_BIDDER]:
-        return s[INDICATOR]
-    return NO_CARD
-
-
-@njit(cache=True)
-def publicly_known_cards(s, seat):
-    """Cards in ``seat``'s hand that everybody knows: the shown indicator not yet played."""
-    if seat == s[BIDDER] and s[TRUMP_SHOWN] == 1 and has_card(s[HANDS + seat], s[INDICATOR]):
-        return card_bit(s[INDICATOR])
-    return np.int64(0)
-
-
-@njit(cache=True)
-def bidder_cards_after(s, trick):
-    """Cards the bidder played from trick ``trick`` on (the shown indicator excluded)."""
-    bidder = s[BIDDER]
-    cards = np.int64(0)
-    for t in range(trick, min(s[TRICK_NUMBER] + 1, NUM_TRICKS)):
-        leader = s[TRICK_LEADERS + t] if t < s[TRICK_NUMBER] else s[TRICK_LEADER]
-        position = (bidder - leader) % NUM_PLAYERS
-        card = s[TRICK_HISTORY + 4 * t + position]
-        if card >= 0 and card != s[INDICATOR]:
-            cards |= card_bit(card)
-    return cards
-
-
-@njit(cache=True)
-def trump_suit_possible(s, suit):
-    """Could the hidden trump be ``suit``, judging by the bidder's phase-1 play alone?
-
-    * A bidder who did not follow suit played a non-trump card (ruling 5: on a
-      non-trump lead he may not play a trump from his hand; on a trump lead he
-      had none), so no suit he discarded is trump.
-    * A bidder who led a suit while the trump was hidden held nothing else if it
-      was trump; every card he played from then on (the indicator aside) is then
-      of that suit.
-    """
-    if (s[BIDDER_DISCARDS] >> suit) & 1:
-        return False
-    first_lead = s[BIDDER_HIDDEN_LEADS + suit]
-    if first_lead >= 0 and bidder_cards_after(s, first_lead) & ~SUIT_MASKS[suit] != 0:
-        return False
-    return True
-
-
-@njit(cache=True)
-def _world_property_flags(s):
-    """Facts the history made public about the whole deal, as bits (checked by rejection).
-
-    Bit 0: some seat was dealt all four jacks (ruling 3; only once all 32 are dealt).
-    Bit 1: the bidding team was dealt every trump (ruling 7; only once shown).
-    Bit 2: the opening bidder's first four cards hold no point card (ruling 1;
-    only known when he took the redeal).
-    """
-    flags = 0
-    if s[CARDS_DEALT] == NUM_STAGES * CARDS_PER_STAGE:
-        for seat in range(NUM_PLAYERS):
-            if s[DEALT + seat] & JACKS == JACKS:
-                flags |= 1
-    if s[TRUMP_SHOWN] == 1 and bidding_team_held_all_trumps(s):
-        flags |= 2
-    if s[OUTCOME] == REDEALT and s[FIRST_FOUR + (s[DEALER] + 1) % NUM_PLAYERS] & POINT_CARDS == 0:
-        flags |= 4
-    return flags
-
-
-@njit(cache=True)
-def _random_subset(mask, size, must_include, stream):
-    """A uniformly drawn ``size``-card subset of ``mask`` containing ``must_include`` (a mask)."""
-    chosen = must_include
-    rest = mask & ~must_include
-    for _ in range(size - popcount(must_include)):
-        card = nth_card(rest, random_below(stream, popcount(rest)))
-        chosen |= card_bit(card)
-        rest &= ~card_bit(card)
-    return chosen
-
-
-MAX_RESAMPLE_ATTEMPTS = 2000
-
-
-@njit(cache=True)
-def resample_hidden_hands(s, seat, stream):
-    """A copy of ``s`` that ``seat`` cannot tell apart from it, drawn from the consistent worlds.
-
-    Hidden from ``seat``: the other hands, the undealt cards, which of a player's
-    cards came in deal stage 1, the face-down indicator (unless ``seat`` placed
-    it or it was shown) and the first bidder's indicator after a partner's raise
-    (unless ``seat`` placed it). Enforced constraints, every one a fact of the
-    public history:
-
-    1. own hand and every card played stay; a shown indicator stays in the
-       bidder's hand until played;
-    2. a seat that did not follow a suit holds none of it (for the bidder in
-       phase 1 this is about his hand, never about the indicator); a caller or
-       showing bidder could not follow the led suit; a caller who then played a
-       non-trump holds no trump;
-    3. while the trump is hidden from ``seat``, the indicator is a card of a
-       suit the bidder's play allows (:func:`trump_suit_possible`); if the
-       bidder led the trump suit while hidden, his hand then, hence every card
-       he still hides, is of that suit (also applied once the trump is shown);
-    4. the indicator a bidder placed in stage 1 is one of his first four cards;
-    5. the deal-wide facts (:func:`_world_property_flags`): no four-jack hand
-       once all cards are out (unless the hand was voided for it), the bidding
-       team not dealt all trumps once shown (unless voided for it), and the
-       redealing opener's first four pointless.
-
-    Within these constraints the draw is uniform over deals: suits of the hidden
-    indicator weighted by their number of completions, hands by
-    :func:`cardlab.core.sampling.sample_hidden_hands`, stage-1 cards and the old
-    indicator uniformly, and facts 5 by rejection. Likelihoods of the players'
-    free choices (how they bid, which card they chose) are not modelled. If
-    ``MAX_RESAMPLE_ATTEMPTS`` draws all fail the constraints of 5 (possible
-    only when they are nearly forced), ``s`` itself is returned.
-    """
-    target_flags = _world_property_flags(s)
-    for _ in range(MAX_RESAMPLE_ATTEMPTS):
-        world = _draw_world(s, seat, stream)
-        if _world_property_flags(world) == target_flags:
-            return world
-    return s.copy()
-
-
-@njit(cache=True)
-def _draw_world(s, seat, stream):
-    bidder = s[BIDDER]
-    guess_indicator = trump_hidden(s) and seat != bidder
-    # Hidden seats: the three others, plus the undealt cards as a fourth "seat".
-    hidden = np.empty(NUM_PLAYERS, dtype=np.int64)
-    sizes = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    may_hold = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    known = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    pool = undealt_cards(s)
-    k = 0
-    for other in range(NUM_PLAYERS):
-        if other == seat:
-            continue
-        known[k] = publicly_known_cards(s, other)
-        secret = s[HANDS + other] & ~known[k]
-        hidden[k] = other
-        sizes[k] = popcount(secret)
-        pool |= secret
-        k += 1
-    hidden[k] = NO_SEAT  # the undealt cards
-    sizes[k] = popcount(undealt_cards(s))
-    if guess_indicator:
-        pool |= card_bit(s[INDICATOR])
-    for k in range(NUM_PLAYERS):
-        allowed = pool
-        other = hidden[k]
-        if other >= 0:
-            for suit in range(4):
-                if (s[VOIDS + other] >> suit) & 1:
-                    allowed &= ~SUIT_MASKS[suit]
-            if other == bidder and s[TRUMP_SHOWN] == 1 and s[BIDDER_HIDDEN_LEADS + s[TRUMP]] >= 0:
-                allowed &= SUIT_MASKS[s[TRUMP]]  # he led a trump while hidden: all trumps
-        may_hold[k] = allowed
-    hands = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    indicator = s[INDICATOR]
-    if guess_indicator:
-        indicator = _draw_indicator(s, pool, may_hold, hidden, sizes, stream)
-        pool &= ~card_bit(indicator)
-    sample_hidden_hands(pool, _with_indicator_suit(s, may_hold, hidden, indicator), sizes, stream,
-                        hands)
-    world = s.copy()
-    for k in range(NUM_PLAYERS - 1):
-        world[HANDS + hidden[k]] = hands[k] | known[k]
-    if guess_indicator:
-        world[INDICATOR] = indicator
-        world[TRUMP] = suit_of(indicator)
-    # Dealt cards and the stage-1 split of every hidden seat.
-    for k in range(NUM_PLAYERS - 1):
-        other = hidden[k]
-        dealt = world[HANDS + other] | world[PLAYED_BY + other]
-        if other == bidder and trump_hidden(world):
-            dealt |= card_bit(world[INDICATOR])
-        world[DEALT + other] = dealt
-        first_size = popcount(s[FIRST_FOUR + other])
-        must = np.int64(0)
-        if other == s[FIRST_BIDDER]:
-            if s[OLD_INDICATOR] >= 0:
-                first_four = _random_subset(dealt, first_size, must, stream)
-                world[FIRST_FOUR + other] = first_four
-                world[OLD_INDICATOR] = nth_card(first_four, random_below(stream, first_size))
-                continue
-            if world[INDICATOR] >= 0:
-                must = card_bit(world[INDICATOR])
-        if first_size == popcount(dealt):
-            world[FIRST_FOUR + other] = dealt
-        else:
-            world[FIRST_FOUR + other] = _random_subset(dealt, first_size, must, stream)
-    return world
-
-
-@njit(cache=True)
-def _with_indicator_suit(s, may_hold, hidden, indicator):
-    """Constraint 3 for a hypothesised trump: the bidder's hand all trumps if he led one hidden."""
-    constrained = may_hold.copy()
-    if indicator < 0 or s[TRUMP_SHOWN] == 1:
-        return constrained
-    trump = suit_of(indicator)
-    if s[BIDDER_HIDDEN_LEADS + trump] < 0:
-        return constrained
-    for k in range(NUM_PLAYERS):
-        if hidden[k] == s[BIDDER]:
-            constrained[k] &= SUIT_MASKS[trump]
-    return constrained
-
-
-@njit(cache=True)
-def _draw_indicator(s, pool, may_hold, hidden, sizes, stream):
-    """The hidden indicator, drawn in proportion to the deals consistent with it.
-
-    Every unseen card of a suit has the same possible holders (all constraints
-    are per suit), so the weight of a suit is its number of candidate cards
-    times the completions with one of them removed.
-    """
-    weights = np.zeros(4, dtype=np.float64)
-    scratch = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    for suit in range(4):
-        candidates = pool & SUIT_MASKS[suit]
-        if candidates == 0 or not trump_suit_possible(s, suit):
-            continue
-        one = lowest_card(candidates)
-        constrained = _with_indicator_suit(s, may_hold, hidden, one)
-        weights[suit] = popcount(candidates) * sample_hidden_hands(
-            pool & ~card_bit(one), constrained, sizes, stream, scratch
-        )
-    target = random_unit(stream) * weights.sum()
-    chosen = -1
-    for suit in range(4):
-        if weights[suit] > 0.0:
-            chosen = suit
-            target -= weights[suit]
-            if target < 0.0:
-                break
-    candidates = pool & SUIT_MASKS[chosen]
-    return nth_card(candidates, random_below(stream, popcount(candidates)))

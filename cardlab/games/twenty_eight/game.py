@@ -9,7 +9,6 @@ when played but ``"trump JS"`` in the step that places the indicator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ import pyspiel
 
 from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
+from cardlab.core.engine import Engine
 from cardlab.core.openspiel import (
     EngineGame,
     EngineState,
@@ -26,7 +25,7 @@ from cardlab.core.openspiel import (
     checked_parameters,
 )
 from cardlab.games.twenty_eight import engine as E
-from cardlab.games.twenty_eight import observation
+from cardlab.games.twenty_eight import observation, sampling
 from cardlab.games.twenty_eight.rules import (
     BID,
     CALL_TRUMP,
@@ -75,32 +74,8 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
     return action_to_string(player, action)
 
 
-@dataclass(frozen=True)
-class TwentyEightEngine(Engine):
-    """The checked Python face of the kernels, with state-aware action strings."""
-
-    def apply(self, state: np.ndarray, action: int) -> None:
-        """Apply ``action`` in place, or raise ``ValueError`` and leave the state unchanged."""
-        legal = self.legal(state)
-        if not isinstance(action, int | np.integer) or int(action) not in legal:
-            raise ValueError(self.state_illegal_message(state, action, legal))
-        self.apply_action(state, int(action))
-
-    def state_illegal_message(self, state: np.ndarray, action: object, legal: list[int]) -> str:
-        player = int(self.current_player(state))
-        if player == TERMINAL_PLAYER:
-            return f"{self.name}: action {action!r} applied to a finished game"
-        try:
-            described = f"{action} ({state_action_to_string(state, player, int(action))})"
-        except (TypeError, ValueError):
-            described = repr(action)
-        choices = ", ".join(f"{a} ({state_action_to_string(state, player, a)})" for a in legal)
-        who = "chance" if player == CHANCE_PLAYER else f"player {player}"
-        return f"{self.name}: illegal action {described} for {who}; legal actions: [{choices}]"
-
-
-TWENTY_EIGHT_ENGINE = TwentyEightEngine.from_kernels(
-    E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS, action_to_string)
+TWENTY_EIGHT_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS,
+                                          state_action_to_string)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Twenty-Eight (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
 
@@ -163,14 +138,6 @@ class TwentyEightState(EngineState):
     """A Twenty-Eight state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
     engine = TWENTY_EIGHT_ENGINE
-
-    def _apply_action(self, action: int) -> None:
-        if action not in self._legal or self._player == TERMINAL_PLAYER:
-            raise ValueError(self.engine.state_illegal_message(self.array, action, self._legal))
-        self._record(*self.engine.step(self.array, action, self._buffer))
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        return state_action_to_string(self.array, player, action)
 
 
 def _seat_name(seat: int) -> str:
@@ -272,7 +239,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
 
 TwentyEightGame.state_class = TwentyEightState
 TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
-                                 E.resample_hidden_hands)
+                                 sampling.resample_hidden_hands)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 

@@ -1,0 +1,58 @@
+"""The state header every engine shares (cardlab.core.layout), and the kernels that read only it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardlab.core import layout
+from cardlab.core.bitboard import popcount
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.games import SPECS
+from cardlab.games.literature.rules import MAX_PLAYERS
+
+#: Seats each engine's DEALT block is sized for.
+SEAT_BLOCKS = {"cardlab_kaiser": 4, "cardlab_twenty_eight": 4, "cardlab_literature": MAX_PLAYERS}
+DECK_SIZES = {"cardlab_kaiser": 32, "cardlab_twenty_eight": 32, "cardlab_literature": 48}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
+def test_every_engine_starts_with_the_header(spec):
+    E = spec.engine
+    game = spec.load(spec.small_parameters)
+    s = game.new_initial_state().array
+    assert E.HANDS == layout.DEALT + SEAT_BLOCKS[spec.name]  # the game's slots follow the header
+    assert s[layout.NUM_PLAYERS] == game.num_players()
+    assert s[layout.GAME_OVER_PHASE] == E.GAME_OVER == len(E.PHASE_NAMES) - 1
+    assert s[layout.PHASE] == layout.DEALING and s[layout.CARDS_DEALT] == 0
+    assert s[layout.TO_MOVE] == (s[layout.DEALER] + 1) % game.num_players()
+    assert popcount(s[layout.DECK]) == DECK_SIZES[spec.name]
+    assert not s[layout.DEALT:layout.DEALT + SEAT_BLOCKS[spec.name]].any()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
+def test_shared_kernels_agree_with_the_game_through_a_random_game(spec):
+    game = spec.load(spec.small_parameters)
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        state = game.new_initial_state()
+        while True:
+            s = state.array
+            dealt = [int(s[layout.DEALT + seat]) for seat in range(game.num_players())]
+            assert sum(popcount(mask) for mask in dealt) == s[layout.CARDS_DEALT]
+            undealt = int(layout.undealt_cards(s))
+            assert undealt == int(s[layout.DECK]) & ~np.bitwise_or.reduce(dealt)
+            assert layout.current_player(s) == state.current_player()
+            assert layout.is_terminal(s) == state.is_terminal()
+            if state.is_terminal():
+                assert layout.current_player(s) == TERMINAL_PLAYER
+                break
+            if state.current_player() == CHANCE_PLAYER:
+                assert [a for a, _ in state.chance_outcomes()] == [
+                    c for c in range(54) if (undealt >> c) & 1]
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+def test_teams_alternate_round_the_table():
+    assert [layout.team_of(seat) for seat in range(6)] == [0, 1, 0, 1, 0, 1]
