@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyspiel
 import pytest
 
 from cardlab.core import layout
@@ -27,21 +28,32 @@ def test_every_engine_starts_with_the_header(spec):
     assert s[layout.PHASE] == layout.DEALING and s[layout.CARDS_DEALT] == 0
     assert s[layout.TO_MOVE] == (s[layout.DEALER] + 1) % game.num_players()
     assert popcount(s[layout.DECK]) == DECK_SIZES[spec.name]
+    assert s[layout.UNDEALT] == s[layout.DECK] == layout.undealt_cards(s)
     assert not s[layout.DEALT:layout.DEALT + SEAT_BLOCKS[spec.name]].any()
+
+
+def undealt_from_dealt(s: np.ndarray) -> int:
+    """What UNDEALT must be: the deck minus every seat's dealt cards."""
+    dealt = s[layout.DEALT:layout.DEALT + s[layout.NUM_PLAYERS]]
+    return int(s[layout.DECK]) & ~int(np.bitwise_or.reduce(dealt))
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
 def test_shared_kernels_agree_with_the_game_through_a_random_game(spec):
     game = spec.load(spec.small_parameters)
     rng = np.random.default_rng(4)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
     for _ in range(5):
         state = game.new_initial_state()
         while True:
             s = state.array
-            dealt = [int(s[layout.DEALT + seat]) for seat in range(game.num_players())]
+            dealt = s[layout.DEALT:layout.DEALT + game.num_players()]
             assert sum(popcount(mask) for mask in dealt) == s[layout.CARDS_DEALT]
             undealt = int(layout.undealt_cards(s))
-            assert undealt == int(s[layout.DECK]) & ~np.bitwise_or.reduce(dealt)
+            assert undealt == undealt_from_dealt(s)
+            if state.current_player() >= 0:  # the samplers keep UNDEALT in step with DEALT
+                world = state.resample_from_infostate(state.current_player(), sampler).array
+                assert world[layout.UNDEALT] == undealt_from_dealt(world)
             assert layout.current_player(s) == state.current_player()
             assert layout.is_terminal(s) == state.is_terminal()
             if state.is_terminal():

@@ -14,8 +14,9 @@ slot   name             meaning
 3      NUM_PLAYERS      seats at the table
 4      CARDS_DEALT      chance nodes of the current hand's deal so far
 5      DECK             mask of the cards in play
-6      GAME_OVER_PHASE  the game's phase code for "game over" (fixed for the game)
-7...   DEALT            one slot per seat: every card dealt to the seat this hand
+6      UNDEALT          mask of the cards of DECK not dealt yet this hand
+7      GAME_OVER_PHASE  the game's phase code for "game over" (fixed for the game)
+8...   DEALT            one slot per seat: every card dealt to the seat this hand
 =====  ===============  ==========================================================
 
 The DEALT block has as many slots as the game has seats at most (4 in Kaiser
@@ -55,8 +56,9 @@ DEALER = 2
 NUM_PLAYERS = 3
 CARDS_DEALT = 4
 DECK = 5
-GAME_OVER_PHASE = 6
-DEALT = 7
+UNDEALT = 6
+GAME_OVER_PHASE = 7
+DEALT = 8
 
 #: The chance phase of every game.
 DEALING = 0
@@ -73,13 +75,32 @@ def empty_state(size, num_players, game_over_phase):
 
 @njit(cache=True)
 def start_deal(s, dealer):
-    """Wait for ``dealer``'s deal of a new hand: no card dealt yet; the seat after him acts first."""
+    """Wait for ``dealer``'s deal of a new hand (DECK set): no card dealt; the seat after him acts first."""
     s[PHASE] = DEALING
     s[DEALER] = dealer
     s[TO_MOVE] = (dealer + 1) % s[NUM_PLAYERS]
     s[CARDS_DEALT] = 0
+    s[UNDEALT] = s[DECK]
     for seat in range(s[NUM_PLAYERS]):
         s[DEALT + seat] = 0
+
+
+@njit(cache=True)
+def record_deal(s, seat, card):
+    """Book ``card`` as dealt to ``seat`` (the game puts it in the seat's hand)."""
+    bit = np.int64(1) << card
+    s[UNDEALT] &= ~bit
+    s[DEALT + seat] |= bit
+    s[CARDS_DEALT] += 1
+
+
+@njit(cache=True)
+def recount_undealt(s):
+    """Set UNDEALT from the DEALT slots, after a sampler has redrawn who was dealt what."""
+    dealt = np.int64(0)
+    for seat in range(s[NUM_PLAYERS]):
+        dealt |= s[DEALT + seat]
+    s[UNDEALT] = s[DECK] & ~dealt
 
 
 @njit(cache=True)
@@ -106,8 +127,9 @@ def team_of(seat):
 
 @njit(cache=True)
 def undealt_cards(s):
-    """Cards of the deck not yet dealt this hand: the chance outcomes of the next deal node."""
-    dealt = np.int64(0)
-    for seat in range(s[NUM_PLAYERS]):
-        dealt |= s[DEALT + seat]
-    return s[DECK] & ~dealt
+    """Cards of the deck not yet dealt this hand: the chance outcomes of the next deal node.
+
+    Kept in a slot of its own (always ``DECK`` minus every seat's DEALT) because
+    playouts ask at every dealt card.
+    """
+    return s[UNDEALT]

@@ -10,6 +10,7 @@ from twenty_eight_scenarios import raw_replay
 from cardlab import agents
 from cardlab.core.bitboard import popcount
 from cardlab.core.cards import SUIT_MASKS
+from cardlab.core.layout import UNDEALT
 from cardlab.core.rng import make_stream
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.game import (
@@ -186,7 +187,7 @@ def check_world(state: pyspiel.State, player: int, world_state: pyspiel.State) -
     hidden = np.zeros(E.STATE_SIZE, dtype=bool)
     for base in (E.HANDS, E.DEALT, E.FIRST_FOUR):
         hidden[base:base + 4] = True
-    hidden[[E.INDICATOR, E.OLD_INDICATOR, E.TRUMP]] = True
+    hidden[[E.INDICATOR, E.OLD_INDICATOR, E.TRUMP, UNDEALT]] = True  # the undealt cards too
     assert np.array_equal(a[~hidden], b[~hidden])  # every public fact kept
     if E.trump_hidden(a) and player != a[E.BIDDER]:
         pass  # the indicator and trump are redrawn

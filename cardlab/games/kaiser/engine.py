@@ -32,6 +32,7 @@ from cardlab.core.layout import (
     TO_MOVE,
     current_player,
     empty_state,
+    record_deal,
     start_deal,
     team_of,
     undealt_cards,
@@ -64,39 +65,39 @@ BIDDING, NAMING_TRUMP, PLAYING, GAME_OVER = 1, 2, 3, 4
 PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
 
 # ---- State layout ---------------------------------------------------------------
-# Slots 0-10: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
-# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, GAME_OVER_PHASE and DEALT (4 slots).
-HANDS = 11  # 4 slots: the cards each seat holds
+# Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
+# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots).
+HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds
 # Parameters (fixed for the game).
-FIRST_DEALER = 15
-MIN_BID = 16
-MATCH = 17  # 1: play hands until a team reaches TARGET
-TARGET = 18
-ALLOW_LOW_NO_TRUMP = 19
-NON_BIDDER_LIMIT = 20  # from this match score up, non-bidders add only negative points
-MAX_HANDS = 21  # match safety cap: a match still running after this many hands is drawn
+FIRST_DEALER = 16
+MIN_BID = 17
+MATCH = 18  # 1: play hands until a team reaches TARGET
+TARGET = 19
+ALLOW_LOW_NO_TRUMP = 20
+NON_BIDDER_LIMIT = 21  # from this match score up, non-bidders add only negative points
+MAX_HANDS = 22  # match safety cap: a match still running after this many hands is drawn
 # The hand being played.
-SPOKEN = 22  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 26  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 27  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 28  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 29  # 0..7, 8 when the hand is over
-TRICK_LEADER = 30
-TRICK_SIZE = 31  # cards in the current trick
-TRICK = 32  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 36  # 2 slots, per team
-HAND_POINTS = 38  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 40  # mask of cards played this hand
-VOIDS = 41  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 45  # 2 slots
-HAND_NUMBER = 47
-WINNER = 48  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 49  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 51  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 52  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 84  # 8 slots
-TRICK_WINNERS = 92  # 8 slots
-STATE_SIZE = 100
+SPOKEN = 23  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 27  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 28  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 29  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 30  # 0..7, 8 when the hand is over
+TRICK_LEADER = 31
+TRICK_SIZE = 32  # cards in the current trick
+TRICK = 33  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 37  # 2 slots, per team
+HAND_POINTS = 39  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 41  # mask of cards played this hand
+VOIDS = 42  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 46  # 2 slots
+HAND_NUMBER = 48
+WINNER = 49  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 50  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 52  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 53  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 85  # 8 slots
+TRICK_WINNERS = 93  # 8 slots
+STATE_SIZE = 101
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
@@ -233,8 +234,7 @@ def apply_action(s, action):
 def _deal_card(s, card):
     seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
     s[HANDS + seat] |= card_bit(card)
-    s[DEALT + seat] |= card_bit(card)
-    s[CARDS_DEALT] += 1
+    record_deal(s, seat, card)
     if s[CARDS_DEALT] == NUM_PLAYERS * HAND_SIZE:
         s[PHASE] = BIDDING
         s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS

@@ -13,7 +13,7 @@ from numba import njit
 
 from cardlab.core.bitboard import popcount
 from cardlab.core.cards import SUIT_MASKS
-from cardlab.core.layout import DEALT
+from cardlab.core.layout import DEALT, recount_undealt
 from cardlab.core.sampling import sample_hidden_hands
 from cardlab.games.kaiser.engine import HANDS, VOIDS
 from cardlab.games.kaiser.rules import NUM_PLAYERS
@@ -72,4 +72,5 @@ def resample_hidden_hands(s, seat, stream):
         played = s[DEALT + other] & ~s[HANDS + other]
         world[HANDS + other] = hands[k]
         world[DEALT + other] = hands[k] | played
+    recount_undealt(world)
     return world

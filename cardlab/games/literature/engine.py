@@ -40,6 +40,7 @@ from cardlab.core.layout import (
     TO_MOVE,
     current_player,
     empty_state,
+    record_deal,
     start_deal,
     team_of,
     undealt_cards,
@@ -52,7 +53,6 @@ from cardlab.games.literature.rules import (
     CLAIM,
     DECKS,
     HALF_SUIT_MASKS,
-    HALF_SUIT_OF,
     HALF_SUIT_VALUES,
     MAX_ASKS_LIMIT,
     MAX_HALF_SUITS,
@@ -68,23 +68,23 @@ ASKING, CLAIMING, GAME_OVER = 1, 2, 3
 PHASE_NAMES = ("dealing", "asking", "claiming", "game over")
 
 # ---- State layout -----------------------------------------------------------------------
-# Slots 0-22: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE, DEALER,
-# NUM_PLAYERS, CARDS_DEALT, DECK, GAME_OVER_PHASE and DEALT (MAX_PLAYERS slots: each hand
-# as dealt).
-HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (23-38): the cards each seat holds
+# Slots 0-23: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE, DEALER,
+# NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (MAX_PLAYERS slots:
+# each hand as dealt).
+HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (24-39): the cards each seat holds
 # Parameters (fixed for the game).
-MAX_ASKS = 39
-LAYOUT = 40  # rules.STANDARD, SEVENS_REMOVED or JOKERS
-MAJOR_SETS_WORTH_TWO = 41
-MISCLAIM_TO_OPPONENTS = 42
-FIRST_ASK_LEFT_OF_DEALER = 43
-CARDS_EACH = 44
+MAX_ASKS = 40
+LAYOUT = 41  # rules.STANDARD, SEVENS_REMOVED or JOKERS
+MAJOR_SETS_WORTH_TWO = 42
+MISCLAIM_TO_OPPONENTS = 43
+FIRST_ASK_LEFT_OF_DEALER = 44
+CARDS_EACH = 45
 # The game being played.
-ASKS = 45  # asks made so far
-CLAIMANT = 46  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 47
-CLAIM_COUNT = 48  # seats named so far in the current claim
-CLAIM_SEATS = 49  # 6 slots: the seat named for each card, ascending card ids
+ASKS = 46  # asks made so far
+CLAIMANT = 47  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 48
+CLAIM_COUNT = 49  # seats named so far in the current claim
+CLAIM_SEATS = 50  # 6 slots: the seat named for each card, ascending card ids
 STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
 LOG_LENGTH = SCORES + 2
@@ -129,11 +129,6 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
 def knowledge_of(s):
     """The public knowledge block of the state (a view: writes go to the state)."""
     return s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE]
-
-
-@njit(cache=True)
-def half_suit_of(s, card):
-    return HALF_SUIT_OF[s[LAYOUT], card]
 
 
 @njit(cache=True)
@@ -264,8 +259,7 @@ def _deal_card(s, card):
     num_players = s[NUM_PLAYERS]
     seat = receiving_seat(s[DEALER], s[CARDS_DEALT], num_players)
     s[HANDS + seat] |= card_bit(card)
-    s[DEALT + seat] |= card_bit(card)
-    s[CARDS_DEALT] += 1
+    record_deal(s, seat, card)
     if s[CARDS_DEALT] == popcount(s[DECK]):
         s[PHASE] = ASKING
         first = s[DEALER] + 1 if s[FIRST_ASK_LEFT_OF_DEALER] else s[DEALER]

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, popcount
-from cardlab.core.layout import DEALT, NUM_PLAYERS
+from cardlab.core.layout import DEALT, NUM_PLAYERS, recount_undealt
 from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.engine import (
@@ -322,5 +322,6 @@ def resample_hidden_hands(s, seat, stream, max_draws):
             for other in range(num_players):
                 world[HANDS + other] = hands[other]
                 world[DEALT + other] = dealt[other]
+            recount_undealt(world)
             return world, draw
     return world, 0

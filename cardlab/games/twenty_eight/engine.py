@@ -44,6 +44,7 @@ from cardlab.core.layout import (
     TO_MOVE,
     current_player,
     empty_state,
+    record_deal,
     start_deal,
     team_of,
     undealt_cards,
@@ -89,50 +90,51 @@ NO_SEAT = -1
 NO_TRUMPS_IN_TRICK = 4  # ``trumps_from`` past the last position: no card is a trump
 
 # ---- State layout ---------------------------------------------------------------
-# Slots 0-10: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
-# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, GAME_OVER_PHASE and DEALT (4 slots: every
-# card dealt to the seat; the indicator counts as the bidder's).
-HANDS = 11  # 4 slots: the cards each seat holds (the hidden indicator is in nobody's hand)
+# Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
+# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots:
+# every card dealt to the seat; the indicator counts as the bidder's).
+HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds (the hidden
+# indicator is in nobody's hand)
 # Parameters (fixed for the game).
-FIRST_DEALER = 15
-OPENING_MIN = 16  # the smallest opening bid (14 in the standard game)
+FIRST_DEALER = 16
+OPENING_MIN = 17  # the smallest opening bid (14 in the standard game)
 # The hand being played.
-FIRST_FOUR = 17  # 4 slots: the cards the seat received in deal stage 1
-PLAYED_BY = 21  # 4 slots: cards the seat has played this hand
-HIGH_BID = 25  # value of the highest bid, -1 before any
-HIGH_BIDDER = 26
-PASSES_IN_ROW = 27  # consecutive passes since the last bid (first round)
-NUM_BIDS = 28  # first-round actions so far
-BID_HISTORY = 29  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
+FIRST_FOUR = 18  # 4 slots: the cards the seat received in deal stage 1
+PLAYED_BY = 22  # 4 slots: cards the seat has played this hand
+HIGH_BID = 26  # value of the highest bid, -1 before any
+HIGH_BIDDER = 27
+PASSES_IN_ROW = 28  # consecutive passes since the last bid (first round)
+NUM_BIDS = 29  # first-round actions so far
+BID_HISTORY = 30  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
 MAX_FIRST_ROUND = 48  # 15 bids, at most 2 passes between bids, 3 at the end: 46
-RAISES = 77  # 2 slots: the second-round actions of bidder and partner, -1 before
-FIRST_BIDDER = 79  # who won the first round (placed the first indicator)
-BIDDER = 80  # the bidder now (the partner after a partner's raise)
-INDICATOR = 81  # the face-down card, -1 before it is placed
-OLD_INDICATOR = 82  # the first bidder's indicator after a partner's raise, else -1
-TRUMP = 83  # suit of the indicator (hidden from the others until shown), -1 before
-TRUMP_SHOWN = 84
-SHOWN_IN_TRICK = 85  # trick number of the show, -1 before
-CALLER = 86  # seat whose action 53 showed the trump (-1: shown by playing it)
-MUST_PLAY_TRUMP = 87  # seat that just called and must now play a trump if it holds one
-TRICK_NUMBER = 88  # 0..7, 8 when the hand is over
-TRICK_LEADER = 89
-TRICK_SIZE = 90
-TRICK = 91  # 4 slots: cards of the current trick in play order
-TRUMPS_FROM = 95  # position from which trump-suit cards are trumps in the current trick
-CARD_POINTS_WON = 96  # 2 slots, per team
-TRICKS_WON = 98  # 2 slots, per team
-PLAYED = 100  # mask of cards played this hand
-VOIDS = 101  # 4 slots: bit s set when the seat's hand showed out of suit s
-BIDDER_DISCARDS = 105  # suits the bidder played without following, trump hidden
-BIDDER_HIDDEN_LEADS = 106  # 4 slots per suit: first trick the bidder led it while hidden
-OUTCOME = 110
-GAME_POINTS = 111  # 2 slots, per team
-TRICK_HISTORY = 113  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 145  # 8 slots
-TRICK_WINNERS = 153  # 8 slots
-TRICK_TRUMPS_FROM = 161  # 8 slots: each finished trick's ``trumps_from``
-STATE_SIZE = 169
+RAISES = 78  # 2 slots: the second-round actions of bidder and partner, -1 before
+FIRST_BIDDER = 80  # who won the first round (placed the first indicator)
+BIDDER = 81  # the bidder now (the partner after a partner's raise)
+INDICATOR = 82  # the face-down card, -1 before it is placed
+OLD_INDICATOR = 83  # the first bidder's indicator after a partner's raise, else -1
+TRUMP = 84  # suit of the indicator (hidden from the others until shown), -1 before
+TRUMP_SHOWN = 85
+SHOWN_IN_TRICK = 86  # trick number of the show, -1 before
+CALLER = 87  # seat whose action 53 showed the trump (-1: shown by playing it)
+MUST_PLAY_TRUMP = 88  # seat that just called and must now play a trump if it holds one
+TRICK_NUMBER = 89  # 0..7, 8 when the hand is over
+TRICK_LEADER = 90
+TRICK_SIZE = 91
+TRICK = 92  # 4 slots: cards of the current trick in play order
+TRUMPS_FROM = 96  # position from which trump-suit cards are trumps in the current trick
+CARD_POINTS_WON = 97  # 2 slots, per team
+TRICKS_WON = 99  # 2 slots, per team
+PLAYED = 101  # mask of cards played this hand
+VOIDS = 102  # 4 slots: bit s set when the seat's hand showed out of suit s
+BIDDER_DISCARDS = 106  # suits the bidder played without following, trump hidden
+BIDDER_HIDDEN_LEADS = 107  # 4 slots per suit: first trick the bidder led it while hidden
+OUTCOME = 111
+GAME_POINTS = 112  # 2 slots, per team
+TRICK_HISTORY = 114  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 146  # 8 slots
+TRICK_WINNERS = 154  # 8 slots
+TRICK_TRUMPS_FROM = 162  # 8 slots: each finished trick's ``trumps_from``
+STATE_SIZE = 170
 
 MAX_LEGAL_ACTIONS = 32  # a full deck of chance outcomes is the largest set
 
@@ -321,10 +323,9 @@ def _deal_card(s, card):
     k = s[CARDS_DEALT] % CARDS_PER_STAGE
     seat = receiving_seat(s[DEALER], k, NUM_PLAYERS)
     s[HANDS + seat] |= card_bit(card)
-    s[DEALT + seat] |= card_bit(card)
     if s[CARDS_DEALT] < CARDS_PER_STAGE:
         s[FIRST_FOUR + seat] |= card_bit(card)
-    s[CARDS_DEALT] += 1
+    record_deal(s, seat, card)
     if s[CARDS_DEALT] == CARDS_PER_STAGE:
         s[PHASE] = BIDDING
         s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS

@@ -26,7 +26,7 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, has_card, lowest_card, nth_card, popcount
 from cardlab.core.cards import SUIT_MASKS, suit_of
-from cardlab.core.layout import CARDS_DEALT, DEALER, DEALT, undealt_cards
+from cardlab.core.layout import CARDS_DEALT, DEALER, DEALT, recount_undealt, undealt_cards
 from cardlab.core.rng import random_below, random_unit
 from cardlab.core.sampling import sample_hidden_hands
 from cardlab.games.twenty_eight.engine import (
@@ -249,6 +249,7 @@ def _draw_world(s, seat, stream):
             world[FIRST_FOUR + other] = dealt
         else:
             world[FIRST_FOUR + other] = _random_subset(dealt, first_size, must, stream)
+    recount_undealt(world)  # the undealt cards were hidden too
     return world
 
 
