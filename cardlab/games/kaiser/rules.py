@@ -77,7 +77,7 @@ BID_KIND_SUFFIX = ("", "NT", "LNT")
 MAX_BID = 12
 MIN_BID_CHOICES = (5, 6, 7)
 
-# ---- Action ids (contract) --------------------------------------------------
+# ---- Action ids (contract: docs/actions.md) ---------------------------------
 PASS = 52
 NAME_TRUMP = 53  # 53..56: name clubs, diamonds, hearts, spades
 MISDEAL = 57
