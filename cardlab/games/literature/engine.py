@@ -12,13 +12,13 @@ Kernels do not validate their input (numba does not bounds-check); the checked
 entry points for Python callers are :class:`cardlab.core.engine.Engine` and the
 OpenSpiel wrapper in :mod:`cardlab.games.literature.game`.
 
-Rulings (contract): the dealer (or, as a variant, the player after him) has
-the first turn; an ask names an opponent who holds a card and a card of a
-half-suit the asker holds another card of; a success keeps the turn, a failure
-hands it to the target. A claim names the holder of each of the six cards in
-ascending id order; the claimant keeps the turn. A player on turn without cards
-hands the turn to a teammate with cards; once a team is out of cards, the other
-team may only claim.
+Rulings (docs/rules/literature.md#rulings): the dealer (or, as a variant, the
+player after him) has the first turn; an ask names an opponent who holds a card
+and a card of a half-suit the asker holds another card of; a success keeps the
+turn, a failure hands it to the target. A claim names the holder of each of the
+six cards in ascending id order; the claimant keeps the turn. A player on turn
+without cards hands the turn to a teammate with cards; once a team is out of
+cards, the other team may only claim.
 """
 
 from __future__ import annotations

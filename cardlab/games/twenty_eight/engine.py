@@ -5,7 +5,7 @@ layout is the constants below (hands and card sets are bitmasks), exactly as
 in :mod:`cardlab.games.kaiser.engine`: states copy with ``state.copy()``,
 batch as rows of a 2-D array and cross process boundaries as bytes.
 
-The flow of one hand (the numbered rulings are those of the contract):
+The flow of one hand (the numbered rulings are those of docs/rules/twenty_eight.md):
 
 * ``DEALING`` stage 1: 16 chance nodes, 4 cards each (ruling 1).
 * ``BIDDING``: first round on four cards (ruling 1); ``REDEAL`` ends the game.
