@@ -12,9 +12,11 @@ and keys alike) forget the order in which one's own cards arrived.
 Pairs of histories that are often equal come from mutating a random history
 (two cards dealt to other seats swapped, the player's own cards dealt in
 another order, a hidden choice or any decision changed, two decisions
-swapped), replayed as far as it stays legal and then played out at random.
-All recorded states of a player are compared at once: the oracle and each of
-information-state string, tensor and key must split them into the same classes.
+swapped), replayed as far as it stays legal; the random histories themselves
+make the unrelated pairs. States are recorded at every decision and at the
+end (a chance node is nobody's decision), and all recorded states of a player
+are compared at once: the oracle and each of information-state string, tensor
+and key must split them into the same classes.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ HISTORIES = {"cardlab_kaiser": 16, "cardlab_twenty_eight": 12, "cardlab_literatu
 
 @dataclass
 class Trace:
-    """One played history and what was recorded along it."""
+    """One played history: each step's action, mover, legal actions and whether it was hidden."""
 
     actions: list[int] = field(default_factory=list)
     movers: list[int] = field(default_factory=list)
