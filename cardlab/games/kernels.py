@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from numba import njit
 
+from cardlab.core import infostate
 from cardlab.core.rng import random_below
 from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.kaiser import observation as kaiser_observation
 from cardlab.games.kaiser import strategy as kaiser_strategy
 from cardlab.games.literature import engine as literature_engine
+from cardlab.games.literature import observation as literature_observation
 from cardlab.games.literature import strategy as literature_strategy
 from cardlab.games.literature.rules import HALF_SUIT_VALUES
 from cardlab.games.twenty_eight import engine as twenty_eight_engine
+from cardlab.games.twenty_eight import observation as twenty_eight_observation
 from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
 #: Kernel ids of the games (each game's spec names its own: ``GameSpec.kernel_id``).
@@ -180,7 +184,53 @@ def observed_action(game, s, action, observer):
     In Twenty-Eight the card a bidder places face down as the trump indicator
     is seen by nobody else.
     """
-    if (game == TWENTY_EIGHT and s[twenty_eight_engine.PHASE] == twenty_eight_engine.PLACING
-            and s[twenty_eight_engine.TO_MOVE] != observer):
+    if game == TWENTY_EIGHT and twenty_eight_observation.hides_choice(s, observer):
         return HIDDEN_ACTION
     return action
+
+
+@njit(cache=True)
+def observation_token(game, s, action, player):
+    """What ``player`` observes when ``action`` is applied in ``s``: a token of :mod:`cardlab.core.infostate`.
+
+    Unlike :func:`observed_action` (the action alone, for search edges), the
+    token carries everything the step tells the player: its hand at the end of
+    a deal stage, the mover, and what the step revealed (an ask's answer, the
+    cards a claim shows, the trump indicator).
+    """
+    if game == TWENTY_EIGHT:
+        return twenty_eight_observation.observation_token(s, action, player)
+    if game == LITERATURE:
+        return literature_observation.observation_token(s, action, player)
+    return kaiser_observation.observation_token(s, action, player)
+
+
+@njit(cache=True)
+def game_parameters(game, s):
+    """The game's parameters: every engine keeps them in the slots before ``PHASE``."""
+    if game == TWENTY_EIGHT:
+        return s[:twenty_eight_engine.PHASE]
+    if game == LITERATURE:
+        return s[:literature_engine.PHASE]
+    return s[:kaiser_engine.PHASE]
+
+
+@njit(cache=True)
+def initial_key(game, s, player):
+    """``player``'s information-state key before the first action of the game ``s`` belongs to."""
+    return infostate.initial_key(game, game_parameters(game, s), player)
+
+
+@njit(cache=True)
+def information_state_key(game, initial, actions, player):
+    """``player``'s information-state key after ``actions`` (chance included) from ``initial``.
+
+    Perfect recall in every mode (a Kaiser match included): the key folds
+    every step the player observed since the start of the game.
+    """
+    s = initial.copy()
+    key = initial_key(game, s, player)
+    for action in actions:
+        key = infostate.update_key(key, observation_token(game, s, action, player))
+        apply_action(game, s, action)
+    return key
