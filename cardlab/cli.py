@@ -275,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    from cardlab.arena.results import ResultsError
+    from cardlab.results import ResultsError
 
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)

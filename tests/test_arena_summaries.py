@@ -7,6 +7,9 @@ import glob
 import pyarrow.parquet as pq
 
 from cardlab.cli import main
+from cardlab.games.literature.rules import CLAIM
+
+DEALT_CARDS = 48
 
 
 def _rows(tmp_path, game: str):
@@ -33,5 +36,8 @@ def test_literature_rows_list_every_claim_and_half_suit(tmp_path):
     for row in rows.itertuples():
         assert list(row.scores) == [list(row.half_suits).count("team 0"),
                                     list(row.half_suits).count("team 1")]
-        assert len(row.claims) <= 9 and row.asks >= 0
+        played = row.actions[DEALT_CARDS:]  # after the deal of the 48-card standard deck
+        assert row.asks == sum(1 for action in played if action < CLAIM)
+        assert len(row.claims) == sum(1 for action in played if CLAIM <= action < CLAIM + 9)
+        assert all(claim.startswith("P") for claim in row.claims)
         assert row.returns[0] == row.scores[0] - row.scores[1]

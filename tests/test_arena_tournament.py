@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 
 from cardlab.arena.agents import labelled, parse_agent_list
-from cardlab.arena.results import ResultsError, load_results, read_manifest
 from cardlab.arena.tournament import TournamentSettings, run_tournament
+from cardlab.results import ResultsError, load_results, read_manifest
 
 TIMING = ["seat_seconds"]  # the only columns allowed to differ between runs
 

@@ -27,10 +27,12 @@ def test_an_interrupted_match_resumes_from_its_saved_chunks(tmp_path):
 
     # As if the run had been killed after deal 0, with a score no deal can give:
     # the rerun must keep it and play deal 1 only.
-    settings = {"game": "cardlab_kaiser", "sides": ["ismcts", "rules"], "deals": 2, "seed": 7,
-                "ismcts_options": {"simulations": 10, "rollout": "rules"}}
+    settings = {"game": "cardlab_kaiser", "parameters": {},
+                "side_a": {"name": "ismcts", "options": {"simulations": 10, "rollout": "rules"}},
+                "side_b": {"name": "rules", "options": {}}, "deals": 2, "seed": 7,
+                "opponent": "rules"}
     Path(f"{out}.partial.json").write_text(json.dumps({
-        "settings": settings, "openspiel_simulations": 0, "chunk_size": 1, "seconds": 5.0,
+        "settings": settings, "kept": {"openspiel_simulations": 0}, "chunk_size": 1, "seconds": 5.0,
         "chunks": {"0": [1000.0]}}))
     resumed = strength(out)
     assert resumed.returncode == 0, resumed.stderr
@@ -46,7 +48,7 @@ def test_a_corrupt_or_foreign_partial_file_stops_with_one_line(tmp_path):
     broken = strength(out)
     assert broken.returncode != 0
     assert broken.stderr.strip().splitlines()[-1].startswith("error:") and "corrupt" in broken.stderr
-    partial.write_text(json.dumps({"settings": {"game": "other"}, "openspiel_simulations": 0,
+    partial.write_text(json.dumps({"settings": {"game": "other"}, "kept": {},
                                    "chunk_size": 1, "seconds": 0.0, "chunks": {}}))
     foreign = strength(out)
     assert foreign.returncode != 0 and "other settings" in foreign.stderr

@@ -1,4 +1,4 @@
-"""Kaiser: one hand-built scenario per ruling and per scoring case of the contract."""
+"""Kaiser: one hand-built scenario per ruling (docs/rules/kaiser.md#rulings) and per scoring case."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ from numba import njit
 from cardlab.core.bitboard import popcount
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.literature import engine as E
-from cardlab.games.literature.game import action_to_string
 from cardlab.games.literature.rules import HALF_SUIT_MASKS, NUM_HALF_SUITS, UNRESOLVED, VOID
 
 
@@ -77,31 +76,6 @@ def test_batched_random_games_score_every_half_suit_once() -> None:
     assert np.all(results[:, 0] + results[:, 1] + results[:, 3] == 8)  # scored or void
 
 
-def test_engine_and_wrapper_agree_on_2000_games() -> None:
-    """The same actions give the same legal sets, strings and returns through both faces."""
-    game = pyspiel.load_game("cardlab_literature")
-    rng = np.random.default_rng(5)
-    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    returns = np.zeros(6)
-    for _ in range(2000):
-        state = game.new_initial_state()
-        array = game.initial_array.copy()
-        while not state.is_terminal():
-            player = state.current_player()
-            n = E.legal_actions(array, legal)
-            wrapper_legal = (
-                [a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                else state.legal_actions()
-            )
-            assert wrapper_legal == legal[:n].tolist()
-            assert player == E.current_player(array)
-            action = wrapper_legal[rng.integers(len(wrapper_legal))]
-            assert state.action_to_string(player, action) == action_to_string(player, action)
-            state.apply_action(action)
-            E.apply_action(array, action)
-        E.returns(array, returns)
-        assert state.returns() == returns.tolist()
-        assert np.array_equal(state.array, array)
 
 
 def test_openspiel_random_sim_with_serialization() -> None:

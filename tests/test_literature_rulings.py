@@ -1,5 +1,5 @@
-"""Literature: one test per contract ruling, the seed's three claim examples, the variants,
-and the checks on bad input."""
+"""Literature: one test per ruling (docs/rules/literature.md#rulings), the three claim examples
+of the source rules (docs/rules/literature.md#claim-examples), the variants, and the checks on bad input."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_ruling2_cannot_ask_a_player_without_cards() -> None:
     assert targets == {3}
 
 
-# ---- Ruling 3 and the seed's claim examples -------------------------------------------------------
+# ---- Ruling 3 and the claim examples (docs/rules/literature.md#claim-examples) ---------------------
 def test_seed_example1_claim_from_a_teammates_ask() -> None:
     """You hold 2-3-4-6-7H; Doug's failed ask for 3H shows he holds the 5H; you claim and win."""
     game = load()

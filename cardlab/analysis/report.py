@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 from cardlab.analysis.ratings import Ratings, fit_ratings
 from cardlab.analysis.scores import DuplicateTable, duplicate_table
 from cardlab.analysis.stats import bootstrap_mean_ci
-from cardlab.arena.results import load_results
+from cardlab.results import load_results
 
 COLUMNS = ["deal", "seating", "returns", "seat_agents", "seat_seconds", "seat_decisions"]
 

@@ -9,6 +9,9 @@ distribution, which for card games is lumpy (a few big contracts decide).
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
+
 import numpy as np
 
 #: Resampled means computed at once; bounds memory at about 8 * this many bytes per column.
@@ -49,3 +52,22 @@ def bootstrap_mean_ci(
     tail = (1 - level) / 2
     low, high = np.quantile(means, [tail, 1 - tail], axis=0)
     return samples.mean(axis=0), low, high
+
+
+def normal_mean_ci(samples, level: float = 0.95) -> tuple[float, float]:
+    """Normal-approximation interval of the mean: ``mean +- z * sd / sqrt(n)``.
+
+    The quick interval of a two-sided match, where thousands of independent
+    deals make the mean close to normal; infinite for fewer than two deals.
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    values = np.asarray(samples, dtype=np.float64)
+    if values.size < 2:
+        return (-math.inf, math.inf)
+    if not np.isfinite(values).all():
+        raise ValueError("scores must be finite numbers")
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    mean = float(values.mean())
+    half = z * float(values.std(ddof=1)) / math.sqrt(values.size)
+    return (mean - half, mean + half)

@@ -6,7 +6,7 @@
   on a process pool or Ray, resumable (``cardlab tournament``).
 - :mod:`cardlab.arena.native`: the compiled game loop and native agent kinds.
 - :mod:`cardlab.arena.agents`: agent specs and how each agent is made.
-- :mod:`cardlab.arena.results`: the Parquet part files and the manifest.
+- :mod:`cardlab.results`: the Parquet part files and the manifest.
 - :mod:`cardlab.arena.summaries`: per-game summary columns (Kaiser: bids, contract).
 """
 

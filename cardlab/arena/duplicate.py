@@ -10,7 +10,6 @@ the deal's own random stream, so both plays of a deal see the same cards.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyspiel
 
+from cardlab.analysis.stats import normal_mean_ci
 from cardlab.core.rng import derive_seed, make_stream, random_below
 
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]
@@ -85,11 +85,7 @@ class DuplicateResult:
 
     def confidence_interval(self, level: float = 0.95) -> tuple[float, float]:
         """Normal-approximation interval for the mean score per deal."""
-        if self.deals < 2:
-            return (-math.inf, math.inf)
-        z = {0.9: 1.6449, 0.95: 1.96, 0.99: 2.5758}[level]
-        half = z * float(np.std(self.scores, ddof=1)) / math.sqrt(self.deals)
-        return (self.mean - half, self.mean + half)
+        return normal_mean_ci(self.scores, level)
 
     def table(self) -> str:
         low, high = self.confidence_interval()
@@ -110,19 +106,22 @@ def play_duplicate_match(
     game: pyspiel.Game,
     make_a: BotFactory,
     make_b: BotFactory,
-    deals: int,
+    deals: int | range,
     seed: int,
     names: tuple[str, str] = ("A", "B"),
     progress: bool = False,
 ) -> DuplicateResult:
     """Team A against team B on ``deals`` duplicate deals (two games each).
 
-    Seating 1 puts A on the even seats (team 0), seating 2 on the odd seats.
-    The deal score is A's return in seating 1 plus A's return in seating 2.
+    ``deals`` is a count (deals ``0 .. deals - 1``) or a range of deal numbers,
+    so that a long match can be played in chunks. Seating 1 puts A on the even
+    seats (team 0), seating 2 on the odd seats. The deal score is A's return in
+    seating 1 plus A's return in seating 2. The bot at ``seat`` of deal ``d``
+    gets the seed ``derive_seed(seed, d) + seat`` in both seatings.
     """
     result = DuplicateResult(*names)
     players = game.num_players()
-    iterator = range(deals)
+    iterator = range(deals) if isinstance(deals, int) else deals
     if progress:
         from tqdm import tqdm
 

@@ -20,7 +20,7 @@ never from the chunk, the worker or the backend: the same settings give the
 same rows however the deals are spread out. Only the timing columns differ.
 
 Chunks. Deals ``c * chunk_size ..`` form chunk ``c``: the unit of work sent to
-a worker and of one Parquet part file (see :mod:`cardlab.arena.results`).
+a worker and of one Parquet part file (see :mod:`cardlab.results`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import platform
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -47,7 +47,8 @@ import pyspiel
 from cardlab.arena import native
 from cardlab.arena.agents import AgentSpec, bot_factory, is_native, native_tables
 from cardlab.arena.duplicate import play_deal
-from cardlab.arena.results import (
+from cardlab.arena.summaries import summarize
+from cardlab.results import (
     FORMAT,
     MANIFEST,
     ResultsError,
@@ -56,7 +57,6 @@ from cardlab.arena.results import (
     write_manifest,
     write_part,
 )
-from cardlab.arena.summaries import summarize
 
 BACKENDS = ("processes", "serial", "ray")
 
@@ -453,7 +453,3 @@ def run_tournament(
     return RunSummary(directory, played, settings.num_chunks, done_deals, time.perf_counter() - start,
                       interrupted)
 
-
-def iterate_chunks(settings: TournamentSettings) -> Iterator[tuple[int, pa.Table]]:
-    """Every chunk played in this process, in order (for notebooks and tests)."""
-    yield from run_serial(settings, list(range(settings.num_chunks)), 1, None)

@@ -1,4 +1,4 @@
-"""Cards, suits and ranks as the contract numbers them.
+"""Cards, suits and ranks as the contract numbers them (docs/actions.md#cards).
 
 A card id is ``suit * 13 + rank`` with suits C=0, D=1, H=2, S=3 and ranks
 0=2, 1=3, ..., 8=10, 9=J, 10=Q, 11=K, 12=A. The two jokers of Literature's

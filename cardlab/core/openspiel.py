@@ -53,22 +53,23 @@ class GameView:
     """How a game's state looks to its players: as text, as tensors, and as worlds to imagine.
 
     ``describe(array, player, perfect_recall)`` renders what ``player`` sees
-    (everything when ``player`` is None); ``tensor_pieces(num_players,
-    perfect_recall)`` names the parts of the tensor and their sizes, which the
-    numba kernel ``encode(array, player, perfect_recall, out)`` fills;
+    (everything when ``player`` is None); ``tensor_pieces(array,
+    perfect_recall)`` names the parts of the tensor and their sizes for the
+    game whose parameters ``array`` holds, which the numba kernel
+    ``encode(array, player, perfect_recall, out)`` fills;
     ``resample(array, seat, stream)`` draws a world ``seat`` cannot tell from
     this one (each game's engine documents what its sampler keeps).
     """
 
     describe: Callable[[np.ndarray, int | None, bool], str]
-    tensor_pieces: Callable[[int, bool], Pieces]
+    tensor_pieces: Callable[[np.ndarray, bool], Pieces]
     encode: Callable
     resample: Callable[[np.ndarray, int, np.ndarray], np.ndarray]
 
     @staticmethod
-    def fixed_pieces(observation: ModuleType) -> Callable[[int, bool], Pieces]:
+    def fixed_pieces(observation: ModuleType) -> Callable[[np.ndarray, bool], Pieces]:
         """``tensor_pieces`` for a module with ``OBSERVATION_PIECES`` and ``INFORMATION_STATE_EXTRA``."""
-        def pieces(num_players: int, perfect_recall: bool) -> Pieces:
+        def pieces(array: np.ndarray, perfect_recall: bool) -> Pieces:
             extra = observation.INFORMATION_STATE_EXTRA if perfect_recall else ()
             return tuple(observation.OBSERVATION_PIECES) + tuple(extra)
         return pieces
@@ -165,6 +166,25 @@ class EngineState(pyspiel.State):
     def observation_string(self, player: int | None = None) -> str:
         return self.view.describe(self.array, self._seat(player), False)
 
+    def information_state_key(self, player: int | None = None) -> int:
+        """A 64-bit key of ``player``'s information state, for tables of information states (CFR).
+
+        The history is replayed from the initial state in one kernel, folding in
+        what the player observed at each step (:mod:`cardlab.core.infostate`), so
+        equal keys mean equal observation sequences, up to 64-bit collisions. A
+        state from :meth:`resample_from_infostate` keeps the history of the world
+        it was drawn from: its key is that world's (the same for the resampling
+        player).
+        """
+        from cardlab.games import kernels  # the games' kernels are built on this module
+
+        seat = self._seat(player)
+        game = self.get_game()
+        actions = np.asarray(self.history(), dtype=np.int64)
+        key = kernels.information_state_key(kernels.game_id(self.engine.name), game.initial_array,
+                                            actions, seat)
+        return int(key)
+
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         return self._tensor(player, True)
 
@@ -175,7 +195,7 @@ class EngineState(pyspiel.State):
         return self.engine.check_seat(self._player if player is None else player)
 
     def _tensor(self, player: int | None, perfect_recall: bool) -> list[float]:
-        pieces = self.view.tensor_pieces(self.engine.num_players, perfect_recall)
+        pieces = self.view.tensor_pieces(self.array, perfect_recall)
         out = np.zeros(sum(size for _, size in pieces), dtype=np.float32)
         self.view.encode(self.array, self._seat(player), perfect_recall, out)
         return out.tolist()
@@ -225,7 +245,7 @@ class EngineObserver:
                              f"got {params}")
         self.view = view
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        pieces = view.tensor_pieces(game.num_players(), self.perfect_recall)
+        pieces = view.tensor_pieces(game.initial_array, self.perfect_recall)
         self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
         self.dict = {}
         index = 0

@@ -10,18 +10,22 @@ Every kernel takes the game id and the engine state array of that game.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from cardlab.core import layout
+from cardlab.core import infostate, layout
 from cardlab.core.rng import random_below
 from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.kaiser import observation as kaiser_observation
 from cardlab.games.kaiser import sampling as kaiser_sampling
 from cardlab.games.kaiser import strategy as kaiser_strategy
 from cardlab.games.literature import engine as literature_engine
+from cardlab.games.literature import observation as literature_observation
 from cardlab.games.literature import sampling as literature_sampling
 from cardlab.games.literature import strategy as literature_strategy
 from cardlab.games.literature.rules import HALF_SUIT_VALUES
 from cardlab.games.twenty_eight import engine as twenty_eight_engine
+from cardlab.games.twenty_eight import observation as twenty_eight_observation
 from cardlab.games.twenty_eight import sampling as twenty_eight_sampling
 from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
@@ -71,6 +75,11 @@ def returns(game, s, out):
         literature_engine.returns(s, out)
     else:
         kaiser_engine.returns(s, out)
+
+
+@njit(cache=True)
+def num_players(game, s):
+    return s[layout.NUM_PLAYERS]
 
 
 @njit(cache=True)
@@ -174,7 +183,62 @@ def observed_action(game, s, action, observer):
     In Twenty-Eight the card a bidder places face down as the trump indicator
     is seen by nobody else.
     """
-    if (game == TWENTY_EIGHT and s[twenty_eight_engine.PHASE] == twenty_eight_engine.PLACING
-            and s[twenty_eight_engine.TO_MOVE] != observer):
+    if game == TWENTY_EIGHT and twenty_eight_observation.hides_choice(s, observer):
         return HIDDEN_ACTION
     return action
+
+
+@njit(cache=True)
+def observation_token(game, s, action, player):
+    """What ``player`` observes when ``action`` is applied in ``s``: a token of :mod:`cardlab.core.infostate`.
+
+    Unlike :func:`observed_action` (the action alone, for search edges), the
+    token carries everything the step tells the player: its hand at the end of
+    a deal stage, the mover, and what the step revealed (an ask's answer, the
+    cards a claim shows, the trump indicator).
+    """
+    if game == TWENTY_EIGHT:
+        return twenty_eight_observation.observation_token(s, action, player)
+    if game == LITERATURE:
+        return literature_observation.observation_token(s, action, player)
+    return kaiser_observation.observation_token(s, action, player)
+
+
+@njit(cache=True)
+def game_parameters(game, s):
+    """The game's parameters: the table (players, deck) and the engine's parameter slots.
+
+    All are fixed for the whole game, so every state of a game gives the same.
+    """
+    if game == TWENTY_EIGHT:
+        first, count = twenty_eight_engine.PARAMETERS, twenty_eight_engine.NUM_PARAMETERS
+    elif game == LITERATURE:
+        first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
+    else:
+        first, count = kaiser_engine.PARAMETERS, kaiser_engine.NUM_PARAMETERS
+    parameters = np.empty(2 + count, dtype=np.int64)
+    parameters[0] = s[layout.NUM_PLAYERS]
+    parameters[1] = s[layout.DECK]
+    parameters[2:] = s[first:first + count]
+    return parameters
+
+
+@njit(cache=True)
+def initial_key(game, s, player):
+    """``player``'s information-state key before the first action of the game ``s`` belongs to."""
+    return infostate.initial_key(game, game_parameters(game, s), player)
+
+
+@njit(cache=True)
+def information_state_key(game, initial, actions, player):
+    """``player``'s information-state key after ``actions`` (chance included) from ``initial``.
+
+    Perfect recall in every mode (a Kaiser match included): the key folds
+    every step the player observed since the start of the game.
+    """
+    s = initial.copy()
+    key = initial_key(game, s, player)
+    for action in actions:
+        key = infostate.update_key(key, observation_token(game, s, action, player))
+        apply_action(game, s, action)
+    return key

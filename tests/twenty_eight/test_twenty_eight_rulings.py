@@ -1,4 +1,4 @@
-"""One test per bullet of the contract's Twenty-Eight rulings 1-8, on hand-built deals."""
+"""One test per bullet of Twenty-Eight's rulings 1-8 (docs/rules/twenty_eight.md#rulings), on set deals."""
 
 from __future__ import annotations
 
@@ -279,14 +279,14 @@ def test_r5_phase_one_trick_goes_to_highest_card_of_led_suit_trump_suit_ordinary
 
 # ---- Ruling 6: phase 2 -------------------------------------------------------------------
 def test_r6_example1_discard_before_show_is_not_a_trump():
-    """Rules §8 Example 1: 8H led, AC discarded, the third calls and wins with QC."""
+    """Example 1 (docs/rules/twenty_eight.md#examples): 8H led, AC thrown, the third calls, wins with QC."""
     state = start(EXAMPLE1_FIRST, EXAMPLE1_SECOND, OPENING, "7C")
     act(state, "8H", "AC", "call trump", "QC", "AH")
     assert state.array[E.TRICK_WINNERS] == 3
 
 
 def test_r6_jspades_example_kspades_after_show_beats_jspades_before():
-    """Rules §8 Example 2 (ambiguity T1): J led before the show is no trump; K after is."""
+    """Example 2 (docs/rules/twenty_eight.md#examples): J led before the show is no trump; K after is."""
     state = start(JSPADES_FIRST, JSPADES_SECOND, OPENING, "8S")
     act(state, "JS", "call trump", "8D", "KS")
     assert E.current_trick_winner(state.array) == 2  # P3's KS is winning

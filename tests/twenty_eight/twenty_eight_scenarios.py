@@ -60,10 +60,10 @@ def start(first: list[str], second: list[str], bids: list[str], indicator: str,
     return state
 
 
-# Example 1 of the rules (§8): trump clubs, bidder P0 places 7C; P1 leads.
+# Example 1 of docs/rules/twenty_eight.md#examples: trump clubs, bidder P0 places 7C; P1 leads.
 EXAMPLE1_FIRST = ["7C 8C AH KH", "8H 7H JS 9S", "AC JC 9C TC", "QC KC 8S 7S"]
 EXAMPLE1_SECOND = ["JH 9H TH QH", "AS TS KS QS", "KD QD 8D 7D", "JD 9D AD TD"]
-# The J-spades example (§8 Example 2): trump spades, bidder P0 places 8S; P1 leads JS.
+# The J-spades example (Example 2 there): trump spades, bidder P0 places 8S; P1 leads JS.
 JSPADES_FIRST = ["8S 7S AC KC", "JS 9S AS TS", "JD 9D AD TD", "KS QS JH AH"]
 JSPADES_SECOND = ["QC 8C 7C QD", "JC 9C TC 7D", "KD 8D 9H 8H", "TH KH QH 7H"]
 # Bidder P1 (trump spades, places 7S) leads the first trick himself.

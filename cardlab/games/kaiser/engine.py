@@ -68,7 +68,7 @@ PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
 # Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
 # DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots).
 HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds
-# Parameters (fixed for the game).
+# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
 FIRST_DEALER = 16
 MIN_BID = 17
 MATCH = 18  # 1: play hands until a team reaches TARGET
@@ -76,6 +76,7 @@ TARGET = 19
 ALLOW_LOW_NO_TRUMP = 20
 NON_BIDDER_LIMIT = 21  # from this match score up, non-bidders add only negative points
 MAX_HANDS = 22  # match safety cap: a match still running after this many hands is drawn
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, 7
 # The hand being played.
 SPOKEN = 23  # 4 slots: each seat's bidding action, -1 before it speaks
 HIGH_BID = 27  # 3 * value + kind of the best bid so far, -1 if none

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import mark_cards, mark_voids
+from cardlab.core.infostate import deal_token, seen_action
 from cardlab.games.kaiser import engine as E
+from cardlab.games.kaiser.rules import HAND_SIZE, NUM_PLAYERS
 
 NUM_CARDS = 52
 NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
@@ -76,7 +79,9 @@ def encode(s, player, perfect_recall, out):
         out[o + 4 + s[E.HIGH_BID] // 3] = 1.0
         out[o + 17 + s[E.HIGH_BID] % 3] = 1.0
     o += 20
-    if s[E.PHASE] == E.PLAYING:
+    # The information state keeps the trump after the hand: when nobody showed out, nothing else tells it.
+    if s[E.PHASE] == E.PLAYING or (perfect_recall and s[E.PHASE] == E.GAME_OVER
+                                   and s[E.TRICK_NUMBER] > 0):
         out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
     o += 5
     o = mark_voids(out, o, s, E.VOIDS, player, 4)
@@ -108,3 +113,18 @@ def encode(s, player, perfect_recall, out):
             if card >= 0:
                 relative = (leader + position - player) % 4
                 out[o + (4 * trick + relative) * NUM_CARDS + card] = 1.0
+
+
+@njit(cache=True)
+def observation_token(s, action, player):
+    """What ``player`` observes when ``action`` is applied in ``s`` (:mod:`cardlab.core.infostate`).
+
+    Kaiser hides only the deal: the player sees its hand once all 32 cards are
+    out. Every other action (bid, misdeal, trump, card) is seen by everyone and
+    reveals nothing more: who wins a trick, and the score, follow from the cards.
+    """
+    if s[E.PHASE] == E.DEALING:
+        k = s[E.CARDS_DEALT]
+        return deal_token(s[E.HANDS + player], action, receiving_seat(s[E.DEALER], k, NUM_PLAYERS),
+                          player, k + 1 == NUM_PLAYERS * HAND_SIZE, 0)
+    return seen_action(s[E.TO_MOVE], action, 0)

@@ -4,7 +4,8 @@ Kaiser is a Canadian partnership trick-taking game: 4 players, partners
 opposite, 32 cards, 8 tricks. Every trick is worth 1 point, the trick holding
 the 5 of hearts is worth 5 more and the trick holding the 3 of spades 3 less,
 so a hand distributes exactly 10 points. One round of bidding (6 to 12, with
-trumps or no trump) decides who names trumps and what it must make.
+trumps or no trump) decides who names trumps and what it must make. The rules,
+with the numbered rulings the engine cites, are in docs/rules/kaiser.md.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ BID_KIND_SUFFIX = ("", "NT", "LNT")
 MAX_BID = 12
 MIN_BID_CHOICES = (5, 6, 7)
 
-# ---- Action ids (contract) --------------------------------------------------
+# ---- Action ids (contract: docs/actions.md) ---------------------------------
 PASS = 52
 NAME_TRUMP = 53  # 53..56: name clubs, diamonds, hearts, spades
 MISDEAL = 57

@@ -13,13 +13,13 @@ Kernels do not validate their input (numba does not bounds-check); the checked
 entry points for Python callers are :class:`cardlab.core.engine.Engine` and the
 OpenSpiel wrapper in :mod:`cardlab.games.literature.game`.
 
-Rulings (contract): the dealer (or, as a variant, the player after him) has
-the first turn; an ask names an opponent who holds a card and a card of a
-half-suit the asker holds another card of; a success keeps the turn, a failure
-hands it to the target. A claim names the holder of each of the six cards in
-ascending id order; the claimant keeps the turn. A player on turn without cards
-hands the turn to a teammate with cards; once a team is out of cards, the other
-team may only claim.
+Rulings (docs/rules/literature.md#rulings): the dealer (or, as a variant, the
+player after him) has the first turn; an ask names an opponent who holds a card
+and a card of a half-suit the asker holds another card of; a success keeps the
+turn, a failure hands it to the target. A claim names the holder of each of the
+six cards in ascending id order; the claimant keeps the turn. A player on turn
+without cards hands the turn to a teammate with cards; once a team is out of
+cards, the other team may only claim.
 """
 
 from __future__ import annotations
@@ -72,19 +72,21 @@ PHASE_NAMES = ("dealing", "asking", "claiming", "game over")
 # NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (MAX_PLAYERS slots:
 # each hand as dealt).
 HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (24-39): the cards each seat holds
-# Parameters (fixed for the game).
-MAX_ASKS = 40
-LAYOUT = 41  # rules.STANDARD, SEVENS_REMOVED or JOKERS
-MAJOR_SETS_WORTH_TWO = 42
-MISCLAIM_TO_OPPONENTS = 43
-FIRST_ASK_LEFT_OF_DEALER = 44
-CARDS_EACH = 45
+# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
+FIRST_DEALER = 40  # the dealer: one deal, so DEALER keeps this value all game
+MAX_ASKS = 41
+LAYOUT = 42  # rules.STANDARD, SEVENS_REMOVED or JOKERS
+MAJOR_SETS_WORTH_TWO = 43
+MISCLAIM_TO_OPPONENTS = 44
+FIRST_ASK_LEFT_OF_DEALER = 45
+CARDS_EACH = 46
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, 7
 # The game being played.
-ASKS = 46  # asks made so far
-CLAIMANT = 47  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 48
-CLAIM_COUNT = 49  # seats named so far in the current claim
-CLAIM_SEATS = 50  # 6 slots: the seat named for each card, ascending card ids
+ASKS = 47  # asks made so far
+CLAIMANT = 48  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 49
+CLAIM_COUNT = 50  # seats named so far in the current claim
+CLAIM_SEATS = 51  # 6 slots: the seat named for each card, ascending card ids
 STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
 LOG_LENGTH = SCORES + 2
@@ -110,6 +112,7 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
     s = empty_state(STATE_SIZE, num_players, GAME_OVER)
     s[DECK] = DECKS[layout]
     start_deal(s, dealer)
+    s[FIRST_DEALER] = dealer
     s[MAX_ASKS] = max_asks
     s[LAYOUT] = layout
     s[MAJOR_SETS_WORTH_TWO] = major_sets_worth_two

@@ -271,11 +271,10 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
     return world
 
 
-def tensor_pieces(num_players: int, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
-    pieces = observation.observation_pieces(num_players)
-    if perfect_recall:
-        pieces += observation.information_state_extra(num_players)
-    return tuple(pieces)
+def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    """The tensor pieces of the game whose parameters ``array`` holds (seats, ask limit)."""
+    return observation.tensor_pieces(int(array[E.NUM_PLAYERS]), int(array[E.MAX_ASKS]),
+                                     perfect_recall)
 
 
 LiteratureGame.state_class = LiteratureState

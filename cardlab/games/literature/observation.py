@@ -1,22 +1,33 @@
 """Literature observation and information-state tensors, filled by a numba kernel.
 
-The tensors are built from the player's *private knowledge* (what the public
-events and its own hand prove), not from the raw history, so a learning agent
-gets the deductions for free: for every card, which seats may hold it; for
-every seat, its hand size and its proven half-suit minimums. Seats are
-relative to the observer (0 = self, 1 = next seat, ...), so one network serves
-every seat; the width of the seat planes is the game's number of players.
+The observation tensor is built from the player's *private knowledge* (what
+the public events and its own hand prove), not from the raw history, so a
+learning agent gets the deductions for free: for every card, which seats may
+hold it; for every seat, its hand size and its proven half-suit minimums. The
+information-state tensor adds the whole record: the dealt hand and every
+public event in order. Seats are relative to the observer (0 = self, 1 = next
+seat, ...), so one network serves every seat; the width of the seat planes is
+the game's number of players.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import cards_in
+from cardlab.core.bitboard import card_bit, cards_in, has_card, popcount
+from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import mark_cards
+from cardlab.core.infostate import deal_token, seen_action
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
-from cardlab.games.literature.rules import CARDS_PER_HALF_SUIT, MAX_HALF_SUITS
+from cardlab.games.literature.rules import (
+    CARDS_PER_HALF_SUIT,
+    CLAIM,
+    HALF_SUIT_MASKS,
+    HALF_SUIT_OF,
+    MAX_HALF_SUITS,
+)
 
 NUM_CARDS = 54
 
@@ -40,23 +51,57 @@ def observation_pieces(num_players: int) -> tuple[tuple[str, int], ...]:
     )
 
 
-def information_state_extra(num_players: int) -> tuple[tuple[str, int], ...]:
-    """Pieces the information-state tensor adds: the dealt hand and the last ask."""
+@njit(cache=True)
+def event_slots(max_asks: int) -> int:
+    """Events a game can log: ``max_asks`` asks, one claim per half-suit, one hand-off per claim.
+
+    A hand-off only follows a claim: only a claimant can be on turn without
+    cards (a failed ask hands the turn to a target with cards, a hand-off to a
+    seat with cards), and after the hand-off the turn is with a seat with cards.
+    """
+    return max_asks + 2 * MAX_HALF_SUITS
+
+
+@njit(cache=True)
+def event_width(num_players: int) -> int:
+    """Slots of one event: actor, target, half-suit, card within it, answer."""
+    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1
+
+
+def information_state_extra(num_players: int, max_asks: int) -> tuple[tuple[str, int], ...]:
+    """Pieces the information-state tensor adds: the dealt hand and the whole public record.
+
+    ``events`` has a slot per logged event, in order (:func:`_encode_event`);
+    ``claims``, for each half-suit and each of its cards (ascending ids), the
+    seat the claim named and the seat shown to hold it.
+
+    Why this is perfect recall: a player observes its dealt hand, then the
+    public events in order (an ask: asker, target, card, answer; a claim:
+    claimant, half-suit, the seat named for each card and the seat shown to
+    hold it; a hand-off: giver and receiver) and the steps of a claim being
+    made. The tensor holds the dealt hand, event i in slot i, each claim's
+    seats under its half-suit (claimed at most once) and the claim being made
+    in the observation part (half-suit, seats named so far, to move); all the
+    rest of it follows from these. So two histories give equal tensors exactly
+    when the player's observations were equal. Order matters: a per-card
+    summary (who was asked for each card, and the answer) would not tell two
+    successful asks of one asker from the same asks made the other way round.
+    """
     n = num_players
     return (
         ("dealt_hand", NUM_CARDS),
-        ("last_ask_asker", n),
-        ("last_ask_target", n),
-        ("last_ask_card", NUM_CARDS),
-        ("last_ask_success", 1),
+        ("events", int(event_slots(max_asks) * event_width(n))),
+        ("claims", MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n),
     )
 
 
-def tensor_size(num_players: int, perfect_recall: bool) -> int:
+def tensor_pieces(num_players: int, max_asks: int,
+                  perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each piece of the observation or information-state tensor, in order."""
     pieces = observation_pieces(num_players)
     if perfect_recall:
-        pieces += information_state_extra(num_players)
-    return sum(size for _, size in pieces)
+        pieces += information_state_extra(num_players, max_asks)
+    return pieces
 
 
 @njit(cache=True)
@@ -119,11 +164,71 @@ def encode(s, player, perfect_recall, out):
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    for i in range(s[E.LOG_LENGTH] - 1, -1, -1):
-        event = s[E.LOG + i]
-        if E.event_kind(event) == E.EVENT_ASK:
-            out[o + (E.event_actor(event) - player) % n] = 1.0
-            out[o + n + (E.event_target(event) - player) % n] = 1.0
-            out[o + 2 * n + E.event_card(event)] = 1.0
-            out[o + 2 * n + NUM_CARDS] = 1.0 if E.event_success(event) else 0.0
-            break
+    width = event_width(n)
+    slots = event_slots(s[E.MAX_ASKS])
+    claims = o + slots * width
+    for i in range(min(s[E.LOG_LENGTH], slots)):
+        _encode_event(s, s[E.LOG + i], player, out, o + i * width, claims)
+
+
+@njit(cache=True)
+def _encode_event(s, event, player, out, o, claims):
+    """Write one logged event at ``out[o:]``; a claim's seats go under its half-suit in ``claims``.
+
+    A slot is ``actor (n) | target (n) | half-suit (9) | card within the
+    half-suit (6) | answer (1)``: an ask sets all, a claim the actor and the
+    half-suit, a hand-off the actor and the target. The asker is implied by
+    the turn rules but written out, so a network need not replay them; a card
+    is its half-suit and its rank within it, 15 flags rather than 54, so a
+    slot of a 6-player game is 28 wide rather than 67.
+    """
+    n = s[E.NUM_PLAYERS]
+    kind = E.event_kind(event)
+    out[o + (E.event_actor(event) - player) % n] = 1.0
+    if kind == E.EVENT_PASS:
+        out[o + n + (E.event_target(event) - player) % n] = 1.0
+        return
+    o_half_suit = o + 2 * n
+    if kind == E.EVENT_CLAIM:
+        h = E.event_target(event)
+        out[o_half_suit + h] = 1.0
+        block = claims + h * CARDS_PER_HALF_SUIT * 2 * n
+        for i in range(CARDS_PER_HALF_SUIT):
+            out[block + 2 * n * i + (E.event_named_seat(event, i) - player) % n] = 1.0
+            out[block + 2 * n * i + n + (E.event_holder(event, i) - player) % n] = 1.0
+        return
+    card = E.event_card(event)
+    h = HALF_SUIT_OF[s[E.LAYOUT], card]
+    out[o + n + (E.event_target(event) - player) % n] = 1.0
+    out[o_half_suit + h] = 1.0
+    lower_cards = HALF_SUIT_MASKS[s[E.LAYOUT], h] & (card_bit(card) - 1)
+    out[o_half_suit + MAX_HALF_SUITS + popcount(lower_cards)] = 1.0
+    if E.event_success(event):
+        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
+
+
+@njit(cache=True)
+def observation_token(s, action, player):
+    """What ``player`` observes when ``action`` is applied in ``s`` (:mod:`cardlab.core.infostate`).
+
+    Literature hides only the deal: the player sees its hand once every card is
+    out. Asks, claims, seats named in a claim and hand-offs are public; an ask
+    reveals its answer, and naming the last seat of a claim shows where each
+    of the half-suit's cards was (which settles the claim).
+    """
+    phase = s[E.PHASE]
+    if phase == E.DEALING:
+        k = s[E.CARDS_DEALT]
+        return deal_token(s[E.HANDS + player], action,
+                          receiving_seat(s[E.DEALER], k, s[E.NUM_PLAYERS]), player,
+                          k + 1 == popcount(s[E.DECK]), 0)
+    detail = np.int64(0)
+    if phase == E.CLAIMING:
+        if s[E.CLAIM_COUNT] + 1 == CARDS_PER_HALF_SUIT:
+            detail = np.int64(1)
+            cards = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])
+            for i in range(CARDS_PER_HALF_SUIT):
+                detail |= E.holder(s, cards[i]) << (1 + 4 * i)
+    elif action < CLAIM:
+        detail = np.int64(1 + has_card(s[E.HANDS + action // 64], action % 64))
+    return seen_action(s[E.TO_MOVE], action, detail)

@@ -127,7 +127,7 @@ UNRESOLVED = -1  # still in play
 # 0 and 1: scored by that team
 VOID = 2  # cancelled by a wrong claim, or left unresolved at the ask limit
 
-# ---- Action ids (contract) -----------------------------------------------------------
+# ---- Action ids (contract: docs/actions.md) ------------------------------------------
 ASK = 0  # 64 * target + card
 CLAIM = 1024  # + half-suit
 ASSIGN = 1040  # + seat

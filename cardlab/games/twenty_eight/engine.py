@@ -7,7 +7,7 @@ in :mod:`cardlab.games.kaiser.engine`: states copy with ``state.copy()``,
 batch as rows of a 2-D array and cross process boundaries as bytes. The
 hidden-hand sampler is :mod:`cardlab.games.twenty_eight.sampling`.
 
-The flow of one hand (the numbered rulings are those of the contract):
+The flow of one hand (the numbered rulings are those of docs/rules/twenty_eight.md):
 
 * ``DEALING`` stage 1: 16 chance nodes, 4 cards each (ruling 1).
 * ``BIDDING``: first round on four cards (ruling 1); ``REDEAL`` ends the game.
@@ -95,9 +95,10 @@ NO_TRUMPS_IN_TRICK = 4  # ``trumps_from`` past the last position: no card is a t
 # every card dealt to the seat; the indicator counts as the bidder's).
 HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds (the hidden
 # indicator is in nobody's hand)
-# Parameters (fixed for the game).
+# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
 FIRST_DEALER = 16
 OPENING_MIN = 17  # the smallest opening bid (14 in the standard game)
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, 2
 # The hand being played.
 FIRST_FOUR = 18  # 4 slots: the cards the seat received in deal stage 1
 PLAYED_BY = 22  # 4 slots: cards the seat has played this hand

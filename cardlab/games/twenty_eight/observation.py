@@ -14,9 +14,20 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in
 from cardlab.core.cards import suit_of
+from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import mark_cards, mark_voids
+from cardlab.core.infostate import deal_token, seen_action, unseen_action
 from cardlab.games.twenty_eight import engine as E
-from cardlab.games.twenty_eight.rules import BID, MAX_BID, MIN_BID, PASS, SECOND_ROUND_MIN
+from cardlab.games.twenty_eight.rules import (
+    BID,
+    CALL_TRUMP,
+    CARDS_PER_STAGE,
+    MAX_BID,
+    MIN_BID,
+    NUM_PLAYERS,
+    PASS,
+    SECOND_ROUND_MIN,
+)
 
 NUM_CARDS = 52
 NUM_BID_VALUES = MAX_BID - MIN_BID + 1  # 15
@@ -187,3 +198,54 @@ def own_indicators(s, player):
 def known_trump(s, player):
     """The trump suit as ``player`` knows it, -1 if unknown to him (or not chosen)."""
     return suit_of(s[E.INDICATOR]) if knows_indicator(s, player) else -1
+
+
+@njit(cache=True)
+def hides_choice(s, observer):
+    """Is the choice to be made in ``s`` out of ``observer``'s sight?
+
+    Only the card a bidder lays face down as the trump indicator (ruling 2):
+    the others see that he placed one, not which.
+    """
+    return s[E.PHASE] == E.PLACING and s[E.TO_MOVE] != observer
+
+
+@njit(cache=True)
+def shows_trump(s, action):
+    """Does ``action`` turn the indicator face up: a call, or the bidder playing it (ruling 5)?"""
+    if s[E.PHASE] != E.PLAYING or s[E.TRUMP_SHOWN] == 1:
+        return False
+    return action == CALL_TRUMP or (s[E.TO_MOVE] == s[E.BIDDER] and action == s[E.INDICATOR])
+
+
+@njit(cache=True)
+def _outcome_after(s, action):
+    """How the hand stands after ``action``: ``E.PLAYED_OUT`` unless the step voided it."""
+    after = s.copy()
+    E.apply_action(after, action)
+    return after[E.OUTCOME]
+
+
+@njit(cache=True)
+def observation_token(s, action, player):
+    """What ``player`` observes when ``action`` is applied in ``s`` (:mod:`cardlab.core.infostate`).
+
+    Hidden: the deal (the player sees its hand when a stage is complete) and
+    the card a bidder places face down, seen only by him. Revealed by a step
+    beyond its action: whether the completed deal is void for four jacks in
+    one hand (ruling 3), and at the show the indicator and whether the bidding
+    team held every trump (ruling 7). Everything else follows from the actions.
+    """
+    phase = s[E.PHASE]
+    if phase == E.DEALING:
+        k = s[E.CARDS_DEALT] % CARDS_PER_STAGE
+        complete = k + 1 == CARDS_PER_STAGE
+        outcome = _outcome_after(s, action) if complete else E.PLAYED_OUT
+        return deal_token(s[E.HANDS + player], action, receiving_seat(s[E.DEALER], k, NUM_PLAYERS),
+                          player, complete, outcome)
+    mover = s[E.TO_MOVE]
+    if hides_choice(s, player):
+        return unseen_action(mover)
+    if shows_trump(s, action):
+        return seen_action(mover, action, 1 + s[E.INDICATOR] + 64 * _outcome_after(s, action))
+    return seen_action(mover, action, 0)

@@ -5,8 +5,8 @@ partners opposite, 32 cards (J 9 A 10 K Q 8 7 of each suit), 8 tricks. Only
 J (3), 9 (2), A (1) and 10 (1) carry card points, 28 in all. The high bidder
 chooses trumps secretly by placing a card face down (the *indicator*); trumps
 have no power until someone calls for it to be shown. The numbered rulings of
-``/work/shared/spec/contract.md`` decide every ambiguity of the source rules;
-the engine quotes them by number.
+``docs/rules/twenty_eight.md#rulings`` decide every ambiguity of the source
+rules; the engine quotes them by number.
 
 Everything a variant might change (deck, strengths, points, bid limits) is
 data here, so a variant is a new table rather than a new branch in a kernel.
@@ -61,7 +61,7 @@ SECOND_ROUND_MIN = 24  # a second-round raise is at least max(24, current + 1) (
 GAME_POINT_BANDS = np.array([[19, 1, -2], [24, 2, -3], [MAX_BID, 3, -4]], dtype=np.int64)
 MAX_GAME_POINTS = 4
 
-# ---- Action ids (contract) --------------------------------------------------
+# ---- Action ids (contract: docs/actions.md) ---------------------------------
 PASS = 52
 CALL_TRUMP = 53  # a non-bidder calls for the trump to be shown; the bidder shows it
 REDEAL = 54  # dealer + 1's redeal on four pointless cards

@@ -1,0 +1,169 @@
+"""What every cardlab game must do, checked once for all of them (one case per game spec).
+
+Game-specific rulings and scenarios stay in each game's own test files; these
+are the contract of the house: the numba engine and the OpenSpiel wrapper
+agree, OpenSpiel's own checks pass, bad input is refused, and the rule-based
+player reads only what its seat may know.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from conftest import decisions
+
+from cardlab import agents
+from cardlab.core.rng import make_stream
+from cardlab.games import SPECS, GameSpec
+
+#: Each game as it is played by default, plus its smallest version where it has one.
+CASES = [pytest.param(spec, {}, id=spec.aliases[0]) for spec in SPECS] + [
+    pytest.param(spec, dict(spec.small_parameters), id=f"{spec.aliases[0]}-small")
+    for spec in SPECS if spec.small_parameters
+]
+BY_GAME = [pytest.param(spec, id=spec.aliases[0]) for spec in SPECS]
+
+
+def _uniform(rng: np.random.Generator):
+    def choose(state: pyspiel.State) -> int:
+        legal = state.legal_actions()
+        return legal[rng.integers(len(legal))]
+    return choose
+
+
+@pytest.mark.parametrize("spec, params", CASES)
+def test_engine_and_wrapper_agree_on_a_thousand_random_games(spec: GameSpec, params: dict) -> None:
+    """Legal actions, players, final arrays and returns: the same through both faces."""
+    engine = spec.engine
+    game = spec.load(params)
+    rng = np.random.default_rng(5)
+    legal = np.empty(engine.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    returns = np.zeros(game.num_players())
+    for _ in range(1000):
+        state = game.new_initial_state()
+        array = state.array.copy()
+        while not state.is_terminal():
+            player = state.current_player()
+            n = engine.legal_actions(array, legal)
+            wrapper_legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                             else state.legal_actions())
+            assert wrapper_legal == legal[:n].tolist()
+            assert player == engine.current_player(array)
+            action = wrapper_legal[rng.integers(len(wrapper_legal))]
+            state.apply_action(action)
+            engine.apply_action(array, action)
+        engine.returns(array, returns)
+        assert state.returns() == returns.tolist()
+        assert sum(state.returns()) == 0
+        assert np.array_equal(state.array, array)
+
+
+@pytest.mark.parametrize("spec, params", CASES)
+def test_openspiel_random_sim_test(spec: GameSpec, params: dict) -> None:
+    pyspiel.random_sim_test(spec.load(params), num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_openspiel_evaluate_bots_with_its_python_ismcts(spec: GameSpec) -> None:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = spec.load(spec.small_parameters)
+    bots = [agents.make("rules", game, seat, seed=seat) for seat in range(game.num_players())]
+    bots[1] = ismcts.ISMCTSBot(
+        game=game, evaluator=mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
+        uct_c=2.0, max_simulations=10, random_state=np.random.RandomState(1),
+    )
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 7)
+    assert sum(returns) == 0
+    assert all(returns[seat] == returns[seat % 2] for seat in range(game.num_players()))
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_tensors_have_the_declared_shapes(spec: GameSpec) -> None:
+    game = spec.load()
+    rng = np.random.default_rng(1)
+    for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
+        if count % 7:
+            continue
+        for player in range(game.num_players()):
+            info = np.array(state.information_state_tensor(player))
+            observation = np.array(state.observation_tensor(player))
+            assert info.shape == tuple(game.information_state_tensor_shape())
+            assert observation.shape == tuple(game.observation_tensor_shape())
+            assert info.any() and observation.any()
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_a_finished_game_refuses_every_action(spec: GameSpec) -> None:
+    game = spec.load()
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in decisions(state, rng, _uniform(rng)):
+        pass
+    before = state.array.copy()
+    for action in (0, game.num_distinct_actions() - 1):
+        with pytest.raises(ValueError, match="finished game"):
+            state.apply_action(action)
+    assert np.array_equal(state.array, before)
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_illegal_actions_name_the_legal_ones_and_change_nothing(spec: GameSpec) -> None:
+    game = spec.load()
+    rng = np.random.default_rng(3)
+    for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
+        if count % 5:
+            continue
+        legal = set(state.legal_actions())
+        illegal = next(a for a in range(game.num_distinct_actions()) if a not in legal)
+        before, history = state.array.copy(), state.history()
+        with pytest.raises(ValueError, match=rf"illegal action {illegal}\b.*legal actions: \["):
+            state.apply_action(illegal)
+        assert np.array_equal(state.array, before) and state.history() == history
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_unknown_parameters_are_rejected_at_load_game(spec: GameSpec) -> None:
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'no_such_rule'"):
+        spec.load({"no_such_rule": True})
+    with pytest.raises(ValueError, match="seat must be"):
+        spec.load().new_initial_state().resample_from_infostate(99, lambda: 0.5)
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_rules_player_uses_only_its_own_information(spec: GameSpec) -> None:
+    """Redrawing everything the mover cannot see must not change the rule player's choice."""
+    game = spec.load()
+    rng = np.random.default_rng(12)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    rules_action = spec.strategy.rules_action
+    checked = 0
+    while checked < 150:
+        for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
+            if count % 9:
+                continue
+            player = state.current_player()
+            action = rules_action(state.array, make_stream(0))
+            assert action in state.legal_actions()
+            for _ in range(3):
+                world = state.resample_from_infostate(player, sampler)
+                assert world.information_state_string(player) == state.information_state_string(player)
+                assert rules_action(world.array, make_stream(0)) == action
+            checked += 1
+
+
+@pytest.mark.parametrize("spec", BY_GAME)
+def test_every_builtin_agent_plays_every_game(spec: GameSpec) -> None:
+    game = spec.load(spec.small_parameters)
+    for name in agents.BUILTIN_AGENTS:
+        options = {"simulations": 20} if name == "ismcts" else {}
+        bots = [agents.make(name, game, seat, seat, **options) for seat in range(game.num_players())]
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 3)
+        assert sum(returns) == 0
+    with pytest.raises(ValueError, match="unknown agent 'genius'"):
+        agents.make("genius", game, 0)
+    with pytest.raises(ValueError, match="unknown option"):
+        agents.make("rules", game, 0, depth=3)
+    with pytest.raises(ValueError, match="player must be"):
+        agents.make("random", game, game.num_players())

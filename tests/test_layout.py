@@ -1,0 +1,88 @@
+"""The house rules of the code base: layers without cycles, no side-effect registries, the cache key."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cardlab._numba_cache import kernel_sources, source_fingerprint
+
+PACKAGE = Path(__file__).resolve().parents[1] / "cardlab"
+
+#: What each layer may import (besides itself), lowest first; see docs/architecture.md.
+ALLOWED = {
+    "core": set(),
+    "results": set(),
+    "games": {"core"},
+    "agents": {"core", "games"},
+    "analysis": {"core", "games", "results"},
+    "arena": {"core", "games", "agents", "analysis", "results"},
+    "cli": {"core", "games", "agents", "analysis", "results", "arena"},
+}
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "cardlab" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in ALLOWED else None
+
+
+def _imports(path: Path) -> set[str]:
+    """Every cardlab module ``path`` imports, at the top or inside functions."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name.startswith("cardlab.")}
+
+
+def test_every_layer_imports_only_the_layers_below_it() -> None:
+    violations = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).with_suffix("")
+        layer = relative.parts[0]
+        if layer not in ALLOWED:
+            continue
+        for name in _imports(path):
+            target = _layer(name)
+            if target and target != layer and target not in ALLOWED[layer]:
+                violations.append(f"{relative} imports {name}")
+    assert violations == []
+
+
+def test_the_agent_table_is_complete_before_any_agent_is_made() -> None:
+    code = "import cardlab.agents as a; print(','.join(a.agent_names()))"
+    names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert names.stdout.strip().split(",") == ["ismcts", "random", "rules"]
+
+
+@pytest.fixture
+def package_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "cardlab"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def test_the_numba_cache_key_follows_only_what_kernels_are_made_of(package_copy: Path) -> None:
+    before = source_fingerprint(package_copy)
+    for name in ("cli.py", "analysis/report.py", "agents/registry.py"):
+        with open(package_copy / name, "a") as stream:
+            stream.write("\n# an edit that cannot change a kernel\n")
+    assert source_fingerprint(package_copy) == before
+    # A game's constants are compiled into its kernels, though rules.py never imports numba.
+    with open(package_copy / "games" / "kaiser" / "rules.py", "a") as stream:
+        stream.write("\n# an edit kernels may depend on\n")
+    assert source_fingerprint(package_copy) != before
+    names = {str(path.relative_to(package_copy)) for path in kernel_sources(package_copy)}
+    assert {"core/bitboard.py", "games/kernels.py", "games/kaiser/rules.py",
+            "agents/ismcts/search.py", "arena/native.py"} <= names
+    assert "cli.py" not in names
