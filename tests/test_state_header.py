@@ -9,7 +9,7 @@ import pytest
 from cardlab.core import layout
 from cardlab.core.bitboard import popcount
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
-from cardlab.games import SPECS
+from cardlab.games import SPECS, kernels
 from cardlab.games.literature.rules import MAX_PLAYERS
 
 #: Seats each engine's DEALT block is sized for.
@@ -68,3 +68,32 @@ def test_shared_kernels_agree_with_the_game_through_a_random_game(spec):
 
 def test_teams_alternate_round_the_table():
     assert [layout.team_of(seat) for seat in range(6)] == [0, 1, 0, 1, 0, 1]
+
+
+#: One change of each parameter, per game.
+PARAMETER_CHANGES = {
+    "cardlab_kaiser": [{"dealer": 1}, {"min_bid": 7}, {"match": True}, {"target": 30},
+                       {"low_no_trump": True}, {"non_bidder_limit": 30}, {"max_hands": 10}],
+    "cardlab_twenty_eight": [{"dealer": 1}],
+    "cardlab_literature": [{"players": 4}, {"dealer": 1}, {"max_asks": 100}, {"sevens_removed": True},
+                           {"jokers_ninth_set": True}, {"major_sets_worth_two": True},
+                           {"misclaim_to_opponents": True}, {"first_ask_left_of_dealer": True}],
+}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
+def test_game_parameters_see_every_parameter_and_stay_fixed_all_game(spec):
+    def parameters(state):
+        return kernels.game_parameters(spec.kernel_id, state.array).tolist()
+
+    seen = {tuple(parameters(spec.load().new_initial_state()))}
+    for change in PARAMETER_CHANGES[spec.name]:
+        seen.add(tuple(parameters(spec.load(change).new_initial_state())))
+    assert len(seen) == 1 + len(PARAMETER_CHANGES[spec.name])
+    game = spec.load({"match": True, "target": 20} if spec.name == "cardlab_kaiser" else {})
+    state, rng = game.new_initial_state(), np.random.default_rng(1)
+    first = parameters(state)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        assert parameters(state) == first

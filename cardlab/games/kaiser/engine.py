@@ -76,7 +76,7 @@ TARGET = 19
 ALLOW_LOW_NO_TRUMP = 20
 NON_BIDDER_LIMIT = 21  # from this match score up, non-bidders add only negative points
 MAX_HANDS = 22  # match safety cap: a match still running after this many hands is drawn
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, 7
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, MAX_HANDS + 1 - FIRST_DEALER
 # The hand being played.
 SPOKEN = 23  # 4 slots: each seat's bidding action, -1 before it speaks
 HIGH_BID = 27  # 3 * value + kind of the best bid so far, -1 if none

@@ -98,7 +98,7 @@ HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds (the h
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
 FIRST_DEALER = 16
 OPENING_MIN = 17  # the smallest opening bid (14 in the standard game)
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, 2
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, OPENING_MIN + 1 - FIRST_DEALER
 # The hand being played.
 FIRST_FOUR = 18  # 4 slots: the cards the seat received in deal stage 1
 PLAYED_BY = 22  # 4 slots: cards the seat has played this hand
