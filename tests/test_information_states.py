@@ -35,7 +35,7 @@ from cardlab.core.cards import EIGHT, mask_of, parse_card
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.infostate import update_key
 from cardlab.core.rng import make_stream
-from cardlab.games import kernels
+from cardlab.games import game_spec, kernels
 from cardlab.games.literature.game import state_with_hands
 from cardlab.games.literature.rules import CLAIM, ask_action
 from cardlab.games.twenty_eight.game import deal_chance_actions
@@ -79,7 +79,7 @@ class Table:
 
     def __init__(self, name: str, params: dict):
         self.game = pyspiel.load_game(name, params)
-        self.game_id = kernels.game_id(name)
+        self.game_id = game_spec(name).kernel_id
         self.num_players = self.game.num_players()
         self.dealer = int(self.game.parameters["dealer"])
         self.observation = self.game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False))
@@ -443,7 +443,7 @@ def _distinct_states_share_no_key(records_per_game: int) -> int:
         game = pyspiel.load_game(name, params)
         k = np.empty(records_per_game, dtype=np.uint64)
         h = np.empty(records_per_game, dtype=np.uint64)
-        _collect_keys(kernels.game_id(name), game.new_initial_state().array, make_stream(5), k, h)
+        _collect_keys(game_spec(name).kernel_id, game.new_initial_state().array, make_stream(5), k, h)
         keys.append(k)
         second.append(h)
     keys, second = np.concatenate(keys), np.concatenate(second)

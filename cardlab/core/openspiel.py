@@ -58,13 +58,17 @@ class GameView:
     game whose parameters ``array`` holds, which the numba kernel
     ``encode(array, player, perfect_recall, out)`` fills;
     ``resample(array, seat, stream)`` draws a world ``seat`` cannot tell from
-    this one (each game's engine documents what its sampler keeps).
+    this one (each game's ``sampling.py`` documents what its sampler keeps);
+    ``information_state_key(initial, actions, seat)`` folds a history into
+    ``seat``'s 64-bit information-state key (the game's kernel of
+    :mod:`cardlab.games.kernels`; core never imports the games).
     """
 
     describe: Callable[[np.ndarray, int | None, bool], str]
     tensor_pieces: Callable[[np.ndarray, bool], Pieces]
     encode: Callable
     resample: Callable[[np.ndarray, int, np.ndarray], np.ndarray]
+    information_state_key: Callable[[np.ndarray, np.ndarray, int], int]
 
     @staticmethod
     def fixed_pieces(observation: ModuleType) -> Callable[[np.ndarray, bool], Pieces]:
@@ -176,13 +180,9 @@ class EngineState(pyspiel.State):
         it was drawn from: its key is that world's (the same for the resampling
         player).
         """
-        from cardlab.games import kernels  # the games' kernels are built on this module
-
-        seat = self._seat(player)
-        game = self.get_game()
         actions = np.asarray(self.history(), dtype=np.int64)
-        key = kernels.information_state_key(kernels.game_id(self.engine.name), game.initial_array,
-                                            actions, seat)
+        key = self.view.information_state_key(self.get_game().initial_array, actions,
+                                              self._seat(player))
         return int(key)
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:

@@ -33,8 +33,6 @@ from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 KAISER = 0
 TWENTY_EIGHT = 1
 LITERATURE = 2
-#: Literature's sampler keeps the first of this many drawn deals that fits the event log.
-LITERATURE_RESAMPLE_DRAWS = 10_000
 #: Edge id for a choice the observer cannot see (every action id is below it).
 HIDDEN_ACTION = 4095
 #: The largest number of legal actions any state of any game can have.
@@ -161,7 +159,7 @@ def resample(game, s, seat, stream):
     if game == LITERATURE:
         # The sampler can only fail on an inconsistent state; the true hands are then kept.
         world, _ = literature_sampling.resample_hidden_hands(s, seat, stream,
-                                                              LITERATURE_RESAMPLE_DRAWS)
+                                                              literature_sampling.RESAMPLE_DRAWS)
         return world
     return kaiser_sampling.resample_hidden_hands(s, seat, stream)
 

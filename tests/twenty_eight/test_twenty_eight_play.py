@@ -17,7 +17,7 @@ from cardlab.games.twenty_eight.game import (
     deal_chance_actions,
     new_engine_state,
 )
-from cardlab.games.twenty_eight.rules import CALL_TRUMP, STANDARD_DECK, game_points
+from cardlab.games.twenty_eight.rules import CALL_TRUMP, STANDARD_DECK
 from cardlab.games.twenty_eight.sampling import publicly_known_cards, resample_hidden_hands
 from cardlab.games.twenty_eight.strategy import play_duplicate_deals, rules_action
 
@@ -79,7 +79,7 @@ def test_ten_thousand_random_hands_keep_every_invariant():
     bidder_team = results[played, 3].astype(int) % 2
     taken = np.where(bidder_team == 0, results[played, 1], results[played, 2])
     bids = results[played, 4].astype(int)
-    expected = np.array([game_points(b, t >= b) for b, t in zip(bids, taken, strict=True)])
+    expected = np.array([E.game_points_for(b, t >= b) for b, t in zip(bids, taken, strict=True)])
     seat0 = np.where(bidder_team == 0, expected, -expected)
     assert np.array_equal(results[played, 0], seat0)
     assert set(np.unique(outcome)) == {E.PLAYED_OUT, E.REDEALT, E.FOUR_JACKS, E.ALL_TRUMPS}

@@ -23,7 +23,6 @@ from twenty_eight_scenarios import (
 )
 
 from cardlab.core.cards import parse_card
-from cardlab.games.twenty_eight.rules import game_points
 
 
 def first_round(first: list[str], dealer: int = 0) -> pyspiel.State:
@@ -324,7 +323,6 @@ def test_r7_show_revealing_all_eight_trumps_with_bidding_team_voids_the_hand():
      (25, True, 3), (28, False, -4)],
 )
 def test_r8_game_points_by_final_bid(bid, made, points):
-    assert game_points(bid, made) == points
     assert E.game_points_for(bid, made) == points
 
 
@@ -337,5 +335,5 @@ def test_r8_hand_returns_bidding_team_plus_minus_g():
     s = state.array
     taken = int(s[E.CARD_POINTS_WON])  # bidding team 0 (bidder P0, bid 15)
     assert taken + s[E.CARD_POINTS_WON + 1] == 28
-    g = game_points(15, taken >= 15)
+    g = E.game_points_for(15, taken >= 15)
     assert state.returns() == [g, -g, g, -g]

@@ -21,6 +21,7 @@ from cardlab.core.openspiel import (
     card_game_type,
     checked_parameters,
 )
+from cardlab.games import kernels
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation, sampling
 from cardlab.games.kaiser.rules import (
@@ -204,9 +205,15 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
+def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -> int:
+    """``seat``'s 64-bit information-state key after ``actions`` from ``initial`` (one kernel call)."""
+    return kernels.information_state_key(kernels.KAISER, initial, actions, seat)
+
+
 KaiserGame.state_class = KaiserState
 KaiserState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
-                            sampling.resample_hidden_hands)
+                            sampling.resample_hidden_hands,
+                            information_state_key)
 
 pyspiel.register_game(GAME_TYPE, KaiserGame)
 

@@ -22,6 +22,7 @@ from cardlab.core.openspiel import (
     card_game_type,
     checked_parameters,
 )
+from cardlab.games import kernels
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature import observation, sampling
@@ -69,7 +70,6 @@ PARAMETER_RULES = {
     "first_ask_left_of_dealer": (bool, None),
 }
 #: Resampling draws that must contradict the event log before we give up loudly.
-MAX_RESAMPLE_DRAWS = 10_000
 
 
 def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
@@ -262,12 +262,13 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
     (:func:`cardlab.games.literature.sampling.resample_hidden_hands`). Raises
     ``RuntimeError`` rather than return a world that breaks a constraint.
     """
-    world, draws = sampling.resample_hidden_hands(array, seat, stream, MAX_RESAMPLE_DRAWS)
+    world, draws = sampling.resample_hidden_hands(array, seat, stream, sampling.RESAMPLE_DRAWS)
     if draws < 0:
         raise RuntimeError(f"{GAME_NAME}: no deal fits player {seat}'s knowledge; "
                            "the state is inconsistent")
     if draws == 0:
-        raise RuntimeError(f"{GAME_NAME}: {MAX_RESAMPLE_DRAWS} drawn deals all contradicted the event log")
+        raise RuntimeError(f"{GAME_NAME}: {sampling.RESAMPLE_DRAWS} drawn deals all contradicted "
+                           "the event log")
     return world
 
 
@@ -278,7 +279,13 @@ def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, i
 
 
 LiteratureGame.state_class = LiteratureState
-LiteratureState.view = GameView(describe, tensor_pieces, observation.encode, resample)
+def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -> int:
+    """``seat``'s 64-bit information-state key after ``actions`` from ``initial`` (one kernel call)."""
+    return kernels.information_state_key(kernels.LITERATURE, initial, actions, seat)
+
+
+LiteratureState.view = GameView(describe, tensor_pieces, observation.encode, resample,
+                                 information_state_key)
 
 pyspiel.register_game(GAME_TYPE, LiteratureGame)
 

@@ -300,6 +300,10 @@ def consistent_with_log(s, hands):
     return True
 
 
+#: Drawn deals a resample tries before it gives up on fitting the event log.
+RESAMPLE_DRAWS = 10_000
+
+
 @njit(cache=True)
 def resample_hidden_hands(s, seat, stream, max_draws):
     """A copy of ``s`` whose hidden hands are redrawn to fit everything ``seat`` knows.

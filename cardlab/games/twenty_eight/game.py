@@ -24,6 +24,7 @@ from cardlab.core.openspiel import (
     card_game_type,
     checked_parameters,
 )
+from cardlab.games import kernels
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight import observation, sampling
 from cardlab.games.twenty_eight.rules import (
@@ -237,9 +238,15 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     return "\n".join(lines)
 
 
+def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -> int:
+    """``seat``'s 64-bit information-state key after ``actions`` from ``initial`` (one kernel call)."""
+    return kernels.information_state_key(kernels.TWENTY_EIGHT, initial, actions, seat)
+
+
 TwentyEightGame.state_class = TwentyEightState
 TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
-                                 sampling.resample_hidden_hands)
+                                 sampling.resample_hidden_hands,
+                                 information_state_key)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 

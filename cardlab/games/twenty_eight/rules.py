@@ -74,11 +74,3 @@ def bid_action(value: int) -> int:
     if not MIN_BID <= value <= MAX_BID:
         raise ValueError(f"a bid is {MIN_BID}..{MAX_BID} points, got {value}")
     return BID + value
-
-
-def game_points(bid: int, made: bool) -> int:
-    """Game points the bidding team scores for ``bid`` (ruling 8)."""
-    for bound, won, lost in GAME_POINT_BANDS:
-        if bid <= bound:
-            return won if made else lost
-    raise ValueError(f"no bid above {MAX_BID}")
