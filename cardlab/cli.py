@@ -22,6 +22,29 @@ class CliError(Exception):
     """An error to report as one line, exit code 2."""
 
 
+MAX_SEED = 2**64  # seeds are unsigned 64-bit integers
+_KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_params(name: str, params: dict) -> None:
+    """Names, types and sizes OpenSpiel can take, checked here so that a bad one is one line."""
+    defaults = next(t for t in pyspiel.registered_games() if t.short_name == name).parameter_specification
+    for key, value in params.items():
+        if key not in defaults:
+            raise CliError(f"{name} has no parameter {key!r}; known: {', '.join(sorted(defaults))}")
+        kind = type(defaults[key])
+        if type(value) is not kind:
+            raise CliError(f"game parameter {key} must be {_KINDS.get(kind, kind.__name__)}, "
+                           f"got {_shown(value)}")
+        if kind is int and not -2**31 <= value < 2**31:  # OpenSpiel's parameters are C++ ints
+            raise CliError(f"game parameter {key}={value} is out of range")
+
+
 def load(game: str, params: dict | None = None) -> pyspiel.Game:
     """The game named on the command line (an alias such as ``kaiser`` or its OpenSpiel name)."""
     from cardlab.games import game_spec
@@ -30,17 +53,23 @@ def load(game: str, params: dict | None = None) -> pyspiel.Game:
         spec = game_spec(game)
     except ValueError as error:
         raise CliError(str(error)) from error
+    _check_params(spec.name, dict(params or {}))
     try:
         return spec.load(params)
-    except (ValueError, pyspiel.SpielError) as error:
+    except (ValueError, TypeError, OverflowError, RuntimeError, pyspiel.SpielError) as error:
         raise CliError(str(error).splitlines()[0]) from error
+
+
+def _seed_in_range(seed: int, what: str) -> None:
+    if not 0 <= seed < MAX_SEED:
+        raise CliError(f"{what} must be an integer from 0 to 2**64 - 1, got {seed}")
 
 
 def parse_params(items: list[str]) -> dict:
     params: dict = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep:
+        if not sep or not key:
             raise CliError(f"game parameter {item!r} must look like key=value")
         lowered = value.lower()
         if lowered in ("true", "false"):
@@ -88,8 +117,8 @@ def command_demo(args: argparse.Namespace) -> None:
     from cardlab.arena import play_duplicate_match
 
     game = load(args.game, parse_params(args.param))
-    if args.seed < 0 or args.deals < 1:
-        raise CliError(f"demo needs a non-negative seed and a positive deal count, got seed "
+    if not 0 <= args.seed < MAX_SEED or args.deals < 1:
+        raise CliError(f"demo needs a seed from 0 to 2**64 - 1 and a positive deal count, got seed "
                        f"{args.seed} and {args.deals} deals")
 
     def factory(name: str):
@@ -103,8 +132,10 @@ def command_demo(args: argparse.Namespace) -> None:
     print(result.table())
 
 
-TOURNAMENT_KEYS = {"game", "params", "agents", "deals", "seed", "workers", "out", "backend", "address",
-                   "chunk_size"}
+#: Every key of a tournament config file, with its TOML type (an integer is never a boolean).
+TOURNAMENT_KEYS = {"game": str, "params": dict, "agents": list, "deals": int, "seed": int, "workers": int,
+                   "out": str, "backend": str, "address": str, "chunk_size": int}
+_TOML_TYPES = {**_KINDS, dict: "a table", list: "a list"}
 
 
 def _read_config(path: str | None) -> dict:
@@ -118,10 +149,14 @@ def _read_config(path: str | None) -> dict:
         raise CliError(f"cannot read config {path}: {error.strerror}") from error
     except tomllib.TOMLDecodeError as error:
         raise CliError(f"config {path}: {error}") from error
-    unknown = sorted(set(config) - TOURNAMENT_KEYS)
+    unknown = sorted(set(config) - set(TOURNAMENT_KEYS))
     if unknown:
         known = ", ".join(sorted(TOURNAMENT_KEYS))
         raise CliError(f"config {path}: unknown key(s) {', '.join(unknown)}; known: {known}")
+    for key, value in config.items():
+        if type(value) is not TOURNAMENT_KEYS[key]:
+            raise CliError(f"config {path}: {key} must be {_TOML_TYPES[TOURNAMENT_KEYS[key]]}, "
+                           f"got {_shown(value)}")
     return config
 
 
@@ -140,6 +175,9 @@ def _config_agents(agents: object) -> tuple[list[tuple[str, dict]], list[str | N
             extra = sorted(set(item) - {"name", "label", "options"})
             if extra:
                 raise CliError(f"config: agent {item['name']!r} has unknown key(s) {', '.join(extra)}")
+            if not isinstance(item.get("options", {}), dict) or not isinstance(item.get("label", ""), str):
+                raise CliError(f"config: agent {item['name']!r} needs options as a table and a label as "
+                               f"a string, got {_shown(item)}")
             name, options = parse_agent(item["name"])
             parsed.append((name, {**options, **dict(item.get("options", {}))}))
             labels.append(item.get("label"))
@@ -170,33 +208,41 @@ def tournament_settings(args: argparse.Namespace):
         raise CliError(f"a tournament needs at least two agents, got {len(specs)}")
     for spec in specs:
         bot_factory(spec, game)  # fails now, in one line, on a bad name or option
-    deals = args.deals if args.deals is not None else config.get("deals", 1000)
-    seed = args.seed if args.seed is not None else config.get("seed", 0)
-    for name, value in (("deals", deals), ("seed", seed)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "deals" else 0):
-            raise CliError(f"{name} must be a {'positive' if name == 'deals' else 'non-negative'} integer, "
-                           f"got {value!r}")
+    deals = _setting(args.deals, config, "deals", 1000)
+    seed = _setting(args.seed, config, "seed", 0)
     all_native = all(is_native(spec, game) for spec in specs)
-    chunk_size = args.chunk_size or config.get("chunk_size") or default_chunk_size(deals, all_native)
-    if not isinstance(chunk_size, int) or chunk_size < 1:
-        raise CliError(f"chunk size must be a positive integer, got {chunk_size!r}")
-    short_name = game.get_type().short_name
-    settings = TournamentSettings(short_name, params, tuple(specs), deals, seed, chunk_size)
-    out = args.out or config.get("out")
+    chunk_size = _setting(args.chunk_size, config, "chunk_size", None)
+    if chunk_size is None:
+        chunk_size = default_chunk_size(deals, all_native)
+    try:
+        settings = TournamentSettings(game.get_type().short_name, params, tuple(specs), deals, seed,
+                                      chunk_size)
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    out = _setting(args.out, config, "out", None)
     if not out:
         raise CliError("no output directory: give --out or out in the config")
     return settings, Path(out), config
+
+
+def _setting(given, config: dict, key: str, default):
+    """The command line's value, else the config file's, else ``default`` (a given 0 stays 0)."""
+    return given if given is not None else config.get(key, default)
 
 
 def command_tournament(args: argparse.Namespace) -> int:
     from cardlab.arena.tournament import BACKENDS, run_tournament
 
     settings, out, config = tournament_settings(args)
-    backend = args.backend or config.get("backend", "processes")
+    backend = _setting(args.backend, config, "backend", "processes")
     if backend not in BACKENDS:
         raise CliError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
-    workers = args.workers or config.get("workers") or os.cpu_count() or 1
-    address = args.address or config.get("address")
+    workers = _setting(args.workers, config, "workers", None)
+    if workers is None:
+        workers = os.cpu_count() or 1
+    elif workers < 1:
+        raise CliError(f"workers must be a positive integer, got {workers}")
+    address = _setting(args.address, config, "address", None)
     agents = ", ".join(f"{a.label}={a.text()}" if a.label != a.name else a.text() for a in settings.agents)
     if not args.quiet:
         print(f"{settings.game}: {agents}; {settings.deals} duplicate deals in {settings.num_chunks} chunks, "
@@ -218,14 +264,24 @@ def command_tournament(args: argparse.Namespace) -> int:
 def command_report(args: argparse.Namespace) -> None:
     from cardlab.analysis.report import report
 
+    if args.resamples < 1:
+        raise CliError(f"--resamples must be a positive integer, got {args.resamples}")
+    _seed_in_range(args.seed, "--seed")
     text, written = report(args.results, plots=not args.no_plots, resamples=args.resamples, seed=args.seed)
     print(text)
     print()
     print("wrote " + ", ".join(str(path) for path in written))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors in the one-line form of every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"cardlab: error: {message.splitlines()[0]}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="cardlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play-random", help="play one game and print its log")
@@ -275,16 +331,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    from cardlab.arena.pool import WorkerLostError
     from cardlab.results import ResultsError
 
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, or a usage error already reported in one line
+        return int(stop.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         code = args.run(args)
-    except (CliError, ResultsError) as error:
-        print(f"cardlab: error: {error}", file=sys.stderr)
-        return 2
-    except ValueError as error:
+    except (CliError, ResultsError, WorkerLostError, ValueError, OSError) as error:
         print(f"cardlab: error: {str(error).splitlines()[0]}", file=sys.stderr)
         return 2
     return code or 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import reject_unknown_options
 
 
@@ -13,6 +14,7 @@ class RandomBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int = 0):
         pyspiel.Bot.__init__(self)
+        self.game = game
         self.player = player
         self._seed = seed
         self._rng = np.random.default_rng(seed)
@@ -21,10 +23,12 @@ class RandomBot(pyspiel.Bot):
         pass
 
     def step(self, state: pyspiel.State) -> int:
+        check_can_move("random", self.game, self.player, state)
         legal = state.legal_actions(self.player)
         return int(legal[self._rng.integers(len(legal))])
 
     def step_with_policy(self, state: pyspiel.State):
+        check_can_move("random", self.game, self.player, state)
         legal = state.legal_actions(self.player)
         policy = [(a, 1.0 / len(legal)) for a in legal]
         return policy, self.step(state)

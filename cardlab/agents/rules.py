@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pyspiel
 
+from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import reject_unknown_options
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
@@ -22,6 +23,7 @@ class KernelPolicyBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, kernel, name: str = "rules"):
         pyspiel.Bot.__init__(self)
+        self.game = game
         self.player = player
         self.kernel = kernel
         self.name = name
@@ -31,11 +33,7 @@ class KernelPolicyBot(pyspiel.Bot):
         pass
 
     def step(self, state: pyspiel.State) -> int:
-        if state.current_player() != self.player:
-            raise ValueError(
-                f"{self.name} bot for player {self.player} asked to move for player "
-                f"{state.current_player()}"
-            )
+        check_can_move(self.name, self.game, self.player, state)  # before the kernel reads the array
         action = int(self.kernel(state.array, self._stream))
         legal = state.legal_actions()
         if action not in legal:  # a strategy bug must never become an illegal move

@@ -54,6 +54,18 @@ class Report:
     def agents(self) -> list[str]:
         return self.duplicate.agents
 
+    @property
+    def planned_deals(self) -> int:
+        return self.manifest["settings"]["deals"]
+
+    def warning(self) -> str | None:
+        """Why these numbers are not the whole tournament, if they are not."""
+        done = len(self.duplicate.deals)
+        if done == self.planned_deals:
+            return None
+        return (f"incomplete run: only {done} of {self.planned_deals} deals are written; rerun the "
+                f"tournament command to finish it")
+
 
 def _thinking_time(table: pa.Table, agents: list[str]) -> np.ndarray:
     """Milliseconds per decision of each agent, over all its seats and games."""
@@ -110,9 +122,13 @@ def format_report(report: Report) -> str:
     """The report's tables as text."""
     manifest = report.manifest
     settings = manifest["settings"]
-    commit = (manifest.get("git") or {}).get("commit") or "unknown"
+    git = manifest.get("git")  # informational: shown only if it is what a run writes
+    commit = git.get("commit") if isinstance(git, dict) else None
+    commit = commit if isinstance(commit, str) and commit else "unknown"
     done = len(report.duplicate.deals)
-    lines = [
+    warning = report.warning()
+    lines = [f"WARNING: {warning}", ""] if warning else []
+    lines += [
         f"game {settings['game']}  parameters {json.dumps(settings['parameters'])}",
         f"duplicate deals {done} of {settings['deals']}  seed {settings['seed']}  "
         f"pairs {len(settings['pairs'])}  commit {commit[:12]}",
@@ -149,6 +165,7 @@ def format_report(report: Report) -> str:
 def summary_json(report: Report) -> dict[str, Any]:
     return {
         "deals": int(len(report.duplicate.deals)),
+        "planned_deals": report.planned_deals,
         "standings": [
             {
                 "agent": agent,

@@ -44,12 +44,27 @@ def team_returns(table: pa.Table) -> np.ndarray:
 
 
 def duplicate_table(table: pa.Table, agents: list[str], pairs: list[tuple[int, int]]) -> DuplicateTable:
-    """Duplicate scores of every complete deal in ``table`` (rows in any order)."""
+    """Duplicate scores of every complete deal in ``table`` (rows in any order).
+
+    A deal that lacks a seating is left out (a table may hold part of a run),
+    but rows that cannot be right raise ``ValueError``: a return that is not a
+    finite number, a seating no pair has, or a (deal, seating) given twice.
+    """
     num_seatings = 2 * len(pairs)
     deal = table.column("deal").to_numpy()
     seating = table.column("seating").to_numpy().astype(np.int64)
     returns = team_returns(table)
+    if not np.isfinite(returns).all():
+        row = int(np.argmin(np.isfinite(returns).all(axis=1)))
+        raise ValueError(f"deal {deal[row]} seating {seating[row]}: returns must be finite numbers, "
+                         f"got {returns[row].tolist()}")
+    if len(seating) and not (0 <= seating.min() and seating.max() < num_seatings):
+        raise ValueError(f"seatings must be in 0..{num_seatings - 1} for {len(pairs)} pairs, "
+                         f"got {seating.min()}..{seating.max()}")
     deals, row_deal = np.unique(deal, return_inverse=True)
+    cell = row_deal * num_seatings + seating
+    if len(np.unique(cell)) != len(cell):
+        raise ValueError("a (deal, seating) appears in more than one row")
     per_seating = np.full((len(deals), num_seatings, 2), np.nan)
     per_seating[row_deal, seating] = returns
     first_even = per_seating[:, 0::2, 0]  # first agent on team 0

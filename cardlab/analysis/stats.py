@@ -26,6 +26,8 @@ def bootstrap_means(samples: np.ndarray, resamples: int = 2000, seed: int = 0) -
     n = samples.shape[0]
     if n == 0:
         raise ValueError("bootstrap of an empty sample")
+    if isinstance(resamples, bool) or not isinstance(resamples, int | np.integer) or resamples < 1:
+        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
     rng = np.random.default_rng(seed)
     means = np.empty((resamples, samples.shape[1]))
     batch = max(1, _BATCH_ELEMENTS // n)

@@ -5,9 +5,10 @@ runs that take an hour: the deals are split into chunks played by a pool of
 processes, every finished chunk is saved at once in ``<out>.partial.json``
 (written atomically), and running the same match again plays only the missing
 chunks. The scores, and so the result, are the same for any number of workers
-and any interruption. A side is an agent of :func:`cardlab.agents.make` or a
-``py:module:function`` factory, made inside each worker; both play through the
-OpenSpiel loop, so any ``pyspiel.Bot`` can take part.
+and any interruption. A worker that dies is replaced and its chunk played
+again (a bounded number of times, see :mod:`cardlab.arena.pool`). A side is
+an agent of :func:`cardlab.agents.make` or a ``py:module:function`` factory,
+made inside each worker; both play through the OpenSpiel loop, so any ``pyspiel.Bot`` can take part.
 
 Use :mod:`cardlab.arena.tournament` for round robins between many agents and
 results to analyse row by row (Parquet); a match keeps only each deal's score.
@@ -19,15 +20,14 @@ import json
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import pyspiel
 
 from cardlab.arena.duplicate import BotFactory, DuplicateResult, play_duplicate_match
+from cardlab.arena.pool import run_tasks
 from cardlab.results import ResultsError, write_json_atomically
 
 
@@ -70,6 +70,10 @@ def play_chunk(game_name: str, parameters: dict[str, Any], side_a: Side, side_b:
     game = pyspiel.load_game(game_name, parameters)
     return play_duplicate_match(game, side_a.factory(), side_b.factory(), range(first, stop),
                                 seed).scores
+
+
+def _play_task(task: tuple) -> list[float]:
+    return play_chunk(*task)
 
 
 def read_partial(path: Path, settings: dict[str, Any]) -> dict[str, Any] | None:
@@ -138,17 +142,15 @@ def run_match(
     if bounds:
         from tqdm import tqdm
 
-        with ProcessPoolExecutor(min(workers, len(bounds)), mp_context=get_context("spawn")) as pool, \
-                tqdm(total=deals, initial=done, unit="deal", disable=not progress,
-                     desc=f"{side_a.name} vs {side_b.name}") as bar:
-            jobs = {pool.submit(play_chunk, game_name, parameters, side_a, side_b, seed, a, b): a
-                    for a, b in bounds}
-            for job in as_completed(jobs):
-                saved["chunks"][str(jobs[job])] = job.result()
+        tasks = {a: (game_name, parameters, side_a, side_b, seed, a, b) for a, b in bounds}
+        with tqdm(total=deals, initial=done, unit="deal", disable=not progress,
+                  desc=f"{side_a.name} vs {side_b.name}") as bar:
+            for first, scores in run_tasks(_play_task, tasks, workers, what="the chunk from deal"):
+                saved["chunks"][str(first)] = scores
                 saved["seconds"] = round(time.perf_counter() - start, 1)
                 if partial:
                     write_json_atomically(partial, saved)
-                bar.update(len(job.result()))
+                bar.update(len(scores))
     scores = [score for first in sorted(saved["chunks"], key=int) for score in saved["chunks"][first]]
     result = DuplicateResult(side_a.name, side_b.name, scores)
     return MatchRun(result, round(time.perf_counter() - start, 1), {**settings, "kept": saved["kept"]})

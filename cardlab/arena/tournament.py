@@ -21,6 +21,11 @@ same rows however the deals are spread out. Only the timing columns differ.
 
 Chunks. Deals ``c * chunk_size ..`` form chunk ``c``: the unit of work sent to
 a worker and of one Parquet part file (see :mod:`cardlab.results`).
+
+Robustness. A run holds its folder's lock, so a second run on the same
+folder stops at once. A worker process that dies (killed, out of memory) is
+replaced and its chunk played again, at most :data:`RETRIES` times, then the
+run stops with one line; chunks already written stay for the resume.
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ import json
 import math
 import os
 import platform
-import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -47,18 +51,29 @@ import pyspiel
 from cardlab.arena import native
 from cardlab.arena.agents import AgentSpec, bot_factory, is_native, native_tables
 from cardlab.arena.duplicate import play_deal
+from cardlab.arena.pool import WorkerLostError, run_tasks
 from cardlab.arena.summaries import summarize
 from cardlab.results import (
     FORMAT,
+    KEYS,
+    LOCK,
     MANIFEST,
+    MAX_SEED,
     ResultsError,
-    check_part,
+    chunk_deals,
+    locked,
+    num_chunks,
     read_manifest,
+    remove_leftovers,
+    seat_pattern,
+    verified_part,
     write_manifest,
     write_part,
 )
 
 BACKENDS = ("processes", "serial", "ray")
+#: How many times the chunk of a lost worker is played again before the run stops.
+RETRIES = 2
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,21 @@ class TournamentSettings:
     deals: int
     seed: int
     chunk_size: int
+
+    def __post_init__(self) -> None:
+        """Refuse settings no run could play, each error naming the setting."""
+        if not isinstance(self.game, str) or not isinstance(self.parameters, dict):
+            raise ValueError(f"game must be a name and parameters a dict, got {self.game!r} and "
+                             f"{self.parameters!r}")
+        if len(self.agents) < 2 or not all(isinstance(agent, AgentSpec) for agent in self.agents):
+            raise ValueError(f"a tournament needs at least two AgentSpec agents, got {self.agents!r}")
+        for name, low, high, wanted in (("deals", 1, 2**63, "a positive integer below 2**63"),
+                                        ("seed", 0, MAX_SEED, "an integer from 0 to 2**64 - 1"),
+                                        ("chunk_size", 1, 2**63, "a positive integer below 2**63")):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value < high:
+                raise ValueError(f"{name} must be {wanted}, got {value!r}")
+            object.__setattr__(self, name, int(value))
 
     @property
     def labels(self) -> list[str]:
@@ -88,18 +118,14 @@ class TournamentSettings:
 
     def seatings(self, num_players: int) -> np.ndarray:
         """``seatings[k, seat]`` = agent index; two seatings (both parities) per pair."""
-        rows = []
-        for a, b in self.pairs:
-            rows.append([a if seat % 2 == 0 else b for seat in range(num_players)])
-            rows.append([b if seat % 2 == 0 else a for seat in range(num_players)])
-        return np.array(rows, dtype=np.int64)
+        return seat_pattern(self.pairs, num_players)
 
     @property
     def num_chunks(self) -> int:
-        return math.ceil(self.deals / self.chunk_size)
+        return num_chunks(self.deals, self.chunk_size)
 
     def chunk_deals(self, chunk: int) -> range:
-        return range(chunk * self.chunk_size, min((chunk + 1) * self.chunk_size, self.deals))
+        return chunk_deals(chunk, self.chunk_size, self.deals)
 
     def to_json(self) -> dict[str, Any]:
         return json.loads(json.dumps({
@@ -210,6 +236,11 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
             )
     else:
         actions, offsets, returns, seconds, decisions, finals = _play_python(context, seeds)
+    finite = np.isfinite(returns).all(axis=1)
+    if not finite.all():
+        g = int(np.argmin(finite))
+        raise RuntimeError(f"{settings.game} returned {returns[g].tolist()} in deal "
+                           f"{deals.start + g // len(context.seatings)}: returns must be finite numbers")
 
     seatings = context.seatings
     num_seatings, num_players = seatings.shape
@@ -235,11 +266,6 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
 
 
 # ---- backends: where chunks are played -------------------------------------------
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the driver, which stops them and keeps what is written."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _work(task: tuple[TournamentSettings, int]) -> tuple[int, pa.Table]:
     settings, chunk = task
     return chunk, play_chunk(settings, chunk)
@@ -252,14 +278,10 @@ def run_serial(settings: TournamentSettings, chunks: list[int], workers: int, ad
 
 
 def run_processes(settings: TournamentSettings, chunks: list[int], workers: int, address: str | None):
-    """A pool of ``workers`` spawned processes, each playing whole chunks as they come free."""
-    import multiprocessing
-
-    if not chunks:
-        return
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(chunks)), initializer=_ignore_interrupts) as pool:
-        yield from pool.imap_unordered(_work, [(settings, chunk) for chunk in chunks])
+    """``workers`` spawned processes, each playing whole chunks as they come free (a lost one is replaced)."""
+    tasks = {chunk: (settings, chunk) for chunk in chunks}
+    for _, result in run_tasks(_work, tasks, workers, retries=RETRIES, what="chunk"):
+        yield result
 
 
 def run_ray(settings: TournamentSettings, chunks: list[int], workers: int, address: str | None):
@@ -275,15 +297,24 @@ def run_ray(settings: TournamentSettings, chunks: list[int], workers: int, addre
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
-        remote = ray.remote(num_cpus=1, max_retries=2)(_work)
+        remote = ray.remote(num_cpus=1, max_retries=RETRIES)(_work)  # Ray replays a lost worker's task
         capacity = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
         queue = list(chunks)
-        in_flight = []
+        in_flight: dict[Any, int] = {}
         while queue or in_flight:
             while queue and len(in_flight) < capacity:
-                in_flight.append(remote.remote((settings, queue.pop(0))))
-            done, in_flight = ray.wait(in_flight, num_returns=1)
-            yield ray.get(done[0])
+                chunk = queue.pop(0)
+                in_flight[remote.remote((settings, chunk))] = chunk
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            chunk = in_flight.pop(done[0])
+            try:
+                result = ray.get(done[0])
+            except ray.exceptions.RayTaskError:
+                raise  # an error of the chunk itself, as on the other backends
+            except ray.exceptions.RayError as error:
+                raise WorkerLostError(f"Ray lost the worker of chunk {chunk} {RETRIES + 1} times "
+                                      f"({type(error).__name__})") from error
+            yield result
     finally:
         if started_here:
             ray.shutdown()
@@ -359,33 +390,12 @@ class RunSummary:
     interrupted: bool = False
 
 
-def run_tournament(
-    settings: TournamentSettings,
-    directory: str | Path,
-    backend: str = "processes",
-    workers: int | None = None,
-    address: str | None = None,
-    progress: bool = True,
-    command: str = "",
-    stop_after_chunks: int | None = None,
-) -> RunSummary:
-    """Play the tournament into ``directory``, resuming it if it holds a run of the same settings.
-
-    ``stop_after_chunks`` is a test hook: it behaves like Ctrl-C once that many
-    chunks have been written.
-    """
-    if backend not in RUNNERS:
-        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
-    workers = workers or os.cpu_count() or 1
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    for leftover in directory.glob(".part-*.tmp"):  # a write cut off by a kill
-        leftover.unlink()
-
+def _resumed_manifest(settings: TournamentSettings, directory: Path) -> dict[str, Any]:
+    """The directory's manifest for these settings (a new one if it has none), without lost parts."""
     wanted = settings.to_json()
     manifest = read_manifest(directory)
     if manifest is None:
-        manifest = {
+        return {
             "format": FORMAT,
             "settings": wanted,
             "seeds": {
@@ -400,24 +410,67 @@ def run_tournament(
             "chunks": {},
             "complete": False,
         }
-    elif manifest["settings"] != wanted:
+    if manifest["settings"] != wanted:
         raise ResultsError(
             f"{directory / MANIFEST} holds a tournament with other settings "
             f"({_settings_difference(manifest['settings'], wanted)}); choose another --out"
         )
-    for chunk, entry in list(manifest["chunks"].items()):
-        if check_part(directory, int(chunk), entry) == "missing":
+    for chunk in list(manifest["chunks"]):
+        if verified_part(directory, manifest, int(chunk), list(KEYS)) is None:
             del manifest["chunks"][chunk]  # deleted by hand: play it again
-    manifest["runs"].append({
-        "command": command,
-        "backend": backend,
-        "workers": workers,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "versions": _versions(),
-        "git": _git_commit(),
-    })
-    write_manifest(directory, manifest)
+    manifest["complete"] = len(manifest["chunks"]) == settings.num_chunks
+    return manifest
 
+
+def run_tournament(
+    settings: TournamentSettings,
+    directory: str | Path,
+    backend: str = "processes",
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = True,
+    command: str = "",
+    stop_after_chunks: int | None = None,
+) -> RunSummary:
+    """Play the tournament into ``directory``, resuming it if it holds a run of the same settings.
+
+    The run holds ``directory``'s lock throughout: a second run on it raises
+    ``ResultsError`` at once. ``stop_after_chunks`` is a test hook: it behaves
+    like Ctrl-C once that many chunks have been written.
+    """
+    if backend not in RUNNERS:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    workers = workers or os.cpu_count() or 1
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ResultsError(f"{directory} exists and is not a directory; choose another --out")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ResultsError(f"cannot use {directory} as a results directory: {error.strerror or error}") \
+            from error
+    with locked(directory / LOCK, "tournament"):
+        remove_leftovers(directory)  # writes cut off by a kill
+        manifest = _resumed_manifest(settings, directory)
+        manifest["runs"].append({
+            "command": command,
+            "backend": backend,
+            "workers": workers,
+            "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            "versions": _versions(),
+            "git": _git_commit(),
+        })
+        write_manifest(directory, manifest)
+        return _play_pending(settings, directory, manifest, backend, workers, address, progress,
+                             stop_after_chunks)
+
+
+def _play_pending(settings: TournamentSettings, directory: Path, manifest: dict[str, Any], backend: str,
+                  workers: int, address: str | None, progress: bool,
+                  stop_after_chunks: int | None) -> RunSummary:
+    """Play the chunks the manifest lacks, writing each part and the manifest as it comes."""
     pending = [c for c in range(settings.num_chunks) if str(c) not in manifest["chunks"]]
     done_deals = settings.deals - sum(len(settings.chunk_deals(c)) for c in pending)
     standings = Standings(settings)
@@ -430,8 +483,9 @@ def run_tournament(
 
         bar = tqdm(total=settings.deals, initial=done_deals, unit="deal", desc="duplicate deals",
                    dynamic_ncols=True, smoothing=0.1)
+    runner = RUNNERS[backend](settings, pending, workers, address)
     try:
-        for chunk, table in RUNNERS[backend](settings, pending, workers, address):
+        for chunk, table in runner:
             entry = write_part(directory, chunk, table)
             deals = settings.chunk_deals(chunk)
             manifest["chunks"][str(chunk)] = {**entry, "deals": [deals.start, deals.stop]}
@@ -447,9 +501,12 @@ def run_tournament(
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
         interrupted = True
+    except WorkerLostError as error:
+        raise WorkerLostError(f"{error}; the {done_deals} deals written to {directory} are kept: rerun "
+                              f"the same command to resume") from error
     finally:
+        runner.close()
         if bar is not None:
             bar.close()
     return RunSummary(directory, played, settings.num_chunks, done_deals, time.perf_counter() - start,
                       interrupted)
-
