@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from cardlab.agents.options import reject_unknown_options
+from cardlab.agents.options import OptionSet
+
+OPTIONS = OptionSet("random")  # it takes none
 
 
 class RandomBot(pyspiel.Bot):
@@ -31,5 +33,5 @@ class RandomBot(pyspiel.Bot):
 
 
 def make_random(game: pyspiel.Game, player: int, seed: int, **options) -> RandomBot:
-    reject_unknown_options("random", options)
+    OPTIONS.reject_unknown(options)
     return RandomBot(game, player, seed)
