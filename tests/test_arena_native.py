@@ -13,7 +13,7 @@ from cardlab.analysis.scores import duplicate_table
 from cardlab.arena import native, play_deal
 from cardlab.arena.agents import NativeAgentBot, labelled, parse_agent_list
 from cardlab.arena.tournament import TournamentSettings, _Context, _play_python, play_chunk
-from cardlab.games import kernels
+from cardlab.games import game_spec, kernels
 
 SEATINGS = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], dtype=np.int64)
 
@@ -125,7 +125,8 @@ def test_ismcts_plays_natively_and_agrees_with_the_python_loop(game):
     from cardlab.arena.agents import NATIVE_AGENTS
 
     seeds = native.deal_seeds(8, 0, 2)
-    ismcts = NATIVE_AGENTS["ismcts"].options_row("ismcts", {"simulations": 30, "rollout": "random"})
+    ismcts = NATIVE_AGENTS["ismcts"].options_row({"simulations": 30, "rollout": "random"},
+                                                 game_spec("kaiser"))
     options = np.stack([ismcts, native.empty_options(1)[0]])
     kinds = np.array([native.ISMCTS, native.RULES], dtype=np.int64)
     status, actions, offsets, returns, _, _, _ = native.play_games(

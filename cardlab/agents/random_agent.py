@@ -6,7 +6,9 @@ import numpy as np
 import pyspiel
 
 from cardlab.agents.checks import check_can_move
-from cardlab.agents.options import reject_unknown_options
+from cardlab.agents.options import OptionSet
+
+OPTIONS = OptionSet("random")  # it takes none
 
 
 class RandomBot(pyspiel.Bot):
@@ -35,5 +37,5 @@ class RandomBot(pyspiel.Bot):
 
 
 def make_random(game: pyspiel.Game, player: int, seed: int, **options) -> RandomBot:
-    reject_unknown_options("random", options)
+    OPTIONS.reject_unknown(options)
     return RandomBot(game, player, seed)

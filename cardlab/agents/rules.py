@@ -13,9 +13,11 @@ from __future__ import annotations
 import pyspiel
 
 from cardlab.agents.checks import check_can_move
-from cardlab.agents.options import reject_unknown_options
+from cardlab.agents.options import OptionSet
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
+
+OPTIONS = OptionSet("rules")  # it takes none
 
 
 class KernelPolicyBot(pyspiel.Bot):
@@ -47,5 +49,5 @@ class KernelPolicyBot(pyspiel.Bot):
 
 def make_rules(game: pyspiel.Game, player: int, seed: int, **options) -> KernelPolicyBot:
     """The rule-based player of ``game`` (its spec's ``strategy.rules_action``)."""
-    reject_unknown_options("rules", options)
+    OPTIONS.reject_unknown(options)
     return KernelPolicyBot(game, player, seed, game_spec(game.get_type().short_name).strategy.rules_action)

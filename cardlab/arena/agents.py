@@ -33,8 +33,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardlab.agents import ismcts, random_agent, rules
+from cardlab.agents.options import OptionSet
 from cardlab.arena import native
 from cardlab.core.rng import make_stream
+from cardlab.games import GameSpec, game_names, game_spec
 
 
 class AgentSpecError(ValueError):
@@ -43,45 +46,26 @@ class AgentSpecError(ValueError):
 
 @dataclass(frozen=True)
 class NativeAgent:
-    """A native agent kind: its code and its options, in the order of the options row."""
+    """A native agent: its kind code in the compiled loop and the options its bot declares.
+
+    The compiled loop runs the options declared with a column in the row;
+    any other option (ISMCTS's ``time_ms``, ``reuse_tree``...) sends the agent
+    through the Python loop, as its bot.
+    """
 
     kind: int
-    options: dict[str, float] = field(default_factory=dict)  # name -> default
-    named_values: dict[str, dict[str, float]] = field(default_factory=dict)  # option -> names
+    options: OptionSet
 
-    def accepts(self, given: dict[str, Any]) -> bool:
-        return set(given) <= set(self.options)
-
-    def options_row(self, name: str, given: dict[str, Any]) -> np.ndarray:
-        unknown = sorted(set(given) - set(self.options))
-        if unknown:
-            known = ", ".join(self.options) or "none"
-            raise AgentSpecError(f"agent {name!r}: unknown option(s) {', '.join(unknown)}; known: {known}")
-        row = np.zeros(native.MAX_OPTIONS, dtype=np.float64)
-        for i, (option, default) in enumerate(self.options.items()):
-            value = given.get(option, default)
-            if option in self.named_values and isinstance(value, str):
-                if value not in self.named_values[option]:
-                    raise AgentSpecError(f"agent {name!r}: option {option} must be one of "
-                                         f"{', '.join(self.named_values[option])}, got {value!r}")
-                value = self.named_values[option][value]
-            if not isinstance(value, int | float) or isinstance(value, bool):
-                raise AgentSpecError(f"agent {name!r}: option {option} must be a number, got {value!r}")
-            row[i] = float(value)
-        return row
+    def options_row(self, given: dict[str, Any], game: GameSpec) -> np.ndarray:
+        """The row of ``given`` in ``game``: the very row the agent's Python bot hands the kernels."""
+        return self.options.resolve(given, game).row()
 
 
 #: Agents the compiled loop can play, by name.
 NATIVE_AGENTS: dict[str, NativeAgent] = {
-    "random": NativeAgent(native.RANDOM),
-    "rules": NativeAgent(native.RULES),
-    # Options not listed here (time_ms, reuse_tree, workers, debug) run ISMCTS through Python.
-    "ismcts": NativeAgent(
-        native.ISMCTS,
-        {"simulations": 1000.0, "exploration": 0.25, "rollout": 1.0, "world_pool": 400.0,
-         "epsilon": 0.1, "widening": -1.0, "rollout_depth": -1.0},  # < 0: the game's default
-        {"rollout": {"random": 0.0, "rules": 1.0}},
-    ),
+    "random": NativeAgent(native.RANDOM, random_agent.OPTIONS),
+    "rules": NativeAgent(native.RULES, rules.OPTIONS),
+    "ismcts": NativeAgent(native.ISMCTS, ismcts.OPTIONS),
 }
 
 
@@ -179,11 +163,17 @@ def labelled(
 
 # ---- making players ----------------------------------------------------------------
 def is_native(spec: AgentSpec, game: pyspiel.Game) -> bool:
-    """True if the compiled loop can play ``spec`` in ``game``."""
-    from cardlab.games import game_names
-
-    return (spec.name in NATIVE_AGENTS and NATIVE_AGENTS[spec.name].accepts(spec.options)
+    """True if the compiled loop can play ``spec`` in ``game`` (its options included)."""
+    return (spec.name in NATIVE_AGENTS and NATIVE_AGENTS[spec.name].options.runs_compiled(spec.options)
             and game.get_type().short_name in game_names())
+
+
+def native_row(spec: AgentSpec, game: GameSpec) -> np.ndarray:
+    """The options row of native agent ``spec`` in ``game``; ``AgentSpecError`` if an option is bad."""
+    try:
+        return NATIVE_AGENTS[spec.name].options_row(spec.options, game)
+    except ValueError as error:
+        raise AgentSpecError(f"agent {spec.text()!r}: {error}") from error
 
 
 def python_factory(name: str) -> Callable[..., pyspiel.Bot]:
@@ -204,7 +194,7 @@ class NativeAgentBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, kind: int, options: np.ndarray):
         pyspiel.Bot.__init__(self)
-        from cardlab.games import game_spec, kernels
+        from cardlab.games import kernels
 
         self.game_id = game_spec(game.get_type().short_name).kernel_id
         self.player = player
@@ -232,11 +222,7 @@ def bot_factory(spec: AgentSpec, game: pyspiel.Game) -> Callable[[pyspiel.Game, 
 
     if is_native(spec, game):
         native_agent = NATIVE_AGENTS[spec.name]
-        row = native_agent.options_row(spec.name, spec.options)
-        try:  # the registry's bot checks the option values the compiled loop takes on trust
-            agents.make(spec.name, game, 0, 0, **spec.options)
-        except (ValueError, TypeError) as error:
-            raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
+        row = native_row(spec, game_spec(game.get_type().short_name))
 
         def factory(g: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
             return NativeAgentBot(g, player, seed, native_agent.kind, row)
@@ -263,12 +249,11 @@ def bot_factory(spec: AgentSpec, game: pyspiel.Game) -> Callable[[pyspiel.Game, 
     return factory
 
 
-def native_tables(specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
-    """The ``kinds`` and ``options`` arrays of the compiled loop, indexed like ``specs``."""
+def native_tables(specs: list[AgentSpec], game: GameSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The ``kinds`` and ``options`` arrays of the compiled loop in ``game``, indexed like ``specs``."""
     kinds = np.empty(len(specs), dtype=np.int64)
     options = native.empty_options(len(specs))
     for i, spec in enumerate(specs):
-        agent = NATIVE_AGENTS[spec.name]
-        kinds[i] = agent.kind
-        options[i] = agent.options_row(spec.name, spec.options)
+        kinds[i] = NATIVE_AGENTS[spec.name].kind
+        options[i] = native_row(spec, game)
     return kinds, options

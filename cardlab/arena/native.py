@@ -9,7 +9,8 @@ wired into :mod:`cardlab.games.kernels`, selected by its game id.
 
 To add a native agent: give it a kind code below, a branch in
 :func:`agent_action`, and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS`
-naming its options in the order of the options row.
+with the agent's :class:`~cardlab.agents.options.OptionSet`; the options it
+declares with a column in the row are the ones this loop runs.
 
 Seeding (shared with the Python loop, so both play the same games):
 
@@ -25,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.agents.ismcts import search
+from cardlab.agents.options import ROW_WIDTH
 from cardlab.arena.clock import monotonic_ns
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import derive_seed, next_u64, random_below
@@ -33,10 +35,7 @@ from cardlab.games import kernels
 # ---- agent kinds -----------------------------------------------------------------
 RANDOM = 0  # uniform over the legal actions; no options
 RULES = 1  # the game's rule-based strategy kernel; no options
-ISMCTS = 2  # numba ISMCTS: simulations, exploration, rollout, world_pool, epsilon, widening,
-#            rollout_depth
-#: Width of an agent's options row; a kind reads the first few entries it knows.
-MAX_OPTIONS = 8
+ISMCTS = 2  # numba ISMCTS; its row's columns are named in cardlab.agents.ismcts.options
 
 # ---- error codes returned by play_games ------------------------------------------
 OK = 0
@@ -69,9 +68,7 @@ def agent_action(game, kind, options, s, stream, scratch):
     if kind == RULES:
         return kernels.rules_action(game, s, stream)
     if kind == ISMCTS:
-        return search.decide(game, s, kernels.current_player(game, s), np.int64(options[0]),
-                             options[1], np.int64(options[2]), np.int64(options[3]), options[4],
-                             options[5], np.int64(options[6]), stream)
+        return search.decide(game, s, kernels.current_player(game, s), options, stream)
     return -1
 
 
@@ -175,5 +172,5 @@ def deal_seeds(seed, first, stop):
 
 
 def empty_options(count: int) -> np.ndarray:
-    """An options table for ``count`` agents (zeros: every option at its kind's default)."""
-    return np.zeros((count, MAX_OPTIONS), dtype=np.float64)
+    """An options table for ``count`` agents, all zeros (the row of an agent without options)."""
+    return np.zeros((count, ROW_WIDTH), dtype=np.float64)

@@ -175,7 +175,7 @@ def _context(settings: TournamentSettings) -> _Context:
         if all(is_native(agent, game) for agent in settings.agents):
             from cardlab.games import game_spec
 
-            kinds, options = native_tables(list(settings.agents))
+            kinds, options = native_tables(list(settings.agents), game_spec(settings.game))
             _CONTEXTS[key] = _Context(
                 game, seatings, True, game_spec(settings.game).kernel_id,
                 game.new_initial_state().array.copy(), kinds, options,

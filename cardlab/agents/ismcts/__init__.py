@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyspiel
 
 from cardlab.agents.ismcts.bot import ISMCTSBot
-from cardlab.agents.options import reject_unknown_options
-
-OPTIONS = ("simulations", "time_ms", "rollout", "exploration", "reuse_tree", "workers", "debug",
-           "max_nodes", "world_pool", "epsilon", "widening", "rollout_depth")
+from cardlab.agents.ismcts.options import OPTIONS
 
 
-def make_ismcts(game: pyspiel.Game, player: int, seed: int, **options) -> ISMCTSBot:
-    reject_unknown_options("ismcts", options, OPTIONS)
+def make_ismcts(game: pyspiel.Game, player: int, seed: int, **options: Any) -> ISMCTSBot:
+    """An :class:`ISMCTSBot`; ``options`` are checked against :data:`OPTIONS`."""
     return ISMCTSBot(game, player, seed, **options)
 
 
-__all__ = ["ISMCTSBot", "make_ismcts"]
+__all__ = ["OPTIONS", "ISMCTSBot", "make_ismcts"]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from typing import Any
 
 import numpy as np
 import pyspiel
 
 from cardlab.agents.ismcts import search
+from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS
 from cardlab.core.rng import derive_seed, make_stream, next_u64
 from cardlab.games import game_spec, kernels
 
@@ -20,71 +23,22 @@ DEBUG_WORLDS = 16
 class ISMCTSBot(pyspiel.Bot):
     """Information Set MCTS over a cardlab numba engine.
 
-    Options: ``simulations`` (iterations per move, default 1000) or ``time_ms``
-    (a clock budget; results then depend on the machine's speed), ``rollout``
-    (``"rules"`` or ``"random"``), ``exploration`` (UCB constant for rewards
-    scaled to about [-1, 1]), ``reuse_tree`` (keep the subtree of the position
-    reached between moves), ``workers`` (root parallelism: independent searches
-    in that many processes, visit counts summed), ``debug`` (check that sampled
-    worlds match the searcher's information state), ``world_pool`` (worlds
-    drawn per move and weighted by how well they explain the others' bids
-    under the rule-based model; 0 samples uniformly every iteration) and
-    ``epsilon`` (the weight factor per unexplained bid), ``widening`` (progressive
-    widening: a node offers ``1 + widening * sqrt(visits)`` actions, the
-    rule-based player's first; 0 offers all at once; default per game, see
-    ``search.DEFAULT_WIDENING``), ``rollout_depth`` (stop rollouts after that many
-    moves and score the position with the game's static evaluation; 0 plays to
-    the end; only for games with an evaluation; default per game, see
-    ``search.DEFAULT_ROLLOUT_DEPTH``). With ``simulations``
-    the bot is deterministic for its seed and its ``workers`` count.
+    Options (:data:`~cardlab.agents.ismcts.options.OPTIONS`, below) are
+    checked when the bot is made; ``widening`` and ``rollout_depth`` default
+    to the values tuned for each game (``GameSpec.ismcts_defaults``). With
+    ``simulations`` the bot is deterministic for its seed and its ``workers``
+    count; with ``time_ms`` results depend on the machine's speed.
     """
 
-    def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, *, simulations: int = 1000,
-                 time_ms: float | None = None, rollout: str = "rules", exploration: float = 0.25,
-                 reuse_tree: bool = False, workers: int = 1, debug: bool = False,
-                 max_nodes: int = 1_000_000, world_pool: int = 400, epsilon: float = 0.1,
-                 widening: float | None = None, rollout_depth: int | None = None):
+    def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, **options: Any):
         pyspiel.Bot.__init__(self)
         self.spec = game_spec(game.get_type().short_name)
         self.game_id = self.spec.kernel_id
-        if rollout not in ("rules", "random"):
-            raise ValueError(f"ismcts: rollout must be 'rules' or 'random', got {rollout!r}")
-        if time_ms is None and (not isinstance(simulations, int) or simulations < 1):
-            raise ValueError(f"ismcts: simulations must be a positive integer, got {simulations!r}")
-        if time_ms is not None and not time_ms > 0:
-            raise ValueError(f"ismcts: time_ms must be positive, got {time_ms!r}")
-        if not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"ismcts: workers must be a positive integer, got {workers!r}")
-        if not exploration >= 0:
-            raise ValueError(f"ismcts: exploration must be >= 0, got {exploration!r}")
-        if not isinstance(world_pool, int) or world_pool < 0:
-            raise ValueError(f"ismcts: world_pool must be an integer >= 0, got {world_pool!r}")
-        if not 0.0 < epsilon <= 1.0:
-            raise ValueError(f"ismcts: epsilon must be in (0, 1], got {epsilon!r}")
-        if widening is None:
-            widening = float(search.DEFAULT_WIDENING[self.game_id])
-        if not widening >= 0:
-            raise ValueError(f"ismcts: widening must be >= 0, got {widening!r}")
-        self.widening = float(widening)
-        if rollout_depth is None:
-            rollout_depth = int(search.DEFAULT_ROLLOUT_DEPTH[self.game_id])
-        if not isinstance(rollout_depth, int) or rollout_depth < 0:
-            raise ValueError(f"ismcts: rollout_depth must be an integer >= 0, got {rollout_depth!r}")
-        if rollout_depth and not self.spec.has_static_evaluation:
-            raise ValueError(f"ismcts: rollout_depth needs a static evaluation, which "
-                             f"{game.get_type().short_name} does not have (use 0)")
-        self.rollout_depth = rollout_depth
-        self.world_pool = world_pool
-        self.epsilon = float(epsilon)
+        self.options = OPTIONS.resolve(options, self.spec)
+        self.row = self.options.row()  # what the kernels read, as in the compiled arena
         self.player = player
-        self.simulations = simulations
-        self.time_ms = time_ms
-        self.rollout = search.ROLLOUT_RULES if rollout == "rules" else search.ROLLOUT_RANDOM
-        self.exploration = float(exploration)
-        self.reuse_tree = bool(reuse_tree)
-        self.workers = workers
-        self.debug = bool(debug)
-        self.capacity = (simulations + 1 if time_ms is None else max_nodes)
+        self.capacity = (self.options["simulations"] + 1 if self.options["time_ms"] is None
+                         else self.options["max_nodes"])
         self._stream = make_stream(seed)
         self._pool: ProcessPoolExecutor | None = None
         self._tree: search.Tree | None = None
@@ -110,7 +64,7 @@ class ISMCTSBot(pyspiel.Bot):
         if forced >= 0:
             return [(a, float(a == forced)) for a in legal], forced
         move_seed = int(next_u64(self._stream))
-        if self.workers > 1:
+        if self.options["workers"] > 1:
             visits = self._parallel_visits(state, move_seed)
         else:
             visits = self._search(state, move_seed)
@@ -123,33 +77,13 @@ class ISMCTSBot(pyspiel.Bot):
     def _search(self, state: pyspiel.State, move_seed: int) -> np.ndarray:
         root_state = state.array
         tree = self._reusable_tree(state)
-        stream = make_stream(move_seed)
-        worlds = np.zeros((DEBUG_WORLDS if self.debug else 0, root_state.shape[0]), dtype=np.int64)
+        worlds = np.zeros((DEBUG_WORLDS if self.options["debug"] else 0, root_state.shape[0]),
+                          dtype=np.int64)
         start = time.perf_counter()
-        pool, cumulative = make_world_pool(self.game_id, root_state, self.player, stream,
-                                           self.world_pool, self.epsilon)
-        iterations = 0
-        if self.time_ms is None:
-            iterations = search.run_iterations(
-                self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
-                tree.keys, tree.values, tree.size, self.simulations, self.exploration,
-                self.rollout, stream, worlds, pool, cumulative, self.widening,
-                self.rollout_depth)
-        else:
-            deadline = start + self.time_ms / 1000.0
-            while True:
-                iterations += search.run_iterations(
-                    self.game_id, root_state, self.player, tree.root, tree.nodes, tree.reward,
-                    tree.keys, tree.values, tree.size, CHUNK, self.exploration, self.rollout,
-                    stream, worlds if iterations == 0 else worlds[:0], pool, cumulative,
-                    self.widening, self.rollout_depth)
-                if time.perf_counter() >= deadline:
-                    break
-        if self.debug:
+        iterations = run_search(self.game_id, root_state, self.player, self.row, tree,
+                                make_stream(move_seed), self.options["time_ms"], worlds)
+        if self.options["debug"]:
             self._check_worlds(state, worlds)
-        visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-        n = search.root_statistics(self.game_id, root_state, self.player, tree.root, tree.nodes,
-                                   tree.keys, tree.values, visits)
         self.last_search = {
             "iterations": iterations,
             "seconds": time.perf_counter() - start,
@@ -158,25 +92,25 @@ class ISMCTSBot(pyspiel.Bot):
         }
         self._tree, self._tree_state = tree, root_state.copy()
         self._tree_history = list(state.history())
-        return visits[:n]
+        return root_visits(self.game_id, root_state, self.player, tree)
 
     def _reusable_tree(self, state: pyspiel.State) -> search.Tree:
         """The subtree of the position reached, when reuse is on and it was explored."""
         tree = self._tree
-        if self.reuse_tree and tree is not None and self._tree_state is not None:
+        reuse = self.options["reuse_tree"]
+        if reuse and tree is not None and self._tree_state is not None:
             history = state.history()
             if history[:len(self._tree_history)] == self._tree_history:
                 since = np.array(history[len(self._tree_history):], dtype=np.int64)
                 node = search.descend(self.game_id, self._tree_state, since, self.player,
-                                      tree.root, tree.keys, tree.values)
+                                      tree.root, tree.edges)
                 if node != search.NO_NODE and tree.size[0] + self.capacity // 2 < tree.capacity:
                     tree.root = int(node)
                     return tree
-        capacity = self.capacity * (3 if self.reuse_tree else 1)
+        capacity = self.capacity * (3 if reuse else 1)
         if tree is None or tree.capacity != capacity:
             return search.Tree(capacity)
-        search.reset(tree.nodes, tree.reward, tree.keys, tree.values, tree.size)
-        tree.root = 0
+        tree.clear()
         return tree
 
     def _check_worlds(self, state: pyspiel.State, worlds: np.ndarray) -> None:
@@ -193,14 +127,14 @@ class ISMCTSBot(pyspiel.Bot):
 
     # -- root parallelism --------------------------------------------------------
     def _parallel_visits(self, state: pyspiel.State, move_seed: int) -> np.ndarray:
+        workers = self.options["workers"]
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
+            self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
         jobs = [
             self._pool.submit(_worker_search, self.game_id, state.array, self.player,
-                              int(derive_seed(move_seed, worker)), self.simulations, self.time_ms,
-                              self.exploration, self.rollout, self.world_pool, self.epsilon,
-                              self.widening, self.rollout_depth)
-            for worker in range(self.workers)
+                              int(derive_seed(move_seed, worker)), self.row,
+                              self.options["time_ms"], self.capacity)
+            for worker in range(workers)
         ]
         return sum(job.result() for job in jobs)
 
@@ -214,34 +148,46 @@ class ISMCTSBot(pyspiel.Bot):
     __del__ = close
 
 
-def make_world_pool(game_id: int, root_state: np.ndarray, searcher: int, stream: np.ndarray,
-                    size: int, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """The per-move pool of bid-weighted worlds (empty when ``size`` is 0)."""
-    pool = np.zeros((size, root_state.shape[0]), dtype=np.int64)
-    cumulative = np.zeros(size, dtype=np.float64)
-    if size:
-        search.build_world_pool(game_id, root_state, searcher, stream, pool, cumulative, epsilon)
-    return pool, cumulative
+def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndarray,
+               tree: search.Tree, stream: np.ndarray, time_ms: float | None,
+               worlds: np.ndarray) -> int:
+    """Search from ``tree.root``: the row's simulations, or chunks until ``time_ms`` has passed.
 
+    Draws the move's world pool first; ``worlds`` receives the first sampled
+    worlds (for the debug check). Returns the number of iterations run.
+    """
+    deadline = time.perf_counter() + (time_ms or 0.0) / 1000.0
+    pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row)
 
-def _worker_search(game_id, root_state, searcher, seed, simulations, time_ms, exploration,
-                   rollout, world_pool, epsilon, widening, rollout_depth) -> np.ndarray:
-    """One independent search in a worker process; returns the root visit counts."""
-    tree = search.Tree(simulations + 1 if time_ms is None else 1_000_000)
-    stream = make_stream(seed)
-    worlds = np.zeros((0, root_state.shape[0]), dtype=np.int64)
-    pool, cumulative = make_world_pool(game_id, root_state, searcher, stream, world_pool, epsilon)
+    def iterate(count: int, worlds_out: np.ndarray) -> int:
+        return search.run_iterations(game_id, root_state, searcher, row, count, tree.root,
+                                     tree.nodes, tree.reward, tree.edges, tree.size, stream, pool,
+                                     cumulative, worlds_out)
+
     if time_ms is None:
-        search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward, tree.keys,
-                              tree.values, tree.size, simulations, exploration, rollout, stream,
-                              worlds, pool, cumulative, widening, rollout_depth)
-    else:
-        deadline = time.perf_counter() + time_ms / 1000.0
-        while time.perf_counter() < deadline:
-            search.run_iterations(game_id, root_state, searcher, 0, tree.nodes, tree.reward,
-                                  tree.keys, tree.values, tree.size, CHUNK, exploration, rollout,
-                                  stream, worlds, pool, cumulative, widening, rollout_depth)
+        return iterate(int(row[SIMULATIONS]), worlds)
+    iterations = iterate(CHUNK, worlds)
+    while time.perf_counter() < deadline:
+        iterations += iterate(CHUNK, worlds[:0])
+    return iterations
+
+
+def root_visits(game_id: int, root_state: np.ndarray, searcher: int,
+                tree: search.Tree) -> np.ndarray:
+    """The visits of each legal action at the root, in legal-action order."""
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    n = search.root_statistics(game_id, root_state, searcher, 0, tree.nodes, tree.keys,
-                               tree.values, visits)
+    n = search.root_statistics(game_id, root_state, searcher, tree.root, tree.nodes, tree.edges,
+                               visits)
     return visits[:n]
+
+
+def _worker_search(game_id: int, root_state: np.ndarray, searcher: int, seed: int,
+                   row: np.ndarray, time_ms: float | None, capacity: int) -> np.ndarray:
+    """One independent search in a worker process; returns the root visit counts."""
+    tree = search.Tree(capacity)
+    worlds = np.zeros((0, root_state.shape[0]), dtype=np.int64)
+    run_search(game_id, root_state, searcher, row, tree, make_stream(seed), time_ms, worlds)
+    return root_visits(game_id, root_state, searcher, tree)
+
+
+ISMCTSBot.__doc__ += "\n" + textwrap.indent(OPTIONS.describe(), "    ") + "\n"

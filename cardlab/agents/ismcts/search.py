@@ -10,8 +10,9 @@ the *searcher's* information sets. Each iteration
    with *availability counts*: an action's exploration term counts how often
    it was available, not how often its parent was visited, because an
    opponent's card is only playable in the worlds where he holds it;
-3. **expands** one new action, **rolls out** to the end with a fast policy
-   (uniform random or the game's rule-based player) and
+3. **expands** one new action and **values the leaf**, with the evaluator
+   the options choose: today a rollout to the end with a fast policy
+   (uniform random or the game's rule-based player), and
 4. **backs up** the result, each edge crediting the return of the team of the
    player who chose it (partners share returns).
 
@@ -38,9 +39,13 @@ made holding that world's cards; iterations then draw worlds from the pool in
 proportion to the weights. With no consistent world the weights are equal
 and the search falls back to uniform worlds.
 
+Each step is a kernel of its own (:func:`determinize`, :func:`select_and_expand`,
+:func:`evaluate_leaf`, :func:`back_up`), driven by :func:`run_iterations`; the
+agent's options arrive as one float row whose columns are named in
+:mod:`cardlab.agents.ismcts.options`, the same row the compiled arena passes.
 The tree lives in preallocated arrays, children are found through an
-open-addressing hash table keyed by ``(parent, action)``, and the search runs
-in chunks so that Python can stop it on a clock without numba reading one.
+open-addressing hash table keyed by ``(parent, mover, action)``, and the search
+runs in chunks so that Python can stop it on a clock without numba reading one.
 """
 
 from __future__ import annotations
@@ -50,54 +55,78 @@ import math
 import numpy as np
 from numba import njit
 
+from cardlab.agents.ismcts.options import (
+    EPSILON,
+    EVALUATOR,
+    EXPLORATION,
+    ROLLOUT,
+    ROLLOUT_DEPTH,
+    ROLLOUT_EVALUATOR,
+    ROLLOUT_RULES,
+    SIMULATIONS,
+    WIDENING,
+    WORLD_POOL,
+)
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import random_below, random_unit
 from cardlab.games import kernels
 
-ROLLOUT_RANDOM = 0
-ROLLOUT_RULES = 1
-#: Progressive widening per game id (Kaiser, Twenty-Eight, Literature), tuned in duplicate
-#: matches against the rule-based players: among Literature's dozens of asks the search
-#: does best trying a few, in the deduction player's order (0.05, 0.1 and 0.2 were tried).
-DEFAULT_WIDENING = np.array([1.0, 1.0, 0.1])
-#: Rollout cut-off per game id, in moves after the tree (0 plays to the end), where the
-#: game has a static evaluation (``kernels.static_returns``). Literature's rollouts are
-#: long (a game is ~160 moves) and noisy; eight moves then the card-share evaluation was
-#: as strong as fifteen and three times cheaper than playing out.
-DEFAULT_ROLLOUT_DEPTH = np.array([0, 0, 8], dtype=np.int64)
 ACTION_KEY_SPACE = 4096  # every action id of every game is below this
 MAX_SEATS = 16
+MAX_DEPTH = 4096  # more moves than any game has: the longest path through a tree
 NO_NODE = -1
 
 # Columns of the node table.
 PARENT, ACTION, MOVER, VISITS, AVAILABLE = 0, 1, 2, 3, 4
 NODE_COLUMNS = 5
+# Columns of the edge table, an open-addressing hash table from an edge's key to its child.
+KEY, CHILD = 0, 1
+NO_KEY = -1
 
 
 class Tree:
-    """The arrays of one search tree (a plain holder; all work is in the kernels)."""
+    """The arrays of one search tree (a plain holder; all work is in the kernels).
+
+    ``nodes`` has a row per node (columns ``PARENT`` .. ``AVAILABLE``),
+    ``reward`` each node's summed return for the player who chose it,
+    ``edges`` the hash table from ``edge_key(parent, mover, action)`` to the
+    child, and ``size[0]`` the number of nodes in use.
+    """
 
     def __init__(self, capacity: int):
         self.capacity = int(capacity)
-        self.nodes = np.zeros((self.capacity, NODE_COLUMNS), dtype=np.int64)
-        self.reward = np.zeros(self.capacity, dtype=np.float64)
-        table = 1
-        while table < 2 * self.capacity:
-            table *= 2
-        self.keys = np.full(table, -1, dtype=np.int64)
-        self.values = np.full(table, NO_NODE, dtype=np.int64)
-        self.size = np.zeros(1, dtype=np.int64)  # nodes in use
+        self.nodes, self.reward, self.edges, self.size = new_tree(self.capacity)
         self.root = 0
-        reset(self.nodes, self.reward, self.keys, self.values, self.size)
 
     @property
     def nbytes(self) -> int:
-        return self.nodes.nbytes + self.reward.nbytes + self.keys.nbytes + self.values.nbytes
+        return self.nodes.nbytes + self.reward.nbytes + self.edges.nbytes
+
+    def clear(self) -> None:
+        """Back to the root alone."""
+        reset(self.nodes, self.reward, self.edges, self.size)
+        self.root = 0
 
 
 @njit(cache=True)
-def reset(nodes, reward, keys, values, size):
-    keys[:] = -1
-    values[:] = NO_NODE
+def new_tree(capacity):
+    """The arrays of an empty tree with room for ``capacity`` nodes: nodes, reward, edges, size."""
+    nodes = np.zeros((capacity, NODE_COLUMNS), dtype=np.int64)
+    reward = np.zeros(capacity, dtype=np.float64)
+    table = 1
+    while table < 2 * capacity:
+        table *= 2
+    edges = np.empty((table, 2), dtype=np.int64)
+    size = np.zeros(1, dtype=np.int64)
+    reset(nodes, reward, edges, size)
+    return nodes, reward, edges, size
+
+
+@njit(cache=True)
+def reset(nodes, reward, edges, size):
+    """Empty the tree: the root alone, no edges."""
+    edges[:, KEY] = NO_KEY
+    edges[:, CHILD] = NO_NODE
     nodes[0, PARENT] = NO_NODE
     nodes[0, ACTION] = -1
     nodes[0, MOVER] = -1
@@ -108,10 +137,10 @@ def reset(nodes, reward, keys, values, size):
 
 
 @njit(cache=True, inline="always")
-def _slot(keys, key):
-    mask = keys.shape[0] - 1
+def _slot(edges, key):
+    mask = edges.shape[0] - 1
     slot = (key * 0x9E3779B1) & mask
-    while keys[slot] != -1 and keys[slot] != key:
+    while edges[slot, KEY] != NO_KEY and edges[slot, KEY] != key:
         slot = (slot + 1) & mask
     return slot
 
@@ -127,13 +156,13 @@ def edge_key(parent, mover, action):
 
 
 @njit(cache=True)
-def find_child(keys, values, parent, mover, action):
-    slot = _slot(keys, edge_key(parent, mover, action))
-    return values[slot] if keys[slot] != -1 else NO_NODE
+def find_child(edges, parent, mover, action):
+    slot = _slot(edges, edge_key(parent, mover, action))
+    return edges[slot, CHILD] if edges[slot, KEY] != NO_KEY else NO_NODE
 
 
 @njit(cache=True)
-def add_child(nodes, reward, keys, values, size, parent, action, mover):
+def add_child(nodes, reward, edges, size, parent, action, mover):
     """Create the child; NO_NODE when the tree is full (the search then just rolls out)."""
     if size[0] >= nodes.shape[0]:
         return NO_NODE
@@ -146,9 +175,9 @@ def add_child(nodes, reward, keys, values, size, parent, action, mover):
     nodes[child, AVAILABLE] = 0
     reward[child] = 0.0
     key = edge_key(parent, mover, action)
-    slot = _slot(keys, key)
-    keys[slot] = key
-    values[slot] = child
+    slot = _slot(edges, key)
+    edges[slot, KEY] = key
+    edges[slot, CHILD] = child
     return child
 
 
@@ -159,19 +188,32 @@ def policy_action(game, world, rollout, stream, legal):
     return kernels.random_action(game, world, stream, legal)
 
 
+# The steps of an iteration are separate kernels for reading, merged again by LLVM
+# (``forceinline``): as calls, or inlined by numba itself, their array arguments cost
+# 3-7% of the iteration rate in reference counting.
+
+# ---- determinize ---------------------------------------------------------------------
 @njit(cache=True)
-def build_world_pool(game, root_state, searcher, stream, pool, cumulative, epsilon):
-    """Fill ``pool`` with sampled worlds and ``cumulative`` with their running weights."""
+def draw_world_pool(game, root_state, searcher, stream, options):
+    """The move's pool of worlds and their running weights (empty without a ``world_pool``).
+
+    A world weighs ``epsilon ** k``, k the others' bids it does not explain.
+    """
+    size = np.int64(options[WORLD_POOL])
+    pool = np.zeros((size, root_state.shape[0]), dtype=np.int64)
+    cumulative = np.zeros(size, dtype=np.float64)
     total = 0.0
-    for i in range(pool.shape[0]):
+    for i in range(size):
         world = kernels.resample(game, root_state, searcher, stream)
         pool[i, :] = world
-        total += epsilon ** kernels.bidding_mismatches(game, world, searcher)
+        total += options[EPSILON] ** kernels.bidding_mismatches(game, world, searcher)
         cumulative[i] = total
+    return pool, cumulative
 
 
-@njit(cache=True)
-def draw_world(game, root_state, searcher, stream, pool, cumulative):
+@njit(cache=True, forceinline=True)
+def determinize(game, root_state, searcher, stream, pool, cumulative):
+    """A world consistent with the searcher's information: from the pool if any, else uniform."""
     if pool.shape[0] == 0:
         return kernels.resample(game, root_state, searcher, stream)
     target = random_unit(stream) * cumulative[-1]
@@ -179,172 +221,249 @@ def draw_world(game, root_state, searcher, stream, pool, cumulative):
     return pool[index].copy()
 
 
+# ---- select and expand -----------------------------------------------------------------
+@njit(cache=True, forceinline=True)
+def observe_actions(game, world, searcher, legal, n, observed):
+    """Fill ``observed`` with each legal action as the searcher sees it; True if all look alike."""
+    alike = True
+    for i in range(n):
+        observed[i] = kernels.observed_action(game, world, legal[i], searcher)
+        if observed[i] != observed[0]:
+            alike = False
+    return alike
+
+
+@njit(cache=True, forceinline=True)
+def known_children(nodes, edges, node, player, observed, n, children):
+    """Each action's child, or NO_NODE; counts one availability per child; returns the missing."""
+    unexpanded = 0
+    for i in range(n):
+        children[i] = find_child(edges, node, player, observed[i])
+        if children[i] == NO_NODE:
+            unexpanded += 1
+        else:
+            nodes[children[i], AVAILABLE] += 1
+    return unexpanded
+
+
+@njit(cache=True, forceinline=True)
+def widened_width(widening, visits, n):
+    """How many of its ``n`` actions a node with ``visits`` offers (all without widening)."""
+    if widening > 0.0:
+        return 1 + int(widening * math.sqrt(visits))
+    return n
+
+
+@njit(cache=True, forceinline=True)
+def expansion_choice(game, world, legal, n, children, unexpanded, widening, stream, scores):
+    """The index of the action to add to the tree, among the ``unexpanded`` ones.
+
+    With widening, the rule-based player's preferences come first: in its
+    order of preference (ties at random) where it scores every action, else
+    its choice; otherwise, or when its choice is already in the tree, at random.
+    """
+    chosen = -1
+    if widening > 0.0 and kernels.expansion_scores(game, world, legal, n, scores):
+        best_score = -1e300
+        for i in range(n):
+            if children[i] == NO_NODE:
+                score = scores[i] + 1e-9 * random_unit(stream)
+                if score > best_score:
+                    best_score = score
+                    chosen = i
+    elif widening > 0.0:
+        preferred = kernels.rules_action(game, world, stream)
+        for i in range(n):
+            if legal[i] == preferred and children[i] == NO_NODE:
+                chosen = i
+    if chosen < 0:
+        pick = random_below(stream, unexpanded)
+        for i in range(n):
+            if children[i] == NO_NODE:
+                if pick == 0:
+                    chosen = i
+                    break
+                pick -= 1
+    return chosen
+
+
+@njit(cache=True, forceinline=True)
+def ucb_choice(nodes, reward, children, n, exploration):
+    """The index of the child with the best UCB value, exploration counted by availability."""
+    best = -1
+    best_value = -1e300
+    for i in range(n):
+        child = children[i]
+        if child == NO_NODE:
+            continue
+        visits = nodes[child, VISITS]
+        if visits == 0:
+            value = 1e300
+        else:
+            value = reward[child] / visits + exploration * math.sqrt(
+                math.log(nodes[child, AVAILABLE]) / visits)
+        if value > best_value:
+            best_value = value
+            best = i
+    return best
+
+
+@njit(cache=True, forceinline=True)
+def select_and_expand(game, world, searcher, options, root, nodes, reward, edges, size, stream,
+                      legal, observed, children, scores, path):
+    """Play ``world`` down the tree from ``root``, adding one node; return the path's length.
+
+    ``path`` receives the nodes entered, the new one last if the tree had
+    room; ``world`` is left at the leaf. ``legal`` .. ``scores`` are buffers.
+    """
+    node = root
+    depth = 0
+    expanded = False
+    while True:
+        player = kernels.current_player(game, world)
+        if player == TERMINAL_PLAYER:
+            break
+        if player == CHANCE_PLAYER:  # chance below the root: sample, merge
+            kernels.apply_action(game, world, kernels.random_action(game, world, stream, legal))
+            continue
+        n = kernels.legal_actions(game, world, legal)
+        forced = kernels.dominant_action(game, world)
+        if forced >= 0:  # the other actions are provably no better: not worth a visit
+            legal[0] = forced
+            n = 1
+        if observe_actions(game, world, searcher, legal, n, observed) and n > 1:
+            # A choice hidden from the searcher is one edge; the rollout policy picks the action.
+            action = policy_action(game, world, np.int64(options[ROLLOUT]), stream, legal)
+            child = find_child(edges, node, player, observed[0])
+            if child == NO_NODE and not expanded:
+                child = add_child(nodes, reward, edges, size, node, observed[0], player)
+                expanded = True
+            kernels.apply_action(game, world, action)
+            if child == NO_NODE:
+                break
+            nodes[child, AVAILABLE] += 1
+            path[depth] = child
+            depth += 1
+            node = child
+            continue
+        unexpanded = known_children(nodes, edges, node, player, observed, n, children)
+        widening = options[WIDENING]
+        if (unexpanded > 0 and not expanded
+                and n - unexpanded < widened_width(widening, nodes[node, VISITS], n)):
+            chosen = expansion_choice(game, world, legal, n, children, unexpanded, widening, stream,
+                                      scores)
+            child = add_child(nodes, reward, edges, size, node, observed[chosen], player)
+            kernels.apply_action(game, world, legal[chosen])
+            if child != NO_NODE:
+                nodes[child, AVAILABLE] += 1
+                path[depth] = child
+                depth += 1
+            break
+        if unexpanded == n:  # below the expansion point: leave the tree
+            break
+        # (with widening, unexpanded actions wait until the node has more visits)
+        best = ucb_choice(nodes, reward, children, n, options[EXPLORATION])
+        kernels.apply_action(game, world, legal[best])
+        node = children[best]
+        path[depth] = node
+        depth += 1
+    return depth
+
+
+# ---- evaluate the leaf --------------------------------------------------------------------
+@njit(cache=True, forceinline=True)
+def rollout(game, world, policy, depth, stream, legal, seat_returns):
+    """Play ``world`` on with the rollout ``policy``; fill ``seat_returns`` with each seat's return.
+
+    A positive ``depth`` stops after that many moves and scores the position
+    with the game's static evaluation (``kernels.static_returns``), if it has one.
+    """
+    moves = 0
+    while True:
+        player = kernels.current_player(game, world)
+        if player == TERMINAL_PLAYER:
+            break
+        if player == CHANCE_PLAYER:
+            action = kernels.random_action(game, world, stream, legal)
+        else:
+            if depth > 0 and moves >= depth and kernels.static_returns(game, world, seat_returns):
+                return
+            action = policy_action(game, world, policy, stream, legal)
+            moves += 1
+        kernels.apply_action(game, world, action)
+    kernels.returns(game, world, seat_returns)
+
+
+@njit(cache=True, forceinline=True)
+def evaluate_leaf(game, world, options, stream, legal, seat_returns):
+    """Fill ``seat_returns`` with the value of the leaf ``world`` to each seat.
+
+    The one place a leaf evaluator plugs in, chosen by the ``evaluator``
+    option: today a rollout; values from CFR or a learned model come here.
+    """
+    evaluator = np.int64(options[EVALUATOR])
+    if evaluator == ROLLOUT_EVALUATOR:
+        rollout(game, world, np.int64(options[ROLLOUT]), np.int64(options[ROLLOUT_DEPTH]), stream,
+                legal, seat_returns)
+    else:
+        raise ValueError("ismcts: unknown leaf evaluator")
+
+
+# ---- back up -------------------------------------------------------------------------------
+@njit(cache=True, forceinline=True)
+def back_up(nodes, reward, root, path, depth, seat_returns, scale):
+    """One more visit for the root and each node of ``path``; each credits its mover's return."""
+    nodes[root, VISITS] += 1
+    for k in range(depth):
+        child = path[k]
+        nodes[child, VISITS] += 1
+        reward[child] += seat_returns[nodes[child, MOVER]] / scale
+
+
 @njit(cache=True)
-def run_iterations(game, root_state, searcher, root, nodes, reward, keys, values, size,
-                   iterations, exploration, rollout, stream, worlds_out, pool, cumulative,
-                   widening, rollout_depth):
+def run_iterations(game, root_state, searcher, options, iterations, root, nodes, reward, edges,
+                   size, stream, pool, cumulative, worlds_out):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
 
-    ``worlds_out`` (shape ``(k, state_size)``) receives the first k sampled worlds,
+    ``options`` is the agent's options row (``cardlab.agents.ismcts.OPTIONS``);
+    ``nodes`` .. ``size`` are a :class:`Tree`'s arrays. Worlds come from
+    ``pool`` (weighted by ``cumulative``) when it is not empty, and
+    ``worlds_out`` (shape ``(k, state_size)``) receives the first k of them,
     for the debug check that every determinization fits the searcher's view.
-    Worlds come from ``pool`` (weighted by ``cumulative``) when it is not empty.
-    A positive ``rollout_depth`` stops each rollout after that many moves and
-    scores the position with the game's static evaluation, if it has one.
     """
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     observed = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     children = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     scores = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.float64)
-    path = np.empty(4096, dtype=np.int64)
-    seat_returns = np.empty(16, dtype=np.float64)
+    path = np.empty(MAX_DEPTH, dtype=np.int64)
+    seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
     scale = kernels.utility_scale(game, root_state)
     for iteration in range(iterations):
-        world = draw_world(game, root_state, searcher, stream, pool, cumulative)
+        world = determinize(game, root_state, searcher, stream, pool, cumulative)
         if iteration < worlds_out.shape[0]:
             worlds_out[iteration, :] = world
-        node = root
-        depth = 0
-        expanded = False
-        child = NO_NODE
-        while True:
-            player = kernels.current_player(game, world)
-            if player == -4:
-                break
-            if player == -1:  # chance below the root: sample, merge
-                kernels.apply_action(game, world, kernels.random_action(game, world, stream, legal))
-                continue
-            n = kernels.legal_actions(game, world, legal)
-            forced = kernels.dominant_action(game, world)
-            if forced >= 0:  # the other actions are provably no better: not worth a visit
-                legal[0] = forced
-                n = 1
-            # How the searcher sees each legal action; a hidden choice collapses to one edge.
-            distinct = 0
-            for i in range(n):
-                observed[i] = kernels.observed_action(game, world, legal[i], searcher)
-                if i == 0 or observed[i] != observed[0]:
-                    distinct += 1
-            if distinct == 1 and n > 1:
-                action = policy_action(game, world, rollout, stream, legal)
-                child = find_child(keys, values, node, player, observed[0])
-                if child == NO_NODE and not expanded:
-                    child = add_child(nodes, reward, keys, values, size, node, observed[0], player)
-                    expanded = True
-                kernels.apply_action(game, world, action)
-                if child == NO_NODE:
-                    break
-                nodes[child, AVAILABLE] += 1
-                path[depth] = child
-                depth += 1
-                node = child
-                continue
-            # Availability counts, and the legal actions not yet in the tree.
-            unexpanded = 0
-            for i in range(n):
-                children[i] = find_child(keys, values, node, player, observed[i])
-                if children[i] == NO_NODE:
-                    unexpanded += 1
-                else:
-                    nodes[children[i], AVAILABLE] += 1
-            allowed = n
-            if widening > 0.0:
-                allowed = 1 + int(widening * math.sqrt(nodes[node, VISITS]))
-            if unexpanded > 0 and not expanded and n - unexpanded < allowed:
-                chosen = -1
-                if widening > 0.0 and kernels.expansion_scores(game, world, legal, n, scores):
-                    # in the rule-based player's order of preference, ties at random
-                    best_score = -1e300
-                    for i in range(n):
-                        if children[i] == NO_NODE:
-                            score = scores[i] + 1e-9 * random_unit(stream)
-                            if score > best_score:
-                                best_score = score
-                                chosen = i
-                elif widening > 0.0:  # the rule-based player's choice comes first
-                    preferred = kernels.rules_action(game, world, stream)
-                    for i in range(n):
-                        if legal[i] == preferred and children[i] == NO_NODE:
-                            chosen = i
-                if chosen < 0:
-                    pick = random_below(stream, unexpanded)
-                    for i in range(n):
-                        if children[i] == NO_NODE:
-                            if pick == 0:
-                                chosen = i
-                                break
-                            pick -= 1
-                child = add_child(nodes, reward, keys, values, size, node, observed[chosen],
-                                  player)
-                kernels.apply_action(game, world, legal[chosen])
-                expanded = True
-                if child != NO_NODE:
-                    nodes[child, AVAILABLE] += 1
-                    path[depth] = child
-                    depth += 1
-                break
-            if unexpanded == n:  # below the expansion point: leave the tree
-                break
-            # (with widening, unexpanded actions wait until the node has more visits)
-            best = -1
-            best_value = -1e300
-            for i in range(n):
-                child = children[i]
-                if child == NO_NODE:
-                    continue
-                visits = nodes[child, VISITS]
-                if visits == 0:
-                    value = 1e300
-                else:
-                    value = reward[child] / visits + exploration * math.sqrt(
-                        math.log(nodes[child, AVAILABLE]) / visits)
-                if value > best_value:
-                    best_value = value
-                    best = i
-            kernels.apply_action(game, world, legal[best])
-            node = children[best]
-            path[depth] = node
-            depth += 1
-        # Rollout to the end of the game, or to the cut-off.
-        moves = 0
-        evaluated = False
-        while True:
-            player = kernels.current_player(game, world)
-            if player == -4:
-                break
-            if player == -1:
-                action = kernels.random_action(game, world, stream, legal)
-            else:
-                if rollout_depth > 0 and moves >= rollout_depth:
-                    evaluated = kernels.static_returns(game, world, seat_returns)
-                    if evaluated:
-                        break
-                action = policy_action(game, world, rollout, stream, legal)
-                moves += 1
-            kernels.apply_action(game, world, action)
-        if not evaluated:
-            kernels.returns(game, world, seat_returns)
-        nodes[root, VISITS] += 1
-        for k in range(depth):
-            child = path[k]
-            nodes[child, VISITS] += 1
-            reward[child] += seat_returns[nodes[child, MOVER]] / scale
+        depth = select_and_expand(game, world, searcher, options, root, nodes, reward, edges, size,
+                                  stream, legal, observed, children, scores, path)
+        evaluate_leaf(game, world, options, stream, legal, seat_returns)
+        back_up(nodes, reward, root, path, depth, seat_returns, scale)
     return iterations
 
 
+# ---- using the tree ------------------------------------------------------------------------
 @njit(cache=True)
-def root_statistics(game, root_state, searcher, root, nodes, keys, values, out_visits):
+def root_statistics(game, root_state, searcher, root, nodes, edges, out_visits):
     """Visits of each legal root action (in legal-action order); returns the count."""
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, root_state, legal)
     for i in range(n):
-        child = find_child(keys, values, root, searcher,
+        child = find_child(edges, root, searcher,
                            kernels.observed_action(game, root_state, legal[i], searcher))
         out_visits[i] = nodes[child, VISITS] if child != NO_NODE else 0
     return n
 
 
 @njit(cache=True)
-def descend(game, state_before, actions, searcher, root, keys, values):
+def descend(game, state_before, actions, searcher, root, edges):
     """The node reached from ``root`` by ``actions`` applied to ``state_before``; NO_NODE if absent.
 
     Used to keep the tree between moves: chance actions are skipped (merged),
@@ -354,8 +473,8 @@ def descend(game, state_before, actions, searcher, root, keys, values):
     node = root
     for action in actions:
         player = kernels.current_player(game, world)
-        if player != -1:
-            node = find_child(keys, values, node, player,
+        if player != CHANCE_PLAYER:
+            node = find_child(edges, node, player,
                               kernels.observed_action(game, world, action, searcher))
             if node == NO_NODE:
                 return NO_NODE
@@ -364,13 +483,11 @@ def descend(game, state_before, actions, searcher, root, keys, values):
 
 
 @njit(cache=True)
-def decide(game, state, searcher, simulations, exploration, rollout, world_pool, epsilon,
-           widening, rollout_depth, stream):
+def decide(game, state, searcher, options, stream):
     """One complete search from ``state`` and its most visited action: ISMCTS as a kernel.
 
-    Allocates its own tree, so compiled tournament loops can call it for any
-    seat of any game. A negative ``widening`` or ``rollout_depth`` takes the
-    game's default.
+    ``options`` is the agent's options row. Allocates its own tree, so
+    compiled tournament loops can call it for any seat of any game.
     """
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, state, legal)
@@ -379,30 +496,14 @@ def decide(game, state, searcher, simulations, exploration, rollout, world_pool,
     forced = kernels.dominant_action(game, state)
     if forced >= 0:
         return forced
-    if widening < 0.0:
-        widening = DEFAULT_WIDENING[game]
-    if rollout_depth < 0:
-        rollout_depth = DEFAULT_ROLLOUT_DEPTH[game]
-    capacity = simulations + 1
-    nodes = np.zeros((capacity, NODE_COLUMNS), dtype=np.int64)
-    reward = np.zeros(capacity, dtype=np.float64)
-    table = 1
-    while table < 2 * capacity:
-        table *= 2
-    keys = np.empty(table, dtype=np.int64)
-    values = np.empty(table, dtype=np.int64)
-    size = np.zeros(1, dtype=np.int64)
-    reset(nodes, reward, keys, values, size)
-    pool = np.zeros((world_pool, state.shape[0]), dtype=np.int64)
-    cumulative = np.zeros(world_pool, dtype=np.float64)
-    if world_pool > 0:
-        build_world_pool(game, state, searcher, stream, pool, cumulative, epsilon)
+    simulations = np.int64(options[SIMULATIONS])
+    nodes, reward, edges, size = new_tree(simulations + 1)
+    pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
     worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
-    run_iterations(game, state, searcher, 0, nodes, reward, keys, values, size, simulations,
-                   exploration, rollout, stream, worlds, pool, cumulative, widening,
-                   rollout_depth)
+    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, edges, size,
+                   stream, pool, cumulative, worlds)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_statistics(game, state, searcher, 0, nodes, keys, values, visits)
+    root_statistics(game, state, searcher, 0, nodes, edges, visits)
     best = 0
     for i in range(1, n):
         if visits[i] > visits[best]:

@@ -1,0 +1,51 @@
+"""The options of the ISMCTS agent, and the columns of the row its search kernels read.
+
+:data:`OPTIONS` is the one declaration read by :class:`~cardlab.agents.ismcts.ISMCTSBot`,
+the registry's ``make_ismcts`` and the arena's compiled loop; a game's tuned
+values come from its spec (``GameSpec.ismcts_defaults``).
+"""
+
+from __future__ import annotations
+
+from cardlab.agents.options import Option, OptionSet
+
+# Columns of the options row (``Options.row``) that the search kernels read.
+SIMULATIONS = 0
+EXPLORATION = 1
+ROLLOUT = 2
+WORLD_POOL = 3
+EPSILON = 4
+WIDENING = 5
+ROLLOUT_DEPTH = 6
+EVALUATOR = 7
+
+# Codes of the choices, as the kernels read them.
+ROLLOUT_RANDOM = 0
+ROLLOUT_RULES = 1
+ROLLOUT_EVALUATOR = 0  # play on with the rollout policy (cut off after rollout_depth moves)
+
+OPTIONS = OptionSet("ismcts", (
+    Option("simulations", "int", 1000, "iterations per move (without time_ms)",
+           low=1, column=SIMULATIONS),
+    Option("time_ms", "float", None, "a clock budget per move instead; results depend on the machine",
+           low=0, low_open=True),
+    Option("rollout", "choice", "rules", "the rollout policy: the rule-based player or uniform",
+           choices={"random": ROLLOUT_RANDOM, "rules": ROLLOUT_RULES}, column=ROLLOUT),
+    Option("exploration", "float", 0.25, "UCB constant, for rewards scaled to about [-1, 1]",
+           low=0, column=EXPLORATION),
+    Option("reuse_tree", "bool", False, "keep the subtree of the position reached between moves"),
+    Option("workers", "int", 1, "root parallelism: searches in that many processes, visits summed",
+           low=1),
+    Option("debug", "bool", False, "check that sampled worlds match the searcher's information"),
+    Option("max_nodes", "int", 1_000_000, "tree capacity under time_ms", low=1),
+    Option("world_pool", "int", 400, "worlds per move weighted by the others' bids; 0: uniform",
+           low=0, column=WORLD_POOL),
+    Option("epsilon", "float", 0.1, "a pooled world's weight factor per bid it does not explain",
+           low=0, low_open=True, high=1, column=EPSILON),
+    Option("widening", "float", 1.0, "a node offers 1 + widening * sqrt(visits) actions; 0: all",
+           low=0, column=WIDENING),
+    Option("rollout_depth", "int", 0, "moves before a rollout stops at the static evaluation; 0: end",
+           low=0, column=ROLLOUT_DEPTH, needs="has_static_evaluation"),
+    Option("evaluator", "choice", "rollout", "how a new leaf is valued: a rollout with the policy",
+           choices={"rollout": ROLLOUT_EVALUATOR}, column=EVALUATOR),
+), game_defaults="ismcts_defaults")
