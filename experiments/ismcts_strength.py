@@ -31,6 +31,7 @@ import pyspiel
 
 import cardlab  # noqa: F401
 from cardlab.arena.match import Side, run_match
+from cardlab.arena.pool import WorkerLostError
 from cardlab.games import SPECS, game_spec
 from cardlab.results import ResultsError
 
@@ -154,5 +155,5 @@ def main() -> None:
 if __name__ == "__main__":
     try:
         main()
-    except (ResultsError, ValueError) as error:
+    except (ResultsError, ValueError, WorkerLostError) as error:
         raise SystemExit(f"error: {str(error).splitlines()[0]}") from None

@@ -100,10 +100,17 @@ def test_time_budget_and_tree_reuse_and_workers():
     timed = agents.make("ismcts", game, 0, seed=1, time_ms=30)
     assert timed.step(state) == parse_card("8S")
     assert timed.last_search["iterations"] >= 32
-    reuse = agents.make("ismcts", game, 1, seed=1, simulations=300, reuse_tree=True)
-    deal_state, _ = play_deal(game, [agents.make("rules", game, s, 0) if s != 1 else reuse
-                                     for s in range(4)], deal_seed=9)
-    assert deal_state.is_terminal()
+    # With a few thousand simulations the position after the others' cards is often in the tree.
+    reuse = agents.make("ismcts", game, 1, seed=1, simulations=3000, reuse_tree=True)
+    rules = [agents.make("rules", game, seat, 0) for seat in range(4)]
+    roots = []  # where each search of the reusing bot started in its tree
+    rng = np.random.default_rng(9)
+    for position in decisions(game.new_initial_state(), rng,
+                              lambda s: rules[s.current_player()].step(s)):
+        if position.current_player() == 1 and len(position.legal_actions()) > 1:
+            assert reuse.step(position) in position.legal_actions()
+            roots.append(reuse._tree.root)
+    assert roots[0] == 0 and any(root > 0 for root in roots[1:])  # later searches grew an old subtree
     parallel = [agents.make("ismcts", game, 0, seed=5, simulations=100, workers=2) for _ in range(2)]
     assert parallel[0].step_with_policy(state) == parallel[1].step_with_policy(state)
 
@@ -133,10 +140,19 @@ def test_rollout_cutoff_needs_a_static_evaluation():
     literature = pyspiel.load_game("cardlab_literature")
     with pytest.raises(ValueError, match="rollout_depth"):
         agents.make("ismcts", literature, 0, rollout_depth=-1)
-    bots = [agents.make("ismcts", literature, seat, seed=seat, simulations=40, rollout_depth=5)
-            for seat in range(literature.num_players())]
-    state, returns = play_deal(literature, bots, deal_seed=3)
-    assert state.is_terminal() and sum(returns) == 0
+    rules = [agents.make("rules", literature, seat, 0) for seat in range(literature.num_players())]
+    rng = np.random.default_rng(3)
+    differ = 0
+    for count, state in enumerate(decisions(literature.new_initial_state(), rng,
+                                            lambda s: rules[s.current_player()].step(s))):
+        if count % 10 or len(state.legal_actions()) < 3:
+            continue
+        player = state.current_player()
+        policies = [agents.make("ismcts", literature, player, seed=4, simulations=60, widening=1.0,
+                                rollout_depth=depth).step_with_policy(state)[0] for depth in (0, 3, 3)]
+        assert policies[1] == policies[2]  # deterministic for a seed
+        differ += policies[0] != policies[1]  # the cut-off changes what the search learns
+    assert differ >= 3
 
 
 def test_naming_a_known_holder_in_a_claim_is_not_searched():
