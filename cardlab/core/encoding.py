@@ -9,6 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from cardlab.core.bitboard import lowest_card
+from cardlab.core.layout import DEALER, DEALING, GAME_OVER_PHASE, PHASE, TO_MOVE
 
 
 @njit(cache=True)
@@ -28,3 +29,45 @@ def mark_voids(out, offset, s, voids_slot, player, num_players):
             if (s[voids_slot + seat] >> suit) & 1:
                 out[offset + 4 * relative + suit] = 1.0
     return offset + 4 * num_players
+
+
+@njit(cache=True)
+def mark_tricks_played(out, offset, s, history, leaders, trick_number, trick_leader, player,
+                       by_trick):
+    """Every card played this hand, as planes of 52 cards by seat (relative to ``player``).
+
+    ``history`` is the slot of the hand's cards in play order (four per trick,
+    -1 where not played), ``leaders`` of each finished trick's leader,
+    ``trick_number`` and ``trick_leader`` of the current trick's number and
+    leader. With ``by_trick`` every trick has its own four planes (the order of
+    play, for perfect recall); otherwise the tricks share them.
+    """
+    for trick in range(8):
+        leader = s[leaders + trick] if trick < s[trick_number] else s[trick_leader]
+        for position in range(4):
+            card = s[history + 4 * trick + position]
+            if card >= 0:
+                plane = (leader + position - player) % 4 + (4 * trick if by_trick else 0)
+                out[offset + plane * 52 + card] = 1.0
+    return offset + (32 if by_trick else 4) * 52
+
+
+@njit(cache=True)
+def mark_current_trick(out, offset, s, trick, trick_size, trick_leader, player):
+    """The cards on the table, one 52-card plane per seat relative to ``player``."""
+    for position in range(s[trick_size]):
+        relative = (s[trick_leader] + position - player) % 4
+        out[offset + relative * 52 + s[trick + position]] = 1.0
+    return offset + 4 * 52
+
+
+@njit(cache=True)
+def mark_turn(out, offset, s, player, num_phases):
+    """The dealer and the seat to act (relative to ``player``) and the phase, from the state header."""
+    out[offset + (s[DEALER] - player) % 4] = 1.0
+    offset += 4
+    if s[PHASE] != DEALING and s[PHASE] != s[GAME_OVER_PHASE]:
+        out[offset + (s[TO_MOVE] - player) % 4] = 1.0
+    offset += 4
+    out[offset + s[PHASE]] = 1.0
+    return offset + num_phases

@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.encoding import mark_cards, mark_voids
+from cardlab.core.encoding import mark_cards, mark_current_trick, mark_tricks_played, mark_turn, mark_voids
 from cardlab.core.infostate import deal_token, seen_action
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import HAND_SIZE, NUM_PLAYERS
@@ -51,18 +51,9 @@ def encode(s, player, perfect_recall, out):
     mark_cards(out, o, s[E.HANDS + player])
     o += NUM_CARDS
     # Cards each seat has played this hand, and the current trick.
-    for trick in range(8):
-        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
-        for position in range(4):
-            card = s[E.TRICK_HISTORY + 4 * trick + position]
-            if card >= 0:
-                relative = (leader + position - player) % 4
-                out[o + relative * NUM_CARDS + card] = 1.0
-    o += 4 * NUM_CARDS
-    for position in range(s[E.TRICK_SIZE]):
-        relative = (s[E.TRICK_LEADER] + position - player) % 4
-        out[o + relative * NUM_CARDS + s[E.TRICK + position]] = 1.0
-    o += 4 * NUM_CARDS
+    o = mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER,
+                           E.TRICK_LEADER, player, False)
+    o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player)
     for seat in range(4):
         relative = (seat - player) % 4
         spoken = s[E.SPOKEN + seat]
@@ -85,13 +76,7 @@ def encode(s, player, perfect_recall, out):
         out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
     o += 5
     o = mark_voids(out, o, s, E.VOIDS, player, 4)
-    out[o + (s[E.DEALER] - player) % 4] = 1.0
-    o += 4
-    if s[E.PHASE] != E.DEALING and s[E.PHASE] != E.GAME_OVER:
-        out[o + (s[E.TO_MOVE] - player) % 4] = 1.0
-    o += 4
-    out[o + s[E.PHASE]] = 1.0
-    o += 5
+    o = mark_turn(out, o, s, player, 5)
     own = player & 1
     out[o + 0] = s[E.HAND_POINTS + own] / 10.0
     out[o + 1] = s[E.HAND_POINTS + 1 - own] / 10.0
@@ -106,13 +91,8 @@ def encode(s, player, perfect_recall, out):
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    for trick in range(8):
-        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
-        for position in range(4):
-            card = s[E.TRICK_HISTORY + 4 * trick + position]
-            if card >= 0:
-                relative = (leader + position - player) % 4
-                out[o + (4 * trick + relative) * NUM_CARDS + card] = 1.0
+    mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER, E.TRICK_LEADER,
+                       player, True)
 
 
 @njit(cache=True)

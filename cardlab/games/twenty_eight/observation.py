@@ -15,7 +15,7 @@ from numba import njit
 from cardlab.core.bitboard import card_bit, cards_in
 from cardlab.core.cards import suit_of
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.encoding import mark_cards, mark_voids
+from cardlab.core.encoding import mark_cards, mark_current_trick, mark_tricks_played, mark_turn, mark_voids
 from cardlab.core.infostate import deal_token, seen_action, unseen_action
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.rules import (
@@ -113,10 +113,7 @@ def encode(s, player, perfect_recall, out):
         for card in cards_in(s[E.PLAYED_BY + seat]):
             out[o + relative * NUM_CARDS + card] = 1.0
     o += 4 * NUM_CARDS
-    for position in range(s[E.TRICK_SIZE]):
-        relative = (s[E.TRICK_LEADER] + position - player) % 4
-        out[o + relative * NUM_CARDS + s[E.TRICK + position]] = 1.0
-    o += 4 * NUM_CARDS
+    o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player)
     if s[E.PHASE] == E.PLAYING:
         out[o + s[E.TRUMPS_FROM]] = 1.0
     o += 5
@@ -139,13 +136,7 @@ def encode(s, player, perfect_recall, out):
         out[o + speaker * RAISE_SLOTS + _raise_slot(s[E.RAISES + speaker])] = 1.0
     o += 2 * RAISE_SLOTS
     o = mark_voids(out, o, s, E.VOIDS, player, 4)
-    out[o + (s[E.DEALER] - player) % 4] = 1.0
-    o += 4
-    if s[E.PHASE] != E.DEALING and s[E.PHASE] != E.GAME_OVER:
-        out[o + (s[E.TO_MOVE] - player) % 4] = 1.0
-    o += 4
-    out[o + s[E.PHASE]] = 1.0
-    o += E.NUM_PHASES
+    o = mark_turn(out, o, s, player, E.NUM_PHASES)
     own = player & 1
     out[o + 0] = s[E.CARD_POINTS_WON + own] / 28.0
     out[o + 1] = s[E.CARD_POINTS_WON + 1 - own] / 28.0
@@ -171,14 +162,8 @@ def encode(s, player, perfect_recall, out):
     for i in range(s[E.NUM_BIDS]):
         out[o + i * (BID_SLOTS - 1) + _bid_slot(s[E.BID_HISTORY + i]) - 1] = 1.0
     o += E.MAX_FIRST_ROUND * (BID_SLOTS - 1)
-    for trick in range(8):
-        leader = s[E.TRICK_LEADERS + trick] if trick < s[E.TRICK_NUMBER] else s[E.TRICK_LEADER]
-        for position in range(4):
-            card = s[E.TRICK_HISTORY + 4 * trick + position]
-            if card >= 0:
-                relative = (leader + position - player) % 4
-                out[o + (4 * trick + relative) * NUM_CARDS + card] = 1.0
-    o += 8 * 4 * NUM_CARDS
+    o = mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER,
+                           E.TRICK_LEADER, player, True)
     for trick in range(min(s[E.TRICK_NUMBER], 8)):
         out[o + 5 * trick + s[E.TRICK_TRUMPS_FROM + trick]] = 1.0
 
