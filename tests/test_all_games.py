@@ -167,3 +167,21 @@ def test_every_builtin_agent_plays_every_game(spec: GameSpec) -> None:
         agents.make("rules", game, 0, depth=3)
     with pytest.raises(ValueError, match="player must be"):
         agents.make("random", game, game.num_players())
+
+
+@pytest.mark.parametrize("name", list(agents.BUILTIN_AGENTS) + ["native-rules"])
+def test_a_bot_refuses_a_state_of_another_game(name: str) -> None:
+    """A kernel reading another game's array could crash: the bot names both games instead."""
+    from cardlab.arena.agents import AgentSpec, bot_factory
+
+    kaiser, twenty_eight = SPECS[0].load(), SPECS[1].load()
+    if name == "native-rules":
+        bot = bot_factory(AgentSpec("rules", "rules"), kaiser)(kaiser, 1, 0)
+    else:
+        bot = agents.make(name, kaiser, 1, 0, **({"simulations": 10} if name == "ismcts" else {}))
+    state = twenty_eight.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert state.current_player() == 1
+    with pytest.raises(ValueError, match="cardlab_kaiser.*cardlab_twenty_eight"):
+        bot.step(state)

@@ -34,6 +34,7 @@ import numpy as np
 import pyspiel
 
 from cardlab.agents import ismcts, random_agent, rules
+from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import OptionSet
 from cardlab.arena import native
 from cardlab.core.rng import make_stream
@@ -196,6 +197,7 @@ class NativeAgentBot(pyspiel.Bot):
         pyspiel.Bot.__init__(self)
         from cardlab.games import kernels
 
+        self.game = game
         self.game_id = game_spec(game.get_type().short_name).kernel_id
         self.player = player
         self.kind = kind
@@ -207,6 +209,7 @@ class NativeAgentBot(pyspiel.Bot):
         pass
 
     def step(self, state: pyspiel.State) -> int:
+        check_can_move(f"native kind {self.kind}", self.game, self.player, state)
         action = int(
             native.native_agent_step(self.game_id, self.kind, self.options, state.array, self._stream,
                                      self._scratch)

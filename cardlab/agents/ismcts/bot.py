@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import search
 from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS
 from cardlab.core.rng import derive_seed, make_stream, next_u64
@@ -32,6 +33,7 @@ class ISMCTSBot(pyspiel.Bot):
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, **options: Any):
         pyspiel.Bot.__init__(self)
+        self.game = game
         self.spec = game_spec(game.get_type().short_name)
         self.game_id = self.spec.kernel_id
         self.options = OPTIONS.resolve(options, self.spec)
@@ -54,9 +56,7 @@ class ISMCTSBot(pyspiel.Bot):
         return self.step_with_policy(state)[1]
 
     def step_with_policy(self, state: pyspiel.State):
-        if state.current_player() != self.player:
-            raise ValueError(f"ismcts bot for player {self.player} asked to move for player "
-                             f"{state.current_player()}")
+        check_can_move("ismcts", self.game, self.player, state)  # before a kernel reads the array
         legal = state.legal_actions()
         if len(legal) == 1:
             return [(legal[0], 1.0)], legal[0]
