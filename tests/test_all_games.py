@@ -32,6 +32,13 @@ def _uniform(rng: np.random.Generator):
     return choose
 
 
+def _every(game: pyspiel.Game, rng: np.random.Generator, step: int):
+    """Every ``step``-th decision of one uniformly random game (the first included)."""
+    for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
+        if count % step == 0:
+            yield state
+
+
 @pytest.mark.parametrize("spec, params", CASES)
 def test_engine_and_wrapper_agree_on_a_thousand_random_games(spec: GameSpec, params: dict) -> None:
     """Legal actions, players, final arrays and returns: the same through both faces."""
@@ -83,9 +90,7 @@ def test_openspiel_evaluate_bots_with_its_python_ismcts(spec: GameSpec) -> None:
 def test_tensors_have_the_declared_shapes(spec: GameSpec) -> None:
     game = spec.load()
     rng = np.random.default_rng(1)
-    for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
-        if count % 7:
-            continue
+    for state in _every(game, rng, 7):
         for player in range(game.num_players()):
             info = np.array(state.information_state_tensor(player))
             observation = np.array(state.observation_tensor(player))
@@ -112,9 +117,7 @@ def test_a_finished_game_refuses_every_action(spec: GameSpec) -> None:
 def test_illegal_actions_name_the_legal_ones_and_change_nothing(spec: GameSpec) -> None:
     game = spec.load()
     rng = np.random.default_rng(3)
-    for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
-        if count % 5:
-            continue
+    for state in _every(game, rng, 5):
         legal = set(state.legal_actions())
         illegal = next(a for a in range(game.num_distinct_actions()) if a not in legal)
         before, history = state.array.copy(), state.history()
@@ -140,9 +143,7 @@ def test_rules_player_uses_only_its_own_information(spec: GameSpec) -> None:
     rules_action = spec.strategy.rules_action
     checked = 0
     while checked < 150:
-        for count, state in enumerate(decisions(game.new_initial_state(), rng, _uniform(rng))):
-            if count % 9:
-                continue
+        for state in _every(game, rng, 9):
             player = state.current_player()
             action = rules_action(state.array, make_stream(0))
             assert action in state.legal_actions()
