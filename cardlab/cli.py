@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pyspiel
 
+from cardlab.results import MAX_SEED  # seeds are unsigned 64-bit integers
+
 
 class CliError(Exception):
     """An error to report as one line, exit code 2."""
 
 
-MAX_SEED = 2**64  # seeds are unsigned 64-bit integers
 _KINDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
 
