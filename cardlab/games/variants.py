@@ -1,0 +1,49 @@
+"""Named rule variants, as the documentation and the command line list them.
+
+The rule pages name 61 variants of the three games. Each game folder declares
+its own in ``variants.py`` as a tuple of :class:`Variant`; ``docs/variants.md``
+is the table of all of them (checked against these declarations by
+``tests/test_docs.py``) and ``cardlab variants --game kaiser`` prints them.
+
+A variant's *class* says how cardlab carries it:
+
+- ``P``: a game parameter that changes the rules (``parameters`` names it);
+- ``C``: expressed by a parameter that belongs to something else
+  (``min_bid = 7``, ``players = 12``);
+- ``D``: documented only; ``reason`` says why it cannot be a parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VARIANT_CLASSES = ("P", "C", "D")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One named variant of a game's rules.
+
+    ``name`` is the spec's name (``kaiser.kitty_34_card``), ``parameters`` the
+    settings that switch it on as written on a command line
+    (``kitty_34_card=true``, ``players=5``; empty for class D), ``summary`` the
+    rule change in one line, ``rulings`` the numbered rulings that decide its
+    ambiguous points (``V-K4``), ``tests`` the test functions that show the
+    rule change (``tests/test_kaiser_variants.py::test_kitty_discards``), and
+    ``status`` ``"implemented"`` or ``"documented"``.
+    """
+
+    name: str
+    variant_class: str
+    parameters: tuple[str, ...]
+    summary: str
+    rulings: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
+    reason: str = ""
+    status: str = "implemented"
+
+    def __post_init__(self) -> None:
+        if self.variant_class not in VARIANT_CLASSES:
+            raise ValueError(f"{self.name}: class must be one of {VARIANT_CLASSES}")
+        if self.variant_class == "D" and not self.reason:
+            raise ValueError(f"{self.name}: a documented-only variant needs its reason")
