@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardlab.games.variants import Variant
+
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
@@ -33,7 +35,8 @@ class GameSpec:
     (bids, contracts, claims); ``ismcts_defaults`` are the search options tuned
     for this game (any option of :data:`cardlab.agents.ismcts.OPTIONS`);
     ``small_parameters`` are the game parameters of its smallest playable
-    version, for fast tests and exact solvers.
+    version, for fast tests and exact solvers; ``variants`` the named rule
+    variants of the game's rule page (:mod:`cardlab.games.variants`).
     """
 
     name: str
@@ -48,6 +51,7 @@ class GameSpec:
     has_static_evaluation: bool = False
     ismcts_defaults: Mapping[str, Any] = field(default_factory=dict)
     small_parameters: Mapping[str, Any] = field(default_factory=dict)
+    variants: tuple[Variant, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ismcts_defaults", _frozen(self.ismcts_defaults))
