@@ -1,8 +1,15 @@
 """cardlab: game-theory AI research for Literature, Kaiser and Twenty-Eight.
 
 ``import cardlab`` registers the games with OpenSpiel, so that
-``pyspiel.load_game("cardlab_kaiser")`` works.
+``pyspiel.load_game("cardlab_kaiser")`` works. :func:`load_game` does the same
+by OpenSpiel name or alias (``"kaiser"``, ``"28"``) and checks the parameters
+before OpenSpiel converts them, so every bad one is a ``ValueError``.
 """
+
+from collections.abc import Mapping
+from typing import Any
+
+import pyspiel
 
 from cardlab import _numba_cache
 
@@ -11,3 +18,8 @@ _numba_cache.configure()  # before any kernel is compiled or loaded
 from cardlab import games  # noqa: E402, F401
 
 __version__ = "0.1.0"
+
+
+def load_game(name: str, parameters: Mapping[str, Any] | None = None) -> pyspiel.Game:
+    """The game called ``name`` (OpenSpiel name or alias) with ``parameters``, all checked."""
+    return games.game_spec(name).load(parameters)

@@ -93,10 +93,10 @@ def test_a_bad_value_names_the_option_and_its_valid_values(kaiser, name, value):
 
 
 @pytest.mark.parametrize(("name", "valid"), [
-    ("simulations", "an integer >= 1"), ("max_nodes", "an integer >= 1"),
-    ("workers", "an integer >= 1"), ("world_pool", "an integer >= 0"),
+    ("simulations", "an integer in [1, 10000000]"), ("max_nodes", "an integer in [1, 10000000]"),
+    ("workers", "an integer in [1, 256]"), ("world_pool", "an integer in [0, 1000000]"),
     ("epsilon", "a finite number in (0, 1]"), ("exploration", "a finite number >= 0"),
-    ("widening", "a finite number >= 0"), ("time_ms", "a finite number > 0 or unset"),
+    ("widening", "a finite number >= 0"), ("time_ms", "a finite number in (0, 3600000] or unset"),
 ])
 def test_every_numeric_option_has_its_range(name, valid):
     assert OPTIONS[name].valid_text() == valid
@@ -178,7 +178,7 @@ def test_the_compiled_arena_runs_exactly_the_options_declared_with_a_column(kais
 def test_a_bad_value_fails_the_arena_in_one_line(kaiser):
     with pytest.raises(AgentSpecError, match=r"option epsilon must be a finite number in \(0, 1\]"):
         bot_factory(AgentSpec("ismcts", "ismcts", {"epsilon": 2}), kaiser)
-    with pytest.raises(AgentSpecError, match="option max_nodes must be an integer >= 1"):
+    with pytest.raises(AgentSpecError, match="option max_nodes must be an integer in \\[1, 10000000\\]"):
         bot_factory(AgentSpec("ismcts", "ismcts", {"max_nodes": 0, "time_ms": 5}), kaiser)
 
 

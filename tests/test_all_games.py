@@ -129,6 +129,8 @@ def test_illegal_actions_name_the_legal_ones_and_change_nothing(spec: GameSpec) 
 @pytest.mark.parametrize("spec", BY_GAME)
 def test_unknown_parameters_are_rejected_at_load_game(spec: GameSpec) -> None:
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'no_such_rule'"):
+        pyspiel.load_game(spec.name, {"no_such_rule": True})
+    with pytest.raises(ValueError, match="has no parameter 'no_such_rule'"):
         spec.load({"no_such_rule": True})
     with pytest.raises(ValueError, match="seat must be"):
         spec.load().new_initial_state().resample_from_infostate(99, lambda: 0.5)

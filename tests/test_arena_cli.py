@@ -25,7 +25,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
         ("rules,py:cardlab.agents:nothing", "has no function 'nothing'"),
         ("rules", "at least two agents"),
         # values the compiled loop would take on trust, checked like the registry's bot
-        ("rules,ismcts:simulations=-3", "option simulations must be an integer >= 1"),
+        ("rules,ismcts:simulations=-3", "option simulations must be an integer in [1, 10000000]"),
         ("rules,ismcts:rollout_depth=5", "needs a static evaluation"),
     ],
 )

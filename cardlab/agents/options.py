@@ -31,6 +31,13 @@ ROW_WIDTH = 8
 Kind = Literal["int", "float", "bool", "choice"]
 
 
+def _number(value: float | None) -> str:
+    """A bound as people write it: 10000000, not 1e+07."""
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 @dataclass(frozen=True)
 class Option:
     """One option: its type, default, valid values, and where the compiled kernels read it.
@@ -68,12 +75,13 @@ class Option:
             text = "one of " + ", ".join(repr(name) for name in self.choices)
         else:
             text = "an integer" if self.kind == "int" else "a finite number"
+            low, high = _number(self.low), _number(self.high)
             if self.low is not None and self.high is not None:
-                text += f" in {'(' if self.low_open else '['}{self.low:g}, {self.high:g}]"
+                text += f" in {'(' if self.low_open else '['}{low}, {high}]"
             elif self.low is not None:
-                text += f" {'>' if self.low_open else '>='} {self.low:g}"
+                text += f" {'>' if self.low_open else '>='} {low}"
             elif self.high is not None:
-                text += f" <= {self.high:g}"
+                text += f" <= {high}"
         if self.needs:
             text += f" (above 0 only with a {_feature(self.needs)})"
         return text + (" or unset" if self.default is None else "")

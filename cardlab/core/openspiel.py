@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardlab.core import layout
+from cardlab.core.dealing import receiving_seat
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER, Engine
 from cardlab.core.rng import make_stream
 
@@ -62,6 +64,14 @@ class GameView:
     ``information_state_key(initial, actions, seat)`` folds a history into
     ``seat``'s 64-bit information-state key (the game's kernel of
     :mod:`cardlab.games.kernels`; core never imports the games).
+
+    Two hooks let :func:`replay_world` write the history of a drawn world:
+    ``deal_cards(world, seat, cards_dealt)`` is the set of cards ``seat``
+    receives in the deal stage whose next card is number ``cards_dealt``
+    (default: every card dealt to the seat, for games that deal in one
+    stage), and ``hidden_action(world, replay, action)`` the action a player
+    took in ``world`` where the drawn-from history took ``action`` unseen
+    (Twenty-Eight's face-down indicator; default: none are hidden).
     """
 
     describe: Callable[[np.ndarray, int | None, bool], str]
@@ -69,6 +79,12 @@ class GameView:
     encode: Callable
     resample: Callable[[np.ndarray, int, np.ndarray], np.ndarray]
     information_state_key: Callable[[np.ndarray, np.ndarray, int], int]
+    deal_cards: Callable[[np.ndarray, int, int], int] = None  # type: ignore[assignment]
+    hidden_action: Callable[[np.ndarray, np.ndarray, int], int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.deal_cards is None:
+            object.__setattr__(self, "deal_cards", dealt_cards)
 
     @staticmethod
     def fixed_pieces(observation: ModuleType) -> Callable[[np.ndarray, bool], Pieces]:
@@ -157,12 +173,23 @@ class EngineState(pyspiel.State):
     def resample_from_infostate(self, player_id: int, probability_sampler) -> EngineState:
         """A world ``player_id`` cannot tell apart from this one (the game's sampler).
 
-        The history is kept: actions are public, and the chance actions of the
-        deal are never replayed from it.
+        The world is a real state of the game: its history deals the drawn
+        hands (and takes the drawn hidden actions) and replays every public
+        action, so it pickles, serializes and keys like any other state.
+        ``probability_sampler()`` must return a number in [0, 1): it seeds the draw.
         """
         seat = self.engine.check_seat(player_id)
-        seed = int(probability_sampler() * 2**53)
-        return self.with_array(self.view.resample(self.array, seat, make_stream(seed)))
+        draw = probability_sampler()
+        if isinstance(draw, bool) or not isinstance(draw, int | float | np.integer | np.floating) \
+                or not 0.0 <= float(draw) < 1.0:
+            raise ValueError(f"{self.engine.name}: the probability sampler must return a number "
+                             f"in [0, 1), got {draw!r}")
+        world = self.view.resample(self.array, seat, make_stream(int(float(draw) * 2**53)))
+        replayed = replay_world(self, world)
+        if not np.array_equal(replayed.array, world):
+            raise RuntimeError(f"{self.engine.name}: the sampler drew a world its history "
+                               "cannot reach (a sampler bug)")
+        return replayed
 
     def information_state_string(self, player: int | None = None) -> str:
         return self.view.describe(self.array, self._seat(player), True)
@@ -175,10 +202,7 @@ class EngineState(pyspiel.State):
 
         The history is replayed from the initial state in one kernel, folding in
         what the player observed at each step (:mod:`cardlab.core.infostate`), so
-        equal keys mean equal observation sequences, up to 64-bit collisions. A
-        state from :meth:`resample_from_infostate` keeps the history of the world
-        it was drawn from: its key is that world's (the same for the resampling
-        player).
+        equal keys mean equal observation sequences, up to 64-bit collisions.
         """
         actions = np.asarray(self.history(), dtype=np.int64)
         key = self.view.information_state_key(self.get_game().initial_array, actions,
@@ -203,20 +227,32 @@ class EngineState(pyspiel.State):
     def __str__(self) -> str:
         return self.view.describe(self.array, None, True)
 
-    # -- copying and pickling (clone and serialization use these) ---------------
-    def __getstate__(self) -> dict[str, Any]:
-        return {"array": self.array.tolist()}
+    # -- copying, pickling and serialization ------------------------------------------
+    # OpenSpiel copies a Python state by setting each attribute of its __dict__ on a
+    # fresh initial state: clone() before it copies the history, deserialization
+    # (and so pickle.loads) after. The ``array`` property sees the second case and
+    # replays the history instead of trusting the stored array.
+    @property
+    def array(self) -> np.ndarray:
+        return self.__dict__["array"]
 
-    def __setstate__(self, state: Mapping[str, Any]) -> None:
-        self.array = np.asarray(state["array"], dtype=np.int64)
-        self.refresh()
+    @array.setter
+    def array(self, value: np.ndarray) -> None:
+        history = self.history()
+        if history and "array" in self.__dict__:
+            value = self._replayed(history, value)
+        self.__dict__["array"] = value
 
-    def with_array(self, array: np.ndarray) -> EngineState:
-        """A clone of this state (history kept) whose engine array is ``array``."""
-        copy = self.clone()
-        copy.array = array
-        copy.refresh()
-        return copy
+    def _replayed(self, history: list[int], stored: np.ndarray) -> np.ndarray:
+        """The array ``history`` leads to, checked against the ``stored`` one."""
+        replay = self.get_game().replay(history)
+        if not np.array_equal(replay.array, stored):
+            raise ValueError(f"{self.engine.name}: serialized state does not match its history "
+                             f"({len(history)} actions)")
+        return replay.array
+
+    def __deepcopy__(self, memo: dict) -> EngineState:
+        return self.clone()
 
 
 class EngineGame(pyspiel.Game):
@@ -230,6 +266,16 @@ class EngineGame(pyspiel.Game):
 
     def new_initial_state(self) -> EngineState:
         return self.state_class(self, self.initial_array.copy())
+
+    def replay(self, history: list[int]) -> EngineState:
+        """The state reached by ``history`` from the start; an illegal action raises ``ValueError``."""
+        state = self.new_initial_state()
+        for index, action in enumerate(history):
+            try:
+                state.apply_action(int(action))
+            except ValueError as error:
+                raise ValueError(f"history action {index}: {error}") from None
+        return state
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> EngineObserver:
         iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
@@ -291,3 +337,44 @@ def checked_parameters(
             raise ValueError(f"{name}: parameter {key!r} must be one of {allowed}, got {value!r}")
         values[key] = value
     return values
+
+
+def dealt_cards(world: np.ndarray, seat: int, cards_dealt: int) -> int:
+    """Every card dealt to ``seat`` this hand: the deal stage of a game that deals once."""
+    return int(world[layout.DEALT + seat])
+
+
+def replay_world(state: EngineState, world: np.ndarray) -> EngineState:
+    """The state that ``world``, drawn from ``state``'s information set, is the array of.
+
+    ``state``'s history is replayed with the chance cards of the current deal
+    changed to deal the world's hands (a card the seat keeps in the world
+    stays at its place in the deal, the others are filled in ascending order)
+    and its hidden actions taken from the world (:attr:`GameView.hidden_action`).
+    Earlier deals (hands already played, or thrown in) stay as they were: the
+    world redraws only the current hand. The cards and hidden actions of the
+    seat that drew the world are its own and never change, so the world's
+    history looks the same to it.
+    """
+    view = state.view
+    replay = state.get_game().new_initial_state()
+    steps = state.full_history()
+    chance_steps = [index for index, step in enumerate(steps) if step.player == CHANCE_PLAYER]
+    current_deal = len(chance_steps) - int(state.array[layout.CARDS_DEALT])
+    first_redrawn = chance_steps[current_deal] if current_deal < len(chance_steps) else len(steps)
+    for index, step in enumerate(steps):
+        action = step.action
+        if index < first_redrawn:
+            pass
+        elif replay.is_chance_node():
+            dealt = int(replay.array[layout.CARDS_DEALT])
+            seat = receiving_seat(int(replay.array[layout.DEALER]), dealt,
+                                  int(replay.array[layout.NUM_PLAYERS]))
+            wanted = view.deal_cards(world, seat, dealt) & ~int(replay.array[layout.DEALT + seat])
+            if not (wanted >> action) & 1:
+                spare = wanted & ~view.deal_cards(state.array, seat, dealt)
+                action = (spare & -spare).bit_length() - 1
+        elif view.hidden_action is not None:
+            action = view.hidden_action(world, replay.array, action)
+        replay.apply_action(action)
+    return replay

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.bitboard import card_bit, cards_in, nth_card, popcount
+from cardlab.core.layout import DEALT, DECK, NUM_PLAYERS, recount_undealt
 from cardlab.core.rng import random_below, random_unit
 
 MAX_HIDDEN_SEATS = 7
@@ -188,3 +189,28 @@ def sample_hidden_hands(unseen, may_hold, hand_sizes, stream, out_hands):
                 out_hands[i] |= card_bit(cards[position])
                 position += 1
     return total_deals
+
+
+@njit(cache=True)
+def redraw_deal_so_far(s, seat, hands_slot, stream):
+    """A copy of ``s``, in the middle of a deal, with the cards dealt to the other seats redrawn.
+
+    Before the last card is dealt nothing has been played, so a seat knows
+    only its own cards: each other seat's cards so far are a uniform draw from
+    the rest of the deck (the cards not yet dealt are the remainder). The
+    game's hands (``hands_slot`` onwards, one slot per seat) follow.
+    """
+    world = s.copy()
+    pool = s[DECK] & ~s[DEALT + seat]
+    for other in range(s[NUM_PLAYERS]):
+        if other == seat:
+            continue
+        cards = np.int64(0)
+        for _ in range(popcount(s[DEALT + other])):
+            card = nth_card(pool, random_below(stream, popcount(pool)))
+            cards |= card_bit(card)
+            pool &= ~card_bit(card)
+        world[DEALT + other] = cards
+        world[hands_slot + other] = cards
+    recount_undealt(world)
+    return world

@@ -58,5 +58,38 @@ class GameSpec:
         object.__setattr__(self, "small_parameters", _frozen(self.small_parameters))
 
     def load(self, parameters: Mapping[str, Any] | None = None) -> pyspiel.Game:
-        """The OpenSpiel game with these parameters (checked by the game)."""
-        return pyspiel.load_game(self.name, dict(parameters or {}))
+        """The OpenSpiel game with these parameters.
+
+        Names, types and sizes are checked here, before OpenSpiel converts the
+        values to C++ (where an integer beyond 32 bits is a bare cast error);
+        the game then checks the rules' ranges and combinations. Raises
+        ``ValueError`` naming the parameter.
+        """
+        return pyspiel.load_game(self.name, self.checked(parameters))
+
+    def game_type(self) -> pyspiel.GameType:
+        """The game's OpenSpiel registration (its parameters and their defaults)."""
+        return next(t for t in pyspiel.registered_games() if t.short_name == self.name)
+
+    def checked(self, parameters: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``parameters`` with every name, type and size OpenSpiel can take checked."""
+        defaults = self.game_type().parameter_specification
+        checked = {}
+        for key, value in dict(parameters or {}).items():
+            if key not in defaults:
+                raise ValueError(f"{self.name} has no parameter {key!r}; "
+                                 f"known: {', '.join(sorted(defaults))}")
+            kind = type(defaults[key])
+            if kind is float and type(value) is int:
+                value = float(value)
+            if type(value) is not kind:
+                raise ValueError(f"{self.name}: parameter {key} must be "
+                                 f"{KIND_NAMES.get(kind, kind.__name__)}, got {value!r:.60}")
+            if kind is int and not -2**31 <= value < 2**31:  # OpenSpiel's parameters are C++ ints
+                raise ValueError(f"{self.name}: parameter {key}={value} is out of range")
+            checked[key] = value
+        return checked
+
+
+#: How each OpenSpiel parameter type is named in error messages.
+KIND_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}

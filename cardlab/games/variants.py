@@ -1,9 +1,9 @@
 """Named rule variants, as the documentation and the command line list them.
 
 The rule pages name 61 variants of the three games. Each game folder declares
-its own in ``variants.py`` as a tuple of :class:`Variant`; ``docs/variants.md``
-is the table of all of them (checked against these declarations by
-``tests/test_docs.py``) and ``cardlab variants --game kaiser`` prints them.
+its own in ``variants.py`` as a tuple of :class:`Variant`, from which the
+documentation's table of variants and ``cardlab variants --game kaiser`` are
+made.
 
 A variant's *class* says how cardlab carries it:
 

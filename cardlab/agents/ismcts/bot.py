@@ -14,6 +14,7 @@ import pyspiel
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import search
 from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS
+from cardlab.core.openspiel import replay_world
 from cardlab.core.rng import derive_seed, make_stream, next_u64
 from cardlab.games import game_spec, kernels
 
@@ -114,12 +115,12 @@ class ISMCTSBot(pyspiel.Bot):
         return tree
 
     def _check_worlds(self, state: pyspiel.State, worlds: np.ndarray) -> None:
-        """Debug mode: every sampled world must look the same as the real one to the searcher."""
+        """Debug mode: every sampled world must be reachable and look the same to the searcher."""
         expected = state.information_state_string(self.player)
         for world in worlds:
             if not world.any():
                 continue
-            seen = state.with_array(world.copy()).information_state_string(self.player)
+            seen = replay_world(state, world).information_state_string(self.player)
             if seen != expected:
                 raise AssertionError(
                     f"ismcts: a sampled world differs from player {self.player}'s information:\n"

@@ -24,28 +24,32 @@ ROLLOUT_RANDOM = 0
 ROLLOUT_RULES = 1
 ROLLOUT_EVALUATOR = 0  # play on with the rollout policy (cut off after rollout_depth moves)
 
+#: The largest search tree an option may ask for: about 1 GB of nodes (3 GB when reused).
+MAX_TREE_NODES = 10_000_000
+
 OPTIONS = OptionSet("ismcts", (
     Option("simulations", "int", 1000, "iterations per move (without time_ms)",
-           low=1, column=SIMULATIONS),
+           low=1, high=MAX_TREE_NODES, column=SIMULATIONS),
     Option("time_ms", "float", None, "a clock budget per move instead; results depend on the machine",
-           low=0, low_open=True),
+           low=0, low_open=True, high=3_600_000),
     Option("rollout", "choice", "rules", "the rollout policy: the rule-based player or uniform",
            choices={"random": ROLLOUT_RANDOM, "rules": ROLLOUT_RULES}, column=ROLLOUT),
     Option("exploration", "float", 0.25, "UCB constant, for rewards scaled to about [-1, 1]",
            low=0, column=EXPLORATION),
     Option("reuse_tree", "bool", False, "keep the subtree of the position reached between moves"),
     Option("workers", "int", 1, "root parallelism: searches in that many processes, visits summed",
-           low=1),
+           low=1, high=256),
     Option("debug", "bool", False, "check that sampled worlds match the searcher's information"),
-    Option("max_nodes", "int", 1_000_000, "tree capacity under time_ms", low=1),
+    Option("max_nodes", "int", 1_000_000, "tree capacity under time_ms", low=1,
+           high=MAX_TREE_NODES),
     Option("world_pool", "int", 400, "worlds per move weighted by the others' bids; 0: uniform",
-           low=0, column=WORLD_POOL),
+           low=0, high=1_000_000, column=WORLD_POOL),
     Option("epsilon", "float", 0.1, "a pooled world's weight factor per bid it does not explain",
            low=0, low_open=True, high=1, column=EPSILON),
     Option("widening", "float", 1.0, "a node offers 1 + widening * sqrt(visits) actions; 0: all",
            low=0, column=WIDENING),
     Option("rollout_depth", "int", 0, "moves before a rollout stops at the static evaluation; 0: end",
-           low=0, column=ROLLOUT_DEPTH, needs="has_static_evaluation"),
+           low=0, high=10_000, column=ROLLOUT_DEPTH, needs="has_static_evaluation"),
     Option("evaluator", "choice", "rollout", "how a new leaf is valued: a rollout with the policy",
            choices={"rollout": ROLLOUT_EVALUATOR}, column=EVALUATOR),
 ), game_defaults="ismcts_defaults")

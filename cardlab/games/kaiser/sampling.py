@@ -13,8 +13,8 @@ from numba import njit
 
 from cardlab.core.bitboard import popcount
 from cardlab.core.cards import SUIT_MASKS
-from cardlab.core.layout import DEALT, recount_undealt
-from cardlab.core.sampling import sample_hidden_hands
+from cardlab.core.layout import DEALING, DEALT, PHASE, recount_undealt
+from cardlab.core.sampling import redraw_deal_so_far, sample_hidden_hands
 from cardlab.games.kaiser.engine import HANDS, VOIDS
 from cardlab.games.kaiser.rules import NUM_PLAYERS
 
@@ -51,8 +51,11 @@ def resample_hidden_hands(s, seat, stream):
     """A copy of ``s`` whose other hands are redrawn uniformly among those ``seat`` cannot rule out.
 
     Each redrawn seat's dealt cards become its new hand plus the cards it has
-    played (cards leave a Kaiser hand only by being played).
+    played (cards leave a Kaiser hand only by being played). During the deal
+    the cards not dealt yet are unseen too (:func:`redraw_deal_so_far`).
     """
+    if s[PHASE] == DEALING:
+        return redraw_deal_so_far(s, seat, HANDS, stream)
     world = s.copy()
     may_hold = may_hold_masks(s, seat)
     hidden = np.empty(NUM_PLAYERS - 1, dtype=np.int64)

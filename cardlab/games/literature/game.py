@@ -22,6 +22,7 @@ from cardlab.core.openspiel import (
     card_game_type,
     checked_parameters,
 )
+from cardlab.core.sampling import redraw_deal_so_far
 from cardlab.games import kernels
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
@@ -262,6 +263,8 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
     (:func:`cardlab.games.literature.sampling.resample_hidden_hands`). Raises
     ``RuntimeError`` rather than return a world that breaks a constraint.
     """
+    if array[E.PHASE] == E.DEALING:
+        return redraw_deal_so_far(array, seat, E.HANDS, stream)
     world, draws = sampling.resample_hidden_hands(array, seat, stream, sampling.RESAMPLE_DRAWS)
     if draws < 0:
         raise RuntimeError(f"{GAME_NAME}: no deal fits player {seat}'s knowledge; "

@@ -244,9 +244,30 @@ def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -
 
 
 TwentyEightGame.state_class = TwentyEightState
+def deal_cards(world: np.ndarray, seat: int, cards_dealt: int) -> int:
+    """The cards ``seat`` receives in the deal stage of card number ``cards_dealt`` (rulings 1, 3)."""
+    first_four = int(world[E.FIRST_FOUR + seat])
+    if cards_dealt < CARDS_PER_STAGE:
+        return first_four
+    return int(world[E.DEALT + seat]) & ~first_four
+
+
+def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
+    """The indicator laid in ``world`` where the drawn-from history laid ``action`` face down.
+
+    A first bidder's indicator that a partner's raise sent back (ruling 4) is
+    the world's old indicator; the indicator in place is the world's own.
+    """
+    if replay[E.PHASE] != E.PLACING:
+        return action
+    if replay[E.OLD_INDICATOR] == E.NO_CARD and world[E.OLD_INDICATOR] != E.NO_CARD:
+        return int(world[E.OLD_INDICATOR])
+    return int(world[E.INDICATOR])
+
+
 TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
                                  sampling.resample_hidden_hands,
-                                 information_state_key)
+                                 information_state_key, deal_cards, hidden_action)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 
