@@ -8,7 +8,9 @@ used and every operation behaves as on unsigned masks.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 
 @njit(cache=True, inline="always")
@@ -22,32 +24,54 @@ def has_card(mask, card):
     return (mask >> np.int64(card)) & np.int64(1) != 0
 
 
-@njit(cache=True)
+def _bit_intrinsic(name: str, with_zero_flag: bool):
+    """A numba intrinsic calling LLVM's ``llvm.<name>.i64`` (one machine instruction)."""
+
+    @intrinsic
+    def bit_operation(typingctx, mask):
+        if not isinstance(mask, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            word = ir.IntType(64)
+            value = context.cast(builder, args[0], signature.args[0], types.int64)
+            arguments = [word, ir.IntType(1)] if with_zero_flag else [word]
+            function = builder.module.declare_intrinsic(f"llvm.{name}", [word],
+                                                        ir.FunctionType(word, arguments))
+            # The zero flag False: defined (64) for an empty mask; callers check it anyway.
+            extra = [ir.Constant(ir.IntType(1), 0)] if with_zero_flag else []
+            return builder.call(function, [value, *extra])
+
+        return types.int64(mask), codegen
+
+    return bit_operation
+
+
+_count_ones = _bit_intrinsic("ctpop", False)
+_trailing_zeros = _bit_intrinsic("cttz", True)
+_leading_zeros = _bit_intrinsic("ctlz", True)
+
+
+@njit(cache=True, inline="always")
 def popcount(mask):
-    """Number of cards in the mask (SWAR bit count: no Python, no loop per card)."""
-    x = np.uint64(mask)
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    """Number of cards in the mask (the CPU's population count)."""
+    return _count_ones(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lowest_card(mask):
     """Smallest card id in the mask, or -1 for the empty mask."""
     if mask == 0:
         return -1
-    return popcount((mask & -mask) - 1)
+    return _trailing_zeros(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def highest_card(mask):
     """Largest card id in the mask, or -1 for the empty mask."""
-    card = -1
-    while mask != 0:
-        card = lowest_card(mask)
-        mask &= mask - 1
-    return card
+    if mask == 0:
+        return -1
+    return 63 - _leading_zeros(mask)
 
 
 @njit(cache=True)
