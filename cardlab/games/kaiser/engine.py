@@ -43,6 +43,7 @@ from cardlab.games.kaiser.rules import (
     BID,
     FIVE_OF_HEARTS,
     FIVE_OF_HEARTS_POINTS,
+    FOUR_OF_A_RANK,
     HAND_SIZE,
     HIGH_STRENGTH,
     LOW_NO_TRUMP,
@@ -68,57 +69,75 @@ PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
 # Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
 # DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots).
 HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds
-# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
+# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS. MIN_BID, TARGET and
+# NON_BIDDER_LIMIT hold the effective values of ruling V-K1 (docs/rules/kaiser.md#variants).
 FIRST_DEALER = 16
 MIN_BID = 17
-MATCH = 18  # 1: play hands until a team reaches TARGET
+MATCH = 18  # 1: play hands until a team reaches the target in force
 TARGET = 19
 ALLOW_LOW_NO_TRUMP = 20
 NON_BIDDER_LIMIT = 21  # from this match score up, non-bidders add only negative points
 MAX_HANDS = 22  # match safety cap: a match still running after this many hands is drawn
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, MAX_HANDS + 1 - FIRST_DEALER
+LOW_WEAK_HAND_NO_MISDEAL = 23  # 11.3: a weak hand may not be thrown in
+HIGH_LOW_NO_TRUMP_EQUAL = 24  # 11.4: vNT and vLNT rank equal in the auction
+DEALER_MAY_PASS = 25  # 11.27: the dealer may pass when nobody has bid (the hand is thrown in)
+FOUR_OF_A_RANK_MISDEAL = 26  # 11.28: four 10s, 9s or 8s may be thrown in
+NO_OVERTRICKS = 27  # 11.25: a made contract scores its value, not the points taken
+THREE_SPADES_NEEDS_THREE_TRICKS = 28  # 11.26
+FIVE_HEARTS_BREAKS_LIMIT = 29  # 11.20: winning the 5H trick lifts the non-bidder limit
+TARGET_AFTER_NO_TRUMP = 30  # 11.15: the target once a no-trump contract is made (0: off)
+LIMIT_AFTER_NO_TRUMP = 31  # 11.21: the non-bidder limit from then on (0: off)
+MINUS_TARGET_LOSES = 32  # 11.19: a side at minus the target loses the match
+MUST_BID_TO_WIN = 33  # 11.22: only a declaring side that made its contract can win
+POT = 34  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, POT + 1 - FIRST_DEALER
 # The hand being played.
-SPOKEN = 23  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 27  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 28  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 29  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 30  # 0..7, 8 when the hand is over
-TRICK_LEADER = 31
-TRICK_SIZE = 32  # cards in the current trick
-TRICK = 33  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 37  # 2 slots, per team
-HAND_POINTS = 39  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 41  # mask of cards played this hand
-VOIDS = 42  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 46  # 2 slots
-HAND_NUMBER = 48
-WINNER = 49  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 50  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 52  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 53  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 85  # 8 slots
-TRICK_WINNERS = 93  # 8 slots
-STATE_SIZE = 101
+SPOKEN = 35  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 39  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 40  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 41  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 42  # 0..7, 8 when the hand is over
+TRICK_LEADER = 43
+TRICK_SIZE = 44  # cards in the current trick
+TRICK = 45  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 49  # 2 slots, per team
+HAND_POINTS = 51  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 53  # mask of cards played this hand
+VOIDS = 54  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 58  # 2 slots
+HAND_NUMBER = 60
+WINNER = 61  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 62  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 64  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 65  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 97  # 8 slots
+TRICK_WINNERS = 105  # 8 slots
+FIVE_HEARTS_TEAM = 113  # team that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = 114  # team that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = 115  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = 116  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = 117  # 2 slots, per team: contracts failed this match (each pays POT)
+STATE_SIZE = 119
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
 
 @njit(cache=True)
-def new_state(first_dealer, min_bid, match, target, allow_low_no_trump, non_bidder_limit,
-              max_hands):
-    """The state before the first card of the first hand is dealt."""
+def new_state(parameters):
+    """The state before the first card of the first hand is dealt.
+
+    ``parameters`` holds the NUM_PARAMETERS parameter slots in slot order (the
+    wrapper's ``engine_parameters`` builds it from the game parameters).
+    """
     s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
     s[DECK] = STANDARD_DECK
-    s[FIRST_DEALER] = first_dealer
-    s[MIN_BID] = min_bid
-    s[MATCH] = match
-    s[TARGET] = target
-    s[ALLOW_LOW_NO_TRUMP] = allow_low_no_trump
-    s[NON_BIDDER_LIMIT] = non_bidder_limit
-    s[MAX_HANDS] = max_hands
+    s[PARAMETERS:PARAMETERS + NUM_PARAMETERS] = parameters
+    s[TARGET_IN_FORCE] = s[TARGET]
+    s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
+    s[POT_PAYMENTS] = s[POT_PAYMENTS + 1] = 0
     s[WINNER] = -1
     s[MISDEAL_BY] = -1
-    start_hand(s, first_dealer)
+    start_hand(s, s[FIRST_DEALER])
     return s
 
 
@@ -142,12 +161,40 @@ def start_hand(s, dealer):
     s[TRICK_HISTORY:TRICK_HISTORY + 32] = -1
     s[TRICK_LEADERS:TRICK_LEADERS + 8] = -1
     s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
+    s[FIVE_HEARTS_TEAM] = s[THREE_SPADES_TEAM] = -1
 
 
 @njit(cache=True)
 def may_throw_in(s, seat):
-    """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades."""
-    return s[HANDS + seat] & MISDEAL_HONOURS == 0
+    """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades.
+
+    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s.
+    """
+    hand = s[HANDS + seat]
+    if not s[LOW_WEAK_HAND_NO_MISDEAL] and hand & MISDEAL_HONOURS == 0:
+        return True
+    if s[FOUR_OF_A_RANK_MISDEAL]:
+        for rank_cards in FOUR_OF_A_RANK:
+            if hand & rank_cards == rank_cards:
+                return True
+    return False
+
+
+@njit(cache=True)
+def bid_rank(s, bid):
+    """Where ``bid`` (3 * value + kind) stands in the auction: 11.4 ranks vLNT with vNT."""
+    if s[HIGH_LOW_NO_TRUMP_EQUAL] and bid % 3 == LOW_NO_TRUMP:
+        return bid - 1
+    return bid
+
+
+@njit(cache=True)
+def may_bid(s, bid, is_dealer):
+    """A bid must outrank the high bid; the dealer may also equal it (ruling 1)."""
+    if s[HIGH_BID] < 0:
+        return True
+    rank, high = bid_rank(s, bid), bid_rank(s, s[HIGH_BID])
+    return rank > high or (is_dealer and rank == high)
 
 
 @njit(cache=True)
@@ -160,7 +207,7 @@ def legal_actions(s, out):
     elif phase == BIDDING:
         seat = s[TO_MOVE]
         is_dealer = seat == s[DEALER]
-        if not (is_dealer and s[HIGH_BID] < 0):
+        if not (is_dealer and s[HIGH_BID] < 0) or s[DEALER_MAY_PASS]:
             out[n] = PASS
             n += 1
         if may_throw_in(s, seat):
@@ -169,9 +216,9 @@ def legal_actions(s, out):
         kinds = 3 if s[ALLOW_LOW_NO_TRUMP] else 2
         for value in range(s[MIN_BID], MAX_BID + 1):
             for kind in range(kinds):
-                rank = 3 * value + kind
-                if rank > s[HIGH_BID] or (is_dealer and rank == s[HIGH_BID]):
-                    out[n] = BID + rank
+                bid = 3 * value + kind
+                if may_bid(s, bid, is_dealer):
+                    out[n] = BID + bid
                     n += 1
     elif phase == NAMING_TRUMP:
         for suit in range(4):
@@ -246,12 +293,7 @@ def _bid(s, action):
     seat = s[TO_MOVE]
     if action == MISDEAL:
         s[MISDEAL_BY] = seat
-        s[HAND_NUMBER] += 1  # counts deals, so a match of endless misdeals still ends
-        if s[MATCH] and s[HAND_NUMBER] < s[MAX_HANDS]:
-            start_hand(s, s[DEALER])  # the same dealer deals again
-        else:
-            s[WINNER] = 2
-            s[PHASE] = GAME_OVER
+        _throw_in(s)
         return
     s[SPOKEN + seat] = action
     if action != PASS:
@@ -259,6 +301,9 @@ def _bid(s, action):
         s[DECLARER] = seat
     if seat == s[DEALER]:  # the dealer speaks last
         s[MISDEAL_BY] = -1
+        if s[HIGH_BID] < 0:  # everyone passed (11.27)
+            _throw_in(s)
+            return
         if s[HIGH_BID] % 3 == WITH_TRUMP:
             s[PHASE] = NAMING_TRUMP
             s[TO_MOVE] = s[DECLARER]
@@ -269,6 +314,17 @@ def _bid(s, action):
             s[TRICK_LEADER] = s[DECLARER]
     else:
         s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def _throw_in(s):
+    """A misdeal, or every seat passing (11.27): nothing is scored and the same dealer redeals."""
+    s[HAND_NUMBER] += 1  # counts deals, so a match of endless misdeals still ends
+    if s[MATCH] and s[HAND_NUMBER] < s[MAX_HANDS]:
+        start_hand(s, s[DEALER])
+    else:
+        s[WINNER] = 2
+        s[PHASE] = GAME_OVER
 
 
 @njit(cache=True)
@@ -309,8 +365,10 @@ def _finish_trick(s):
         card = s[TRICK + position]
         if card == FIVE_OF_HEARTS:
             points += FIVE_OF_HEARTS_POINTS
+            s[FIVE_HEARTS_TEAM] = team
         elif card == THREE_OF_SPADES:
             points += THREE_OF_SPADES_POINTS
+            s[THREE_SPADES_TEAM] = team
         s[TRICK + position] = -1
     s[TRICKS_WON + team] += 1
     s[HAND_POINTS + team] += points
@@ -325,23 +383,54 @@ def _finish_trick(s):
 
 
 @njit(cache=True)
+def three_spades_needs_three_tricks_points(s, team):
+    """11.26: the 5H counts only with three tricks, and two tricks or fewer with the 3S score -3."""
+    tricks = s[TRICKS_WON + team]
+    has_three = s[THREE_SPADES_TEAM] == team
+    if has_three and tricks <= 2:
+        return THREE_OF_SPADES_POINTS
+    points = tricks + (THREE_OF_SPADES_POINTS if has_three else 0)
+    if s[FIVE_HEARTS_TEAM] == team and tricks >= 3:
+        points += FIVE_OF_HEARTS_POINTS
+    return points
+
+
+@njit(cache=True)
+def is_no_trump(bid):
+    return bid % 3 != WITH_TRUMP
+
+
+@njit(cache=True)
+def made_contract(s):
+    """The declaring team took at least its bid's value in hand points."""
+    return s[HAND_POINTS + team_of(s[DECLARER])] >= s[HIGH_BID] // 3
+
+
+@njit(cache=True)
 def hand_deltas(s):
-    """Each team's match-score change for the finished hand (rulings 4 and 5)."""
+    """Each team's match-score change for the finished hand (rulings 4 and 5, variants 11.20-11.25)."""
     declarer_team = team_of(s[DECLARER])
     other_team = 1 - declarer_team
     value = s[HIGH_BID] // 3
-    multiplier = 1 if s[HIGH_BID] % 3 == WITH_TRUMP else 2
+    multiplier = 2 if is_no_trump(s[HIGH_BID]) else 1
     taken = s[HAND_POINTS + declarer_team]
     deltas = np.zeros(2, dtype=np.int64)
-    deltas[declarer_team] = multiplier * (taken if taken >= value else -value)
+    if taken < value:
+        deltas[declarer_team] = -multiplier * value
+    else:
+        deltas[declarer_team] = multiplier * (value if s[NO_OVERTRICKS] else taken)
     other_points = s[HAND_POINTS + other_team]
-    if s[MATCH_SCORE + other_team] < s[NON_BIDDER_LIMIT] or other_points < 0:
+    if (s[MUST_BID_TO_WIN] or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
+            or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
         deltas[other_team] = other_points
     return deltas
 
 
 @njit(cache=True)
 def _score_hand(s):
+    if s[THREE_SPADES_NEEDS_THREE_TRICKS]:
+        for team in range(2):
+            s[HAND_POINTS + team] = three_spades_needs_three_tricks_points(s, team)
     deltas = hand_deltas(s)
     for team in range(2):
         s[LAST_DELTA + team] = deltas[team]
@@ -350,20 +439,65 @@ def _score_hand(s):
     if not s[MATCH]:
         s[PHASE] = GAME_OVER
         return
-    reached0 = s[MATCH_SCORE] >= s[TARGET]
-    reached1 = s[MATCH_SCORE + 1] >= s[TARGET]
-    if reached0 and reached1:
-        s[WINNER] = team_of(s[DECLARER])  # ruling 7: the bidding team wins
-    elif reached0:
-        s[WINNER] = 0
-    elif reached1:
-        s[WINNER] = 1
-    elif s[HAND_NUMBER] >= s[MAX_HANDS]:
+    made = made_contract(s)
+    if not made:
+        s[POT_PAYMENTS + team_of(s[DECLARER])] += 1
+    if made and is_no_trump(s[HIGH_BID]) and s[TARGET_AFTER_NO_TRUMP] > 0:  # 11.15, 11.21
+        s[TARGET_IN_FORCE] = s[TARGET_AFTER_NO_TRUMP]
+        if s[LIMIT_AFTER_NO_TRUMP] > 0:
+            s[LIMIT_IN_FORCE] = s[LIMIT_AFTER_NO_TRUMP]
+    s[WINNER] = match_winner(s, made)
+    if s[WINNER] < 0 and s[HAND_NUMBER] >= s[MAX_HANDS]:
         s[WINNER] = 2
     if s[WINNER] >= 0:
         s[PHASE] = GAME_OVER
     else:
         start_hand(s, (s[DEALER] + 1) % NUM_PLAYERS)
+
+
+@njit(cache=True)
+def _leading_team(s, candidates):
+    """The candidate team (bit t of ``candidates``) with the highest score; a tie goes to the
+    team of the seat nearest ``dealer + 1`` in turn order (ruling V-K3)."""
+    best = -1
+    for k in range(NUM_PLAYERS):
+        team = team_of((s[DEALER] + 1 + k) % NUM_PLAYERS)
+        if (candidates >> team) & 1 and (best < 0 or s[MATCH_SCORE + team] > s[MATCH_SCORE + best]):
+            best = team
+    return best
+
+
+@njit(cache=True)
+def match_winner(s, made):
+    """The end check after a scored hand (ruling V-K3): the winning team, or -1 to play on."""
+    target = s[TARGET_IN_FORCE]
+    declarer_team = team_of(s[DECLARER])
+    reached = 0
+    if s[MUST_BID_TO_WIN]:
+        if made and s[MATCH_SCORE + declarer_team] >= target:
+            reached = 1 << declarer_team
+    else:
+        for team in range(2):
+            if s[MATCH_SCORE + team] >= target:
+                reached |= 1 << team
+    if (reached >> declarer_team) & 1:
+        return declarer_team  # ruling 7: the bidding team wins
+    if reached:
+        return _leading_team(s, reached)
+    if s[MINUS_TARGET_LOSES]:
+        above = 0
+        for team in range(2):
+            if s[MATCH_SCORE + team] > -target:
+                above |= 1 << team
+        if above != 3:
+            return _leading_team(s, above if above else 3)
+    return -1
+
+
+@njit(cache=True)
+def pot_stake(s):
+    """11.36's stake per failed contract (stored as the bits of a float64)."""
+    return s[POT:POT + 1].view(np.float64)[0]
 
 
 @njit(cache=True)
@@ -375,8 +509,13 @@ def returns(s, out):
         return
     if s[MATCH]:
         if s[WINNER] == 0 or s[WINNER] == 1:
+            # 11.36: the winners collect the pot, every team pays its own failures.
+            stake = pot_stake(s)
+            pot = stake * (s[POT_PAYMENTS] + s[POT_PAYMENTS + 1])
             for seat in range(NUM_PLAYERS):
-                out[seat] = 1.0 if team_of(seat) == s[WINNER] else -1.0
+                team = team_of(seat)
+                won = team == s[WINNER]
+                out[seat] = ((1.0 + pot) if won else -1.0) - stake * s[POT_PAYMENTS + team]
         return
     if s[WINNER] == 2:  # thrown-in hand
         return

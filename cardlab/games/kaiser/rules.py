@@ -21,9 +21,11 @@ from cardlab.core.cards import (
     HEARTS,
     JACK,
     KING,
+    NINE,
     QUEEN,
     SEVEN,
     SPADES,
+    TEN,
     THREE,
     card_id,
 )
@@ -57,6 +59,10 @@ MISDEAL_HONOURS = (
     | (1 << FIVE_OF_HEARTS)
     | (1 << THREE_OF_SPADES)
 )
+
+#: 11.28: a hand holding one of these whole ranks (the four 10s, 9s or 8s) may be thrown in.
+FOUR_OF_A_RANK = np.array([sum(1 << card_id(s, rank) for s in range(4)) for rank in (TEN, NINE, EIGHT)],
+                          dtype=np.int64)
 
 #: Strength within a suit: A K Q J 10 9 8 7 5 3 is simply the rank id order.
 HIGH_STRENGTH = np.arange(54, dtype=np.int64) % 13

@@ -105,7 +105,7 @@ def choose_bid(s, seat):
             if estimate < value:
                 continue
             rank = 3 * value + kind
-            if rank > s[E.HIGH_BID] or (is_dealer and rank == s[E.HIGH_BID]):
+            if E.may_bid(s, rank, is_dealer):
                 best_rank = max(best_rank, rank)
     # Do not outbid a partner who holds the contract by a single step: his bid is ours.
     if partner_bid and s[E.DECLARER] == (seat + 2) % 4 and best_rank < s[E.HIGH_BID] + 6:
@@ -115,9 +115,9 @@ def choose_bid(s, seat):
         kind = best_rank % 3
         for value in range(s[E.MIN_BID], MAX_BID + 1):
             rank = 3 * value + kind
-            if rank > s[E.HIGH_BID] or (is_dealer and rank == s[E.HIGH_BID]):
+            if E.may_bid(s, rank, is_dealer):
                 return BID + rank
-    if is_dealer and s[E.HIGH_BID] < 0:
+    if is_dealer and s[E.HIGH_BID] < 0 and not s[E.DEALER_MAY_PASS]:
         return BID + 3 * s[E.MIN_BID] + WITH_TRUMP  # forced: the cheapest bid
     return PASS
 
@@ -294,8 +294,10 @@ def bidding_mismatches(world, observer):
     the hand it was dealt.
     """
     dealer = world[E.DEALER]
-    s = E.new_state(dealer, world[E.MIN_BID], 0, world[E.TARGET], world[E.ALLOW_LOW_NO_TRUMP],
-                    world[E.NON_BIDDER_LIMIT], world[E.MAX_HANDS])
+    parameters = world[E.PARAMETERS:E.PARAMETERS + E.NUM_PARAMETERS].copy()
+    parameters[E.FIRST_DEALER - E.PARAMETERS] = dealer
+    parameters[E.MATCH - E.PARAMETERS] = 0
+    s = E.new_state(parameters)
     for seat in range(4):
         s[E.HANDS + seat] = s[E.DEALT + seat] = world[E.DEALT + seat]
     s[E.CARDS_DEALT] = 32
