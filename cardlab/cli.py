@@ -39,6 +39,8 @@ def _check_params(name: str, params: dict) -> None:
         if key not in defaults:
             raise CliError(f"{name} has no parameter {key!r}; known: {', '.join(sorted(defaults))}")
         kind = type(defaults[key])
+        if kind is float and type(value) is int:  # a whole number is a number (Kaiser's pot=2)
+            params[key] = value = float(value)
         if type(value) is not kind:
             raise CliError(f"game parameter {key} must be {_KINDS.get(kind, kind.__name__)}, "
                            f"got {_shown(value)}")
@@ -54,7 +56,8 @@ def load(game: str, params: dict | None = None) -> pyspiel.Game:
         spec = game_spec(game)
     except ValueError as error:
         raise CliError(str(error)) from error
-    _check_params(spec.name, dict(params or {}))
+    params = dict(params or {})
+    _check_params(spec.name, params)
     try:
         return spec.load(params)
     except (ValueError, TypeError, OverflowError, RuntimeError, pyspiel.SpielError) as error:
@@ -79,7 +82,10 @@ def parse_params(items: list[str]) -> dict:
             try:
                 params[key] = int(value)
             except ValueError:
-                params[key] = value
+                try:
+                    params[key] = float(value)
+                except ValueError:
+                    params[key] = value
     return params
 
 

@@ -93,7 +93,7 @@ def utility_scale(game, s):
         return float(total)
     if s[kaiser_engine.MATCH]:
         return 1.0
-    return 44.0
+    return kaiser_engine.hand_utility_bound(s)
 
 
 @njit(cache=True)

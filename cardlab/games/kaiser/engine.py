@@ -46,6 +46,9 @@ from cardlab.games.kaiser.rules import (
     FOUR_OF_A_RANK,
     HAND_SIZE,
     HIGH_STRENGTH,
+    KAISER_40_POINTS,
+    KAISER_40_RANK,
+    KAISER_RANK,
     LOW_NO_TRUMP,
     LOW_STRENGTH,
     MAX_BID,
@@ -90,34 +93,37 @@ LIMIT_AFTER_NO_TRUMP = 31  # 11.21: the non-bidder limit from then on (0: off)
 MINUS_TARGET_LOSES = 32  # 11.19: a side at minus the target loses the match
 MUST_BID_TO_WIN = 33  # 11.22: only a declaring side that made its contract can win
 POT = 34  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, POT + 1 - FIRST_DEALER
+KAISER_BID_SOLO = 35  # 11.29: bid 99, made by the declarer alone
+KAISER_BID_TEAM = 36  # 11.30: bid 99, made by the declaring team
+KAISER_40 = 37  # 11.31: bid 100, every trick by the declarer alone
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, KAISER_40 + 1 - FIRST_DEALER
 # The hand being played.
-SPOKEN = 35  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 39  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 40  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 41  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 42  # 0..7, 8 when the hand is over
-TRICK_LEADER = 43
-TRICK_SIZE = 44  # cards in the current trick
-TRICK = 45  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 49  # 2 slots, per team
-HAND_POINTS = 51  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 53  # mask of cards played this hand
-VOIDS = 54  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 58  # 2 slots
-HAND_NUMBER = 60
-WINNER = 61  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 62  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 64  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 65  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 97  # 8 slots
-TRICK_WINNERS = 105  # 8 slots
-FIVE_HEARTS_TEAM = 113  # team that won the 5H trick this hand, -1 before
-THREE_SPADES_TEAM = 114  # team that won the 3S trick this hand, -1 before
-TARGET_IN_FORCE = 115  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
-LIMIT_IN_FORCE = 116  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
-POT_PAYMENTS = 117  # 2 slots, per team: contracts failed this match (each pays POT)
-STATE_SIZE = 119
+SPOKEN = 38  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 42  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 43  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 44  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 45  # 0..7, 8 when the hand is over
+TRICK_LEADER = 46
+TRICK_SIZE = 47  # cards in the current trick
+TRICK = 48  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 52  # 2 slots, per team
+HAND_POINTS = 54  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 56  # mask of cards played this hand
+VOIDS = 57  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 61  # 2 slots
+HAND_NUMBER = 63
+WINNER = 64  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 65  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 67  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 68  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 100  # 8 slots
+TRICK_WINNERS = 108  # 8 slots
+FIVE_HEARTS_TEAM = 116  # team that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = 117  # team that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = 118  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = 119  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = 120  # 2 slots, per team: contracts failed this match (each pays POT)
+STATE_SIZE = 122
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
@@ -189,6 +195,18 @@ def bid_rank(s, bid):
 
 
 @njit(cache=True)
+def offers_kaiser_bid(s):
+    """Bid 99 (11.29 or 11.30) is in the auction."""
+    return s[KAISER_BID_SOLO] or s[KAISER_BID_TEAM]
+
+
+@njit(cache=True)
+def names_trump(bid):
+    """The declarer of ``bid`` names trump: a trump bid, not a Kaiser bid."""
+    return bid < KAISER_RANK and bid % 3 == WITH_TRUMP
+
+
+@njit(cache=True)
 def may_bid(s, bid, is_dealer):
     """A bid must outrank the high bid; the dealer may also equal it (ruling 1)."""
     if s[HIGH_BID] < 0:
@@ -220,6 +238,12 @@ def legal_actions(s, out):
                 if may_bid(s, bid, is_dealer):
                     out[n] = BID + bid
                     n += 1
+        if offers_kaiser_bid(s) and may_bid(s, KAISER_RANK, is_dealer):
+            out[n] = BID + KAISER_RANK
+            n += 1
+        if s[KAISER_40] and may_bid(s, KAISER_40_RANK, is_dealer):
+            out[n] = BID + KAISER_40_RANK
+            n += 1
     elif phase == NAMING_TRUMP:
         for suit in range(4):
             out[n] = NAME_TRUMP + suit
@@ -304,7 +328,7 @@ def _bid(s, action):
         if s[HIGH_BID] < 0:  # everyone passed (11.27)
             _throw_in(s)
             return
-        if s[HIGH_BID] % 3 == WITH_TRUMP:
+        if names_trump(s[HIGH_BID]):
             s[PHASE] = NAMING_TRUMP
             s[TO_MOVE] = s[DECLARER]
         else:
@@ -397,13 +421,57 @@ def three_spades_needs_three_tricks_points(s, team):
 
 @njit(cache=True)
 def is_no_trump(bid):
-    return bid % 3 != WITH_TRUMP
+    """A no-trump contract: kind NT or LNT, or a Kaiser bid (played at no trump, V-K27)."""
+    return bid >= KAISER_RANK or bid % 3 != WITH_TRUMP
+
+
+@njit(cache=True)
+def tricks_of_seat(s, seat):
+    count = 0
+    for trick in range(NUM_TRICKS):
+        if s[TRICK_WINNERS + trick] == seat:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def seat_winning(s, card):
+    """The seat that won the trick holding ``card`` this hand, -1 if none did."""
+    for position in range(4 * NUM_TRICKS):
+        if s[TRICK_HISTORY + position] == card:
+            return s[TRICK_WINNERS + position // 4]
+    return -1
 
 
 @njit(cache=True)
 def made_contract(s):
-    """The declaring team took at least its bid's value in hand points."""
-    return s[HAND_POINTS + team_of(s[DECLARER])] >= s[HIGH_BID] // 3
+    """The declaring team fulfilled its contract: its bid's value in hand points, or the
+    conditions of a Kaiser bid (11.29-11.31)."""
+    declarer = s[DECLARER]
+    bid = s[HIGH_BID]
+    if bid == KAISER_40_RANK:
+        return tricks_of_seat(s, declarer) == NUM_TRICKS
+    if bid == KAISER_RANK:
+        team = team_of(declarer)
+        if s[KAISER_BID_SOLO]:  # the declarer alone: his partner takes no trick (V-K25)
+            return (tricks_of_seat(s, declarer) == 7 and tricks_of_seat(s, (declarer + 2) % 4) == 0
+                    and seat_winning(s, FIVE_OF_HEARTS) == declarer
+                    and seat_winning(s, THREE_OF_SPADES) != declarer)
+        return (s[TRICKS_WON + team] == 7 and s[FIVE_HEARTS_TEAM] == team
+                and s[THREE_SPADES_TEAM] != team)
+    return s[HAND_POINTS + team_of(declarer)] >= bid // 3
+
+
+@njit(cache=True)
+def hand_utility_bound(s):
+    """A bound on a seat's hand-mode return: a doubled 12 against 10 points, the Kaiser bid's
+    +-target (V-K26), Kaiser 40's +-40 against 13 points."""
+    bound = 44
+    if offers_kaiser_bid(s):
+        bound = max(bound, s[TARGET])
+    if s[KAISER_40]:
+        bound = max(bound, KAISER_40_POINTS + 13)
+    return float(bound)
 
 
 @njit(cache=True)
@@ -411,14 +479,20 @@ def hand_deltas(s):
     """Each team's match-score change for the finished hand (rulings 4 and 5, variants 11.20-11.25)."""
     declarer_team = team_of(s[DECLARER])
     other_team = 1 - declarer_team
-    value = s[HIGH_BID] // 3
-    multiplier = 2 if is_no_trump(s[HIGH_BID]) else 1
-    taken = s[HAND_POINTS + declarer_team]
+    bid = s[HIGH_BID]
+    value = bid // 3
     deltas = np.zeros(2, dtype=np.int64)
-    if taken < value:
-        deltas[declarer_team] = -multiplier * value
+    sign = 1 if made_contract(s) else -1
+    if bid == KAISER_RANK:  # the game is won or lost on it (V-K26): the other team scores nothing
+        deltas[declarer_team] = sign * s[TARGET]
+        return deltas
+    if bid == KAISER_40_RANK:
+        deltas[declarer_team] = sign * KAISER_40_POINTS
+    elif sign < 0:
+        deltas[declarer_team] = -(2 if is_no_trump(bid) else 1) * value
     else:
-        deltas[declarer_team] = multiplier * (value if s[NO_OVERTRICKS] else taken)
+        taken = s[HAND_POINTS + declarer_team]
+        deltas[declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
     other_points = s[HAND_POINTS + other_team]
     if (s[MUST_BID_TO_WIN] or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
             or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
@@ -472,6 +546,8 @@ def match_winner(s, made):
     """The end check after a scored hand (ruling V-K3): the winning team, or -1 to play on."""
     target = s[TARGET_IN_FORCE]
     declarer_team = team_of(s[DECLARER])
+    if s[HIGH_BID] == KAISER_RANK:  # won or lost on the Kaiser bid
+        return declarer_team if made else 1 - declarer_team
     reached = 0
     if s[MUST_BID_TO_WIN]:
         if made and s[MATCH_SCORE + declarer_team] >= target:

@@ -26,6 +26,9 @@ from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation, sampling
 from cardlab.games.kaiser.rules import (
     BID,
+    KAISER_40_BID,
+    KAISER_BID,
+    MAX_DISTINCT_ACTIONS,
     MIN_BID_CHOICES,
     MISDEAL,
     NAME_TRUMP,
@@ -34,6 +37,8 @@ from cardlab.games.kaiser.rules import (
     PASS,
     bid_of_action,
     bid_string,
+    contract_name,
+    num_distinct_actions,
 )
 
 GAME_NAME = "cardlab_kaiser"
@@ -47,7 +52,7 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
               "must_bid_to_win", "pot")
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = ("players", "three_teams", "kitty_34_card") + HIGH_OR_LOW + FORMS + KAISER_BIDS + PASSING
+NOT_IMPLEMENTED = ("players", "three_teams", "kitty_34_card") + HIGH_OR_LOW + FORMS + PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -214,7 +219,11 @@ def action_to_string(player: int, action: int) -> str:
         return "misdeal"
     if BID <= action < NUM_DISTINCT_ACTIONS:
         return bid_string(*bid_of_action(action))
-    raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
+    if action == KAISER_BID:
+        return "bid kaiser"
+    if action == KAISER_40_BID:
+        return "bid kaiser 40"
+    raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{MAX_DISTINCT_ACTIONS - 1})")
 
 
 def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
@@ -222,7 +231,7 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
     return action_to_string(player, action)
 
 
-KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS,
+KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, MAX_DISTINCT_ACTIONS,
                                    state_action_to_string)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
@@ -245,6 +254,8 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.LIMIT_AFTER_NO_TRUMP: p["non_bidder_limit_after_no_trump"],
         E.MINUS_TARGET_LOSES: p["minus_target_loses"], E.MUST_BID_TO_WIN: p["must_bid_to_win"],
         E.POT: np.array([float(p["pot"])]).view(np.int64)[0],
+        E.KAISER_BID_SOLO: p["kaiser_bid_solo"], E.KAISER_BID_TEAM: p["kaiser_bid_team"],
+        E.KAISER_40: p["kaiser_40"],
     }
     values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
     for slot, value in slots.items():
@@ -266,21 +277,22 @@ class KaiserGame(EngineGame):
             **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES),
         }
         check_combination(self.parameters)
-        match = self.parameters["match"]
-        # A hand moves at most 10 points; doubled for no trump, the swing is 2 * (12 + 10).
+        p = self.parameters
+        initial_array = new_engine_state(p)
         # A match pays +1 / -1, plus at most every hand's stake into the pot (11.36).
-        utility = 1.0 + self.parameters["pot"] * self.parameters["max_hands"] if match else 44.0
+        utility = 1.0 + p["pot"] * p["max_hands"] if p["match"] else E.hand_utility_bound(initial_array)
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            num_distinct_actions=num_distinct_actions(p["kaiser_bid_solo"] or p["kaiser_bid_team"],
+                                                      p["kaiser_40"]),
             max_chance_outcomes=52,
             num_players=NUM_PLAYERS,
             min_utility=-utility,
             max_utility=utility,
             utility_sum=0.0,
-            max_game_length=HAND_LENGTH * (self.parameters["max_hands"] if match else 1),
+            max_game_length=HAND_LENGTH * (p["max_hands"] if p["match"] else 1),
         )
         super().__init__(GAME_TYPE, info, params or {})
-        self.initial_array = new_engine_state(self.parameters)
+        self.initial_array = initial_array
 
 
 
@@ -326,8 +338,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             bids.append(f"{_seat_name(seat)} {action_to_string(seat, spoken)}")
     lines.append("bidding: " + (", ".join(bids) if bids else "-"))
     if s[E.PHASE] >= E.NAMING_TRUMP and s[E.DECLARER] >= 0:
-        value, kind = divmod(int(s[E.HIGH_BID]), 3)
-        lines.append(f"contract: {bid_string(value, kind)[4:]} by {_seat_name(int(s[E.DECLARER]))}")
+        lines.append(f"contract: {contract_name(int(s[E.HIGH_BID]))} by {_seat_name(int(s[E.DECLARER]))}")
     if s[E.PHASE] >= E.PLAYING and s[E.TRICK_NUMBER] + s[E.TRICK_SIZE] > 0 or (
         s[E.PHASE] == E.PLAYING
     ):
@@ -377,7 +388,7 @@ def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -
 
 
 KaiserGame.state_class = KaiserState
-KaiserState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
+KaiserState.view = GameView(describe, observation.tensor_pieces, observation.encode,
                             sampling.resample_hidden_hands,
                             information_state_key)
 

@@ -17,6 +17,8 @@ from cardlab.games.kaiser.rules import HAND_SIZE, NUM_PLAYERS
 
 NUM_CARDS = 52
 NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
+NUM_CONTRACT_VALUES = 13
+KAISER_BID_SLOTS = 2  # bids 99 and 100 (11.29-11.31), as bids and as contract value 13
 
 #: (name, size) of each piece, in tensor order.
 OBSERVATION_PIECES = (
@@ -44,6 +46,24 @@ INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_
 
 
 @njit(cache=True)
+def kaiser_bid_slots(s):
+    """Extra bid slots of a game with the Kaiser bids (0 in the standard game)."""
+    return KAISER_BID_SLOTS if E.offers_kaiser_bid(s) or s[E.KAISER_40] else 0
+
+
+def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    """The pieces of the tensor for the game whose parameters ``s`` holds.
+
+    Only the Kaiser bids (11.29-11.31) widen them: two more bid slots per seat
+    and a fourteenth contract value.
+    """
+    extra = kaiser_bid_slots(s)
+    widths = {"bids": 4 * (NUM_BID_SLOTS + extra), "contract_value": NUM_CONTRACT_VALUES + (extra > 0)}
+    pieces = tuple((name, widths.get(name, size)) for name, size in OBSERVATION_PIECES)
+    return pieces + (tuple(INFORMATION_STATE_EXTRA) if perfect_recall else ())
+
+
+@njit(cache=True)
 def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
@@ -54,6 +74,7 @@ def encode(s, player, perfect_recall, out):
     o = mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER,
                            E.TRICK_LEADER, player, False)
     o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player)
+    bid_slots = NUM_BID_SLOTS + kaiser_bid_slots(s)
     for seat in range(4):
         relative = (seat - player) % 4
         spoken = s[E.SPOKEN + seat]
@@ -63,13 +84,14 @@ def encode(s, player, perfect_recall, out):
             slot = 1
         else:
             slot = 2 + spoken - E.BID
-        out[o + relative * NUM_BID_SLOTS + slot] = 1.0
-    o += 4 * NUM_BID_SLOTS
-    if s[E.DECLARER] >= 0 and s[E.PHASE] > E.BIDDING:
+        out[o + relative * bid_slots + slot] = 1.0
+    o += 4 * bid_slots
+    values = NUM_CONTRACT_VALUES + (bid_slots > NUM_BID_SLOTS)
+    if s[E.DECLARER] >= 0 and s[E.PHASE] > E.BIDDING:  # bids 99 and 100: value 13, kinds 0 and 1
         out[o + (s[E.DECLARER] - player) % 4] = 1.0
         out[o + 4 + s[E.HIGH_BID] // 3] = 1.0
-        out[o + 17 + s[E.HIGH_BID] % 3] = 1.0
-    o += 20
+        out[o + 4 + values + s[E.HIGH_BID] % 3] = 1.0
+    o += 4 + values + 3
     # The information state keeps the trump after the hand: when nobody showed out, nothing else tells it.
     if s[E.PHASE] == E.PLAYING or (perfect_recall and s[E.PHASE] == E.GAME_OVER
                                    and s[E.TRICK_NUMBER] > 0):

@@ -89,7 +89,13 @@ PASS = 52
 NAME_TRUMP = 53  # 53..56: name clubs, diamonds, hearts, spades
 MISDEAL = 57
 BID = 60  # 60 + 3 * value + kind
-NUM_DISTINCT_ACTIONS = 99
+KAISER_RANK = 39  # bid 99 "bid kaiser" (11.29, 11.30), above 12LNT
+KAISER_40_RANK = 40  # bid 100 "bid kaiser 40" (11.31)
+KAISER_BID = BID + KAISER_RANK  # 99
+KAISER_40_BID = BID + KAISER_40_RANK  # 100
+KAISER_40_POINTS = 40
+NUM_DISTINCT_ACTIONS = 99  # the standard game's; 100 with bid 99, 101 with bid 100
+MAX_DISTINCT_ACTIONS = 101
 
 
 def bid_action(value: int, kind: int) -> int:
@@ -104,3 +110,17 @@ def bid_of_action(action: int) -> tuple[int, int]:
 
 def bid_string(value: int, kind: int) -> str:
     return f"bid {value}{BID_KIND_SUFFIX[kind]}"
+
+
+def contract_name(rank: int) -> str:
+    """The contract of the high bid ``3 * value + kind``: ``"7NT"``, ``"kaiser"``, ``"kaiser 40"``."""
+    if rank == KAISER_RANK:
+        return "kaiser"
+    if rank == KAISER_40_RANK:
+        return "kaiser 40"
+    return f"{rank // 3}{BID_KIND_SUFFIX[rank % 3]}"
+
+
+def num_distinct_actions(kaiser_bid: bool, kaiser_40: bool) -> int:
+    """99 in the standard game; 100 with bid 99 (11.29, 11.30); 101 with bid 100 (11.31)."""
+    return 101 if kaiser_40 else 100 if kaiser_bid else NUM_DISTINCT_ACTIONS

@@ -19,6 +19,8 @@ from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
     BID,
     FIVE_OF_HEARTS,
+    KAISER_40_RANK,
+    KAISER_RANK,
     MAX_BID,
     MISDEAL,
     NAME_TRUMP,
@@ -29,6 +31,8 @@ from cardlab.games.kaiser.rules import (
 )
 
 PARTNER_EXPECTED_POINTS = 2.5  # what an unknown partner adds on average
+KAISER_BID_ESTIMATE = 9.0  # no-trump points a hand needs for bid 99 (seven tricks and the 5H)
+KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
 
 @njit(cache=True)
@@ -88,14 +92,33 @@ def estimated_points(hand, trump):
 
 
 @njit(cache=True)
+def choose_kaiser_bid(s, seat, is_dealer):
+    """Bid 100 or 99 with an overwhelming no-trump hand holding the 5H and not the 3S, else -1."""
+    hand = s[E.HANDS + seat]
+    if not (hand >> FIVE_OF_HEARTS) & 1 or (hand >> THREE_OF_SPADES) & 1:
+        return -1
+    own = estimated_points(hand, -1)
+    if s[E.KAISER_40] and own >= KAISER_40_ESTIMATE and E.may_bid(s, KAISER_40_RANK, is_dealer):
+        return BID + KAISER_40_RANK
+    if s[E.KAISER_BID_TEAM]:
+        own += PARTNER_EXPECTED_POINTS
+    if E.offers_kaiser_bid(s) and own >= KAISER_BID_ESTIMATE and E.may_bid(s, KAISER_RANK, is_dealer):
+        return BID + KAISER_RANK
+    return -1
+
+
+@njit(cache=True)
 def choose_bid(s, seat):
     hand = s[E.HANDS + seat]
     if E.may_throw_in(s, seat):
         return MISDEAL
+    is_dealer = seat == s[E.DEALER]
+    kaiser = choose_kaiser_bid(s, seat, is_dealer)
+    if kaiser >= 0:
+        return kaiser
     trump = best_trump_suit(hand)
     with_trump = estimated_points(hand, trump) + PARTNER_EXPECTED_POINTS
     no_trump = estimated_points(hand, -1) + PARTNER_EXPECTED_POINTS - 1.0
-    is_dealer = seat == s[E.DEALER]
     partner_rank = s[E.SPOKEN + (seat + 2) % 4]
     partner_bid = partner_rank >= BID
     best_rank = -1
@@ -269,6 +292,27 @@ def is_master_in_trick(s, card, trump):
 
 
 @njit(cache=True)
+def partner_plays_alone(s, seat):
+    """The partner declared a bid he must make without a trick from this seat (11.29, 11.31)."""
+    bid = s[E.HIGH_BID]
+    return s[E.DECLARER] == (seat + 2) % 4 and (
+        bid == KAISER_40_RANK or (bid == KAISER_RANK and s[E.KAISER_BID_SOLO]))
+
+
+@njit(cache=True)
+def play_under_partner(s, seat, choices):
+    """Stay out of the partner's way: the 5H onto his winning trick, otherwise the lowest card."""
+    strength = E.card_strength(s)
+    position = s[E.TRICK_SIZE]
+    if position > 0 and (choices >> FIVE_OF_HEARTS) & 1:
+        winning = trick_winner(s[E.TRICK:E.TRICK + 4], position, s[E.TRUMP], 0, strength)
+        if (s[E.TRICK_LEADER] + winning) % 4 == (seat + 2) % 4:
+            return FIVE_OF_HEARTS
+    pool = choices & ~card_bit(FIVE_OF_HEARTS)
+    return lowest_of(strength, pool if pool != 0 else choices)
+
+
+@njit(cache=True)
 def rules_action(s, stream):
     """The rule-based action for the player to move (``stream`` is unused: it is deterministic)."""
     seat = s[E.TO_MOVE]
@@ -279,6 +323,8 @@ def rules_action(s, stream):
         return NAME_TRUMP + best_trump_suit(s[E.HANDS + seat])
     led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
     choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
+    if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid
+        return play_under_partner(s, seat, choices)
     if s[E.TRICK_SIZE] == 0:
         return choose_lead(s, seat, choices)
     return choose_follow(s, seat, choices)
