@@ -16,7 +16,7 @@ from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import NOT_IMPLEMENTED, new_engine_state
-from cardlab.games.kaiser.rules import MISDEAL, PASS, bid_action
+from cardlab.games.kaiser.rules import MISDEAL, PASS, PLAY_HIGH, PLAY_LOW, bid_action
 from cardlab.games.kaiser.variants import VARIANTS
 
 # A deal where P0 (the dealer, last to speak) may throw in: no A, K, Q, J, 5H or 3S.
@@ -290,6 +290,78 @@ def test_rules_player_as_dealer_passes_a_hopeless_hand_when_allowed():
     act(state, "pass", "pass", "pass")
     state.array[E.LOW_WEAK_HAND_NO_MISDEAL] = 1  # keep the weak hand from throwing in
     assert rules_action(state.array, make_stream(0)) == PASS
+
+
+# ---- High or low (11.5, 11.6) --------------------------------------------------------------------
+LOW_DEAL = {
+    0: "7C 8C 9C TC JC QC KC AC",
+    1: "7D 8D 9D TD 5H 8H 9H TH",
+    2: "JD QD KD AD JH QH KH AH",
+    3: "3S 8S 9S TS JS QS KS AS",
+}
+
+
+def test_high_or_low_announced_after_bid():
+    game = load(high_or_low_announced_after_bid=True)
+    for choice, winner in (("low", 1), ("high", 2)):
+        state = deal(game.new_initial_state(), LOW_DEAL)
+        act(state, "bid 7NT", "pass", "pass", "pass")
+        assert state.current_player() == 1 and state.legal_actions() == [PLAY_HIGH, PLAY_LOW]
+        assert "choosing high or low" in str(state)
+        act(state, choice, "7D", "AD", "8S", "7C")
+        # Low: the 7D is the highest diamond; high: the ace.
+        assert state.array[E.TRICK_WINNERS] == winner
+    # A trump contract is not announced under 11.5.
+    state = deal(game.new_initial_state(), LOW_DEAL)
+    act(state, "bid 7", "pass", "pass", "pass", "trump D")
+    assert state.array[E.PHASE] == E.PLAYING
+    # Played low, a no-trump contract still scores double.
+    s = finished_hand({"high_or_low_announced_after_bid": True}, bid=(7, 1), tricks=(2, 6), five=1, three=0)
+    assert deltas(s) == [-1, 22]
+
+
+def test_any_contract_high_or_low():
+    game = load(any_contract_high_or_low=True)
+    state = deal(game.new_initial_state(), LOW_DEAL)
+    # V-K7: trump first, then high or low.
+    act(state, "bid 7", "pass", "pass", "pass", "trump D")
+    assert state.legal_actions() == [PLAY_HIGH, PLAY_LOW]
+    act(state, "low", "7D", "AD", "8S", "7C")
+    assert state.array[E.TRICK_WINNERS] == 1  # the low order holds in trumps too
+    assert "contract: 7 played low by P1" in str(state)
+    # A trump still beats every card of another suit, whatever the order.
+    act(state, "5H", "JH", "3S", "8C")
+    assert state.array[E.TRICK_WINNERS + 1] == 2  # JH beats 5H (below every heart), no trump played
+    # A low trump contract scores single (μ = 1).
+    s = finished_hand({"any_contract_high_or_low": True}, bid=(7, 0), tricks=(2, 6), five=1, three=0)
+    assert deltas(s) == [-1, 11]
+    # Never for the Kaiser bids.
+    state = deal(load(any_contract_high_or_low=True, kaiser_bid_team=True).new_initial_state(), LOW_DEAL)
+    act(state, "bid kaiser", "pass", "pass", "pass")
+    assert state.array[E.PHASE] == E.PLAYING
+
+
+def test_high_or_low_tensors_add_a_phase_and_the_choice():
+    standard = load()
+    game = load(any_contract_high_or_low=True)
+    assert game.observation_tensor_size() == standard.observation_tensor_size() + 2
+    state = deal(game.new_initial_state(), LOW_DEAL)
+    act(state, "bid 7", "pass", "pass", "pass", "trump D")
+    before = np.array(state.observation_tensor(0))
+    act(state, "low")
+    after = np.array(state.observation_tensor(0))
+    assert after[-1] == 1.0 and before[-1] == 0.0
+
+
+def test_rules_player_chooses_low_with_low_cards():
+    from cardlab.games.kaiser.strategy import rules_action
+
+    state = deal(load(any_contract_high_or_low=True).new_initial_state(), LOW_DEAL)
+    act(state, "bid 7", "pass", "pass", "pass", "trump D")
+    assert rules_action(state.array, make_stream(0)) == PLAY_LOW  # 7D 8D 9D 8H 9H: low cards
+    state = deal(load(any_contract_high_or_low=True).new_initial_state(), LOW_DEAL)
+    act(state, "pass", "bid 7", "pass", "pass", "trump H")
+    assert rules_action(state.array, make_stream(0)) == PLAY_HIGH  # J Q K A of D and H
 
 
 # ---- Kaiser bids (11.29-11.31) --------------------------------------------------------------------

@@ -58,6 +58,8 @@ from cardlab.games.kaiser.rules import (
     NUM_PLAYERS,
     NUM_TRICKS,
     PASS,
+    PLAY_HIGH,
+    PLAY_LOW,
     STANDARD_DECK,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
@@ -65,8 +67,9 @@ from cardlab.games.kaiser.rules import (
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ------------
-BIDDING, NAMING_TRUMP, PLAYING, GAME_OVER = 1, 2, 3, 4
-PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
+# In the order of a hand; choosing high or low (11.5, 11.6) comes after naming trump.
+BIDDING, NAMING_TRUMP, HIGH_OR_LOW, PLAYING, GAME_OVER = 1, 2, 3, 4, 5
+PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "playing", "game over")
 
 # ---- State layout ---------------------------------------------------------------
 # Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
@@ -96,34 +99,37 @@ POT = 34  # 11.36: the stake a failed contract pays into the pot, as float64 bit
 KAISER_BID_SOLO = 35  # 11.29: bid 99, made by the declarer alone
 KAISER_BID_TEAM = 36  # 11.30: bid 99, made by the declaring team
 KAISER_40 = 37  # 11.31: bid 100, every trick by the declarer alone
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, KAISER_40 + 1 - FIRST_DEALER
+HIGH_OR_LOW_AFTER_BID = 38  # 11.5: a no-trump declarer chooses high or low
+ANY_CONTRACT_HIGH_OR_LOW = 39  # 11.6: every declarer (not of bids 99, 100) chooses high or low
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, ANY_CONTRACT_HIGH_OR_LOW + 1 - FIRST_DEALER
 # The hand being played.
-SPOKEN = 38  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 42  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 43  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 44  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 45  # 0..7, 8 when the hand is over
-TRICK_LEADER = 46
-TRICK_SIZE = 47  # cards in the current trick
-TRICK = 48  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 52  # 2 slots, per team
-HAND_POINTS = 54  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 56  # mask of cards played this hand
-VOIDS = 57  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 61  # 2 slots
-HAND_NUMBER = 63
-WINNER = 64  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 65  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 67  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 68  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 100  # 8 slots
-TRICK_WINNERS = 108  # 8 slots
-FIVE_HEARTS_TEAM = 116  # team that won the 5H trick this hand, -1 before
-THREE_SPADES_TEAM = 117  # team that won the 3S trick this hand, -1 before
-TARGET_IN_FORCE = 118  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
-LIMIT_IN_FORCE = 119  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
-POT_PAYMENTS = 120  # 2 slots, per team: contracts failed this match (each pays POT)
-STATE_SIZE = 122
+SPOKEN = 40  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 44  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 45  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 46  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 47  # 0..7, 8 when the hand is over
+TRICK_LEADER = 48
+TRICK_SIZE = 49  # cards in the current trick
+TRICK = 50  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 54  # 2 slots, per team
+HAND_POINTS = 56  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 58  # mask of cards played this hand
+VOIDS = 59  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 63  # 2 slots
+HAND_NUMBER = 65
+WINNER = 66  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 67  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 69  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 70  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 102  # 8 slots
+TRICK_WINNERS = 110  # 8 slots
+FIVE_HEARTS_TEAM = 118  # team that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = 119  # team that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = 120  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = 121  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = 122  # 2 slots, per team: contracts failed this match (each pays POT)
+PLAYED_LOW = 124  # 1 when the declarer chose to play the contract low (11.5, 11.6)
+STATE_SIZE = 125
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
@@ -168,6 +174,7 @@ def start_hand(s, dealer):
     s[TRICK_LEADERS:TRICK_LEADERS + 8] = -1
     s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
     s[FIVE_HEARTS_TEAM] = s[THREE_SPADES_TEAM] = -1
+    s[PLAYED_LOW] = 0
 
 
 @njit(cache=True)
@@ -248,6 +255,9 @@ def legal_actions(s, out):
         for suit in range(4):
             out[n] = NAME_TRUMP + suit
             n += 1
+    elif phase == HIGH_OR_LOW:
+        out[0], out[1] = PLAY_HIGH, PLAY_LOW
+        n = 2
     elif phase == PLAYING:
         seat = s[TO_MOVE]
         n = write_cards(playable_cards(s, seat), out, 0)
@@ -295,9 +305,10 @@ def apply_action(s, action):
         _bid(s, action)
     elif phase == NAMING_TRUMP:
         s[TRUMP] = action - NAME_TRUMP
-        s[PHASE] = PLAYING
-        s[TO_MOVE] = s[DECLARER]
-        s[TRICK_LEADER] = s[DECLARER]
+        _after_trump(s)
+    elif phase == HIGH_OR_LOW:
+        s[PLAYED_LOW] = action == PLAY_LOW
+        _start_play(s)
     else:
         _play_card(s, action)
 
@@ -328,16 +339,40 @@ def _bid(s, action):
         if s[HIGH_BID] < 0:  # everyone passed (11.27)
             _throw_in(s)
             return
+        s[TO_MOVE] = s[DECLARER]
         if names_trump(s[HIGH_BID]):
             s[PHASE] = NAMING_TRUMP
-            s[TO_MOVE] = s[DECLARER]
         else:
             s[TRUMP] = NO_TRUMP
-            s[PHASE] = PLAYING
-            s[TO_MOVE] = s[DECLARER]
-            s[TRICK_LEADER] = s[DECLARER]
+            _after_trump(s)
     else:
         s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def chooses_high_or_low(s):
+    """The declarer announces high or low: 11.5 for no-trump contracts, 11.6 for all (never 99, 100)."""
+    bid = s[HIGH_BID]
+    if bid >= KAISER_RANK:
+        return False
+    return s[ANY_CONTRACT_HIGH_OR_LOW] or (s[HIGH_OR_LOW_AFTER_BID] and bid % 3 != WITH_TRUMP)
+
+
+@njit(cache=True)
+def _after_trump(s):
+    """The steps between trump and the first lead (spec order: trump, high or low, play)."""
+    if chooses_high_or_low(s):
+        s[PHASE] = HIGH_OR_LOW
+    else:
+        _start_play(s)
+
+
+@njit(cache=True)
+def _start_play(s):
+    """The declarer leads the first trick."""
+    s[PHASE] = PLAYING
+    s[TO_MOVE] = s[DECLARER]
+    s[TRICK_LEADER] = s[DECLARER]
 
 
 @njit(cache=True)
@@ -372,8 +407,8 @@ def _play_card(s, card):
 
 @njit(cache=True)
 def card_strength(s):
-    """The strength table of the contract being played (low no trump reverses it)."""
-    if s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP:
+    """The strength table of the contract being played (low no trump or a low choice reverses it)."""
+    if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
         return LOW_STRENGTH
     return HIGH_STRENGTH
 

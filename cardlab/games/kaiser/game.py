@@ -35,6 +35,8 @@ from cardlab.games.kaiser.rules import (
     NUM_DISTINCT_ACTIONS,
     NUM_PLAYERS,
     PASS,
+    PLAY_HIGH,
+    PLAY_LOW,
     bid_of_action,
     bid_string,
     contract_name,
@@ -52,7 +54,7 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
               "must_bid_to_win", "pot")
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = ("players", "three_teams", "kitty_34_card") + HIGH_OR_LOW + FORMS + PASSING
+NOT_IMPLEMENTED = ("players", "three_teams", "kitty_34_card") + FORMS + PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -203,7 +205,7 @@ def check_combination(p: dict[str, Any]) -> None:
         _reject(f"the variant {unfinished} is not implemented yet (docs/rules/kaiser.md#variants)")
 
 
-HAND_LENGTH = 32 + NUM_PLAYERS + 1 + 32  # deal, bids, trump, play
+HAND_LENGTH = 32 + NUM_PLAYERS + 2 + 32  # deal, bids, trump, high or low, play
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -217,6 +219,10 @@ def action_to_string(player: int, action: int) -> str:
         return f"trump {SUIT_CHARS[action - NAME_TRUMP]}"
     if action == MISDEAL:
         return "misdeal"
+    if action == PLAY_HIGH:
+        return "high"
+    if action == PLAY_LOW:
+        return "low"
     if BID <= action < NUM_DISTINCT_ACTIONS:
         return bid_string(*bid_of_action(action))
     if action == KAISER_BID:
@@ -256,6 +262,8 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.POT: np.array([float(p["pot"])]).view(np.int64)[0],
         E.KAISER_BID_SOLO: p["kaiser_bid_solo"], E.KAISER_BID_TEAM: p["kaiser_bid_team"],
         E.KAISER_40: p["kaiser_40"],
+        E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
+        E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
     }
     values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
     for slot, value in slots.items():
@@ -338,7 +346,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             bids.append(f"{_seat_name(seat)} {action_to_string(seat, spoken)}")
     lines.append("bidding: " + (", ".join(bids) if bids else "-"))
     if s[E.PHASE] >= E.NAMING_TRUMP and s[E.DECLARER] >= 0:
-        lines.append(f"contract: {contract_name(int(s[E.HIGH_BID]))} by {_seat_name(int(s[E.DECLARER]))}")
+        contract = contract_name(int(s[E.HIGH_BID])) + (" played low" if s[E.PLAYED_LOW] else "")
+        lines.append(f"contract: {contract} by {_seat_name(int(s[E.DECLARER]))}")
     if s[E.PHASE] >= E.PLAYING and s[E.TRICK_NUMBER] + s[E.TRICK_SIZE] > 0 or (
         s[E.PHASE] == E.PLAYING
     ):

@@ -7,10 +7,17 @@ ids) so that variant decks fit the same layout.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.encoding import mark_cards, mark_current_trick, mark_tricks_played, mark_turn, mark_voids
+from cardlab.core.encoding import (
+    mark_cards,
+    mark_current_trick,
+    mark_dealer_and_mover,
+    mark_tricks_played,
+    mark_voids,
+)
 from cardlab.core.infostate import deal_token, seen_action
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import HAND_SIZE, NUM_PLAYERS
@@ -19,6 +26,9 @@ NUM_CARDS = 52
 NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
 NUM_CONTRACT_VALUES = 13
 KAISER_BID_SLOTS = 2  # bids 99 and 100 (11.29-11.31), as bids and as contract value 13
+#: The phase one-hot keeps the standard game's five slots in their order; a variant's phases follow.
+PHASE_SLOTS = np.array([0, 1, 2, 5, 3, 4], dtype=np.int64)  # by phase code (E.PHASE_NAMES)
+NUM_STANDARD_PHASES = 5
 
 #: (name, size) of each piece, in tensor order.
 OBSERVATION_PIECES = (
@@ -58,9 +68,20 @@ def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
     and a fourteenth contract value.
     """
     extra = kaiser_bid_slots(s)
-    widths = {"bids": 4 * (NUM_BID_SLOTS + extra), "contract_value": NUM_CONTRACT_VALUES + (extra > 0)}
+    widths = {"bids": 4 * (NUM_BID_SLOTS + extra), "contract_value": NUM_CONTRACT_VALUES + (extra > 0),
+              "phase": num_phase_slots(s)}
     pieces = tuple((name, widths.get(name, size)) for name, size in OBSERVATION_PIECES)
+    if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
+        pieces += (("played_low", 1),)
     return pieces + (tuple(INFORMATION_STATE_EXTRA) if perfect_recall else ())
+
+
+@njit(cache=True)
+def num_phase_slots(s):
+    """The standard game's five phases, and choosing high or low with 11.5 or 11.6."""
+    if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
+        return NUM_STANDARD_PHASES + 1
+    return NUM_STANDARD_PHASES
 
 
 @njit(cache=True)
@@ -98,7 +119,9 @@ def encode(s, player, perfect_recall, out):
         out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
     o += 5
     o = mark_voids(out, o, s, E.VOIDS, player, 4)
-    o = mark_turn(out, o, s, player, 5)
+    o = mark_dealer_and_mover(out, o, s, player)
+    out[o + PHASE_SLOTS[s[E.PHASE]]] = 1.0
+    o += num_phase_slots(s)
     own = player & 1
     out[o + 0] = s[E.HAND_POINTS + own] / 10.0
     out[o + 1] = s[E.HAND_POINTS + 1 - own] / 10.0
@@ -109,6 +132,9 @@ def encode(s, player, perfect_recall, out):
     out[o + 1] = s[E.MATCH_SCORE + 1 - own] / s[E.TARGET]
     out[o + 2] = s[E.HAND_NUMBER] / s[E.MAX_HANDS]
     o += 3
+    if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
+        out[o] = s[E.PLAYED_LOW]
+        o += 1
     if not perfect_recall:
         return
     mark_cards(out, o, s[E.DEALT + player])

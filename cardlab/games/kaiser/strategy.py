@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, popcount
-from cardlab.core.cards import ACE, JACK, KING, QUEEN, SUIT_MASKS, suit_of
+from cardlab.core.cards import ACE, JACK, KING, NINE, QUEEN, SUIT_MASKS, suit_of
 from cardlab.core.tricks import follow_suit_choices, trick_winner
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
@@ -26,6 +26,8 @@ from cardlab.games.kaiser.rules import (
     NAME_TRUMP,
     NO_TRUMP,
     PASS,
+    PLAY_HIGH,
+    PLAY_LOW,
     THREE_OF_SPADES,
     WITH_TRUMP,
 )
@@ -292,6 +294,20 @@ def is_master_in_trick(s, card, trump):
 
 
 @njit(cache=True)
+def prefers_low(hand):
+    """Low when the hand holds more of the lowest cards (7, 8, 9) than of the highest (A, K, Q)."""
+    high = 0
+    low = 0
+    for card in cards_in(hand & ~card_bit(FIVE_OF_HEARTS) & ~card_bit(THREE_OF_SPADES)):
+        rank = card % 13
+        if rank >= QUEEN:
+            high += 1
+        elif rank <= NINE:
+            low += 1
+    return low > high
+
+
+@njit(cache=True)
 def partner_plays_alone(s, seat):
     """The partner declared a bid he must make without a trick from this seat (11.29, 11.31)."""
     bid = s[E.HIGH_BID]
@@ -321,6 +337,8 @@ def rules_action(s, stream):
         return choose_bid(s, seat)
     if phase == E.NAMING_TRUMP:
         return NAME_TRUMP + best_trump_suit(s[E.HANDS + seat])
+    if phase == E.HIGH_OR_LOW:
+        return PLAY_LOW if prefers_low(s[E.HANDS + seat]) else PLAY_HIGH
     led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
     choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
     if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid

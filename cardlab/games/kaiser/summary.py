@@ -36,6 +36,7 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
     contract_names = np.array([contract_name(rank) for rank in range(KAISER_40_RANK + 1)] + [""],
                               dtype=object)
     contract = contract_names[np.where(has_contract, high_bid, len(contract_names) - 1)]
+    contract = np.where(finals[:, E.PLAYED_LOW] == 1, contract + " low", contract)  # 11.5, 11.6
     trump_names = np.array(["C", "D", "H", "S", "NT", ""], dtype=object)
     trump_index = np.where(finals[:, E.TRUMP] >= 0, finals[:, E.TRUMP], 4)
     trump = trump_names[np.where(has_contract, trump_index, 5)]
