@@ -292,6 +292,110 @@ def test_rules_player_as_dealer_passes_a_hopeless_hand_when_allowed():
     assert rules_action(state.array, make_stream(0)) == PASS
 
 
+# ---- The 34-card kitty game (11.1) -----------------------------------------------------------------
+KITTY_HANDS = {
+    0: "7C 8C 9C TC JC QC KC AC",
+    1: "7D 8D 9D TD JD QD KD AD",
+    2: "5H 8H 9H TH JH QH KH AH",
+    3: "3S 8S 9S TS JS QS KS AS",
+}
+
+
+def kitty_state(**params):
+    """The 34-card game with one suit each and the 7H, 7S in the kitty."""
+    state = deal(load(kitty_34_card=True, **params).new_initial_state(), KITTY_HANDS)
+    assert state.is_chance_node() and sorted(a for a, _ in state.chance_outcomes()) == [
+        parse_card("7H"), parse_card("7S")]
+    state.apply_action(parse_card("7S"))
+    state.apply_action(parse_card("7H"))
+    return state
+
+
+def test_kitty_34_card_deal_and_discards():
+    game = load(kitty_34_card=True)
+    assert bin(int(game.new_initial_state().array[E.DECK])).count("1") == 34
+    state = kitty_state()
+    assert not state.is_chance_node() and state.array[E.KITTY] == (1 << parse_card("7H")) | (
+        1 << parse_card("7S"))
+    # V-K4: the minimum bid stays min_bid (6).
+    assert bid_action(6, 0) in state.legal_actions()
+    act(state, "bid 6", "pass", "pass", "pass", "trump D")
+    # The declarer took the kitty: ten cards, two discards in ascending order, never 5H or 3S.
+    hand = int(state.array[E.HANDS + 1])
+    assert bin(hand).count("1") == 10 and state.current_player() == 1
+    # First discard: every eligible card but the highest (7S, id 44); then the cards above it.
+    first = state.legal_actions()
+    assert first == [parse_card(c) for c in "7D 8D 9D TD JD QD KD AD 7H".split()]
+    act(state, "QD")
+    assert state.legal_actions() == [parse_card(c) for c in ("KD", "AD", "7H", "7S")]
+    act(state, "7H")
+    assert state.array[E.PHASE] == E.PLAYING and state.current_player() == 1
+    assert state.array[E.DISCARDS] == (1 << parse_card("QD")) | (1 << parse_card("7H"))
+    play_out(state, {**{seat: text.split()[::-1] for seat, text in KITTY_HANDS.items()},
+                     1: "AD KD JD TD 9D 8D 7D 7S".split()})
+    assert state.returns() == [-10.0, 10.0, -10.0, 10.0]  # the discards score nothing
+
+
+def test_kitty_point_cards_are_never_discarded():
+    state = kitty_state()
+    act(state, "pass", "bid 6", "pass", "pass", "trump H")  # P2 declares with the 5H
+    legal = state.legal_actions()
+    assert parse_card("5H") not in legal and parse_card("7H") in legal
+
+
+def test_kitty_discards_are_seen_by_the_declarer_only():
+    strings = {}
+    for discards in (("7H", "7S"), ("7D", "8D")):
+        state = kitty_state()
+        act(state, "bid 6", "pass", "pass", "pass", "trump D", *discards)
+        strings[discards] = [state.information_state_string(p) for p in range(4)]
+        assert state.legal_actions()  # play goes on
+    first, second = strings.values()
+    assert first[1] != second[1]  # the declarer knows what he discarded
+    assert [first[p] for p in (0, 2, 3)] == [second[p] for p in (0, 2, 3)]
+    assert "kitty: 7H 7S, discarded: 7H 7S" in first[1] and "kitty" not in first[0]
+
+
+def test_kitty_seven_ranks_above_the_point_cards():
+    state = kitty_state()
+    act(state, "pass", "pass", "bid 6NT", "pass")  # P3 declares, takes 7H 7S
+    act(state, "8S", "9S")  # keeps 3S and 7S
+    act(state, "7S", "7C", "7D", "5H")
+    assert state.array[E.TRICK_WINNERS] == 3  # 7S led, nobody followed
+    act(state, "3S", "8C", "8D", "8H")
+    assert state.array[E.TRICK_WINNERS + 1] == 3
+
+
+def test_kitty_resampling_keeps_what_each_seat_knows():
+    from cardlab.games.kaiser.sampling import resample_hidden_hands
+
+    state = kitty_state()
+    act(state, "bid 6", "pass", "pass", "pass", "trump D", "JD", "7H")
+    undiscardable = (1 << parse_card("5H")) | (1 << parse_card("3S"))
+    for seat in range(4):
+        for k in range(20):
+            world = resample_hidden_hands(state.array, seat, make_stream(k))
+            dealt = np.bitwise_or.reduce(world[E.DEALT:E.DEALT + 4]) | world[E.KITTY]
+            assert dealt == world[E.DECK] and bin(int(world[E.KITTY])).count("1") == 2
+            assert world[E.DISCARDS] & undiscardable == 0
+            assert world[E.HANDS + seat] == state.array[E.HANDS + seat]
+            if seat == 1:  # the declarer's kitty and discards are his own knowledge
+                assert world[E.KITTY] == state.array[E.KITTY]
+                assert world[E.DISCARDS] == state.array[E.DISCARDS]
+            held = world[E.HANDS + 1] | world[E.DISCARDS]
+            assert world[E.KITTY] & ~held == 0 and world[E.DEALT + 1] & world[E.KITTY] == 0
+
+
+def test_rules_player_discards_its_weakest_side_cards():
+    from cardlab.games.kaiser.strategy import rules_action
+
+    state = kitty_state()
+    act(state, "bid 6", "pass", "pass", "pass", "trump D")
+    assert state.action_to_string(1, rules_action(state.array, make_stream(0))) == "7H"
+    act(state, "7H")
+    assert state.action_to_string(1, rules_action(state.array, make_stream(0))) == "7S"
+
+
 # ---- High or low (11.5, 11.6) --------------------------------------------------------------------
 LOW_DEAL = {
     0: "7C 8C 9C TC JC QC KC AC",
@@ -585,6 +689,10 @@ COMBINATIONS = [
     {"match": True, "target_after_no_trump": 62, "non_bidder_limit_after_no_trump": 56,
      "minus_target_loses": True, "non_bidder_limit": 47, "five_hearts_breaks_limit": True, "pot": 1.5},
     {"match": True, "must_bid_to_win": True, "dealer_may_pass": True, "no_overtricks": True, "pot": 2},
+    {"kitty_34_card": True, "min_bid": 7, "low_no_trump": True},  # the Saskatchewan game (V-K4)
+    {"kitty_34_card": True, "any_contract_high_or_low": True, "kaiser_40": True, "kaiser_bid_solo": True},
+    {"kitty_34_card": True, "high_or_low_announced_after_bid": True, "kaiser_bid_team": True,
+     "match": True, "pot": 1.0, "three_spades_needs_three_tricks": True},
 ]
 IMPLEMENTED = [variant_parameters(v) for v in VARIANTS if v.status == "implemented"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, write_cards
+from cardlab.core.bitboard import card_bit, highest_card, popcount, write_cards
 from cardlab.core.cards import suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
@@ -30,6 +30,7 @@ from cardlab.core.layout import (
     DECK,
     PHASE,
     TO_MOVE,
+    UNDEALT,
     current_player,
     empty_state,
     record_deal,
@@ -49,6 +50,8 @@ from cardlab.games.kaiser.rules import (
     KAISER_40_POINTS,
     KAISER_40_RANK,
     KAISER_RANK,
+    KITTY_EXTRA_CARDS,
+    KITTY_SIZE,
     LOW_NO_TRUMP,
     LOW_STRENGTH,
     MAX_BID,
@@ -63,13 +66,15 @@ from cardlab.games.kaiser.rules import (
     STANDARD_DECK,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
+    UNDISCARDABLE,
     WITH_TRUMP,
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ------------
 # In the order of a hand; choosing high or low (11.5, 11.6) comes after naming trump.
-BIDDING, NAMING_TRUMP, HIGH_OR_LOW, PLAYING, GAME_OVER = 1, 2, 3, 4, 5
-PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "playing", "game over")
+BIDDING, NAMING_TRUMP, HIGH_OR_LOW, DISCARDING, PLAYING, GAME_OVER = 1, 2, 3, 4, 5, 6
+PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "discarding", "playing",
+               "game over")
 
 # ---- State layout ---------------------------------------------------------------
 # Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
@@ -101,35 +106,38 @@ KAISER_BID_TEAM = 36  # 11.30: bid 99, made by the declaring team
 KAISER_40 = 37  # 11.31: bid 100, every trick by the declarer alone
 HIGH_OR_LOW_AFTER_BID = 38  # 11.5: a no-trump declarer chooses high or low
 ANY_CONTRACT_HIGH_OR_LOW = 39  # 11.6: every declarer (not of bids 99, 100) chooses high or low
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, ANY_CONTRACT_HIGH_OR_LOW + 1 - FIRST_DEALER
+KITTY_34_CARD = 40  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, KITTY_34_CARD + 1 - FIRST_DEALER
 # The hand being played.
-SPOKEN = 40  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 44  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 45  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 46  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 47  # 0..7, 8 when the hand is over
-TRICK_LEADER = 48
-TRICK_SIZE = 49  # cards in the current trick
-TRICK = 50  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 54  # 2 slots, per team
-HAND_POINTS = 56  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 58  # mask of cards played this hand
-VOIDS = 59  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 63  # 2 slots
-HAND_NUMBER = 65
-WINNER = 66  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 67  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 69  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 70  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 102  # 8 slots
-TRICK_WINNERS = 110  # 8 slots
-FIVE_HEARTS_TEAM = 118  # team that won the 5H trick this hand, -1 before
-THREE_SPADES_TEAM = 119  # team that won the 3S trick this hand, -1 before
-TARGET_IN_FORCE = 120  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
-LIMIT_IN_FORCE = 121  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
-POT_PAYMENTS = 122  # 2 slots, per team: contracts failed this match (each pays POT)
-PLAYED_LOW = 124  # 1 when the declarer chose to play the contract low (11.5, 11.6)
-STATE_SIZE = 125
+SPOKEN = 41  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 45  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 46  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 47  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 48  # 0..7, 8 when the hand is over
+TRICK_LEADER = 49
+TRICK_SIZE = 50  # cards in the current trick
+TRICK = 51  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 55  # 2 slots, per team
+HAND_POINTS = 57  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 59  # mask of cards played this hand
+VOIDS = 60  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 64  # 2 slots
+HAND_NUMBER = 66
+WINNER = 67  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 68  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 70  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 71  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 103  # 8 slots
+TRICK_WINNERS = 111  # 8 slots
+FIVE_HEARTS_TEAM = 119  # team that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = 120  # team that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = 121  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = 122  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = 123  # 2 slots, per team: contracts failed this match (each pays POT)
+PLAYED_LOW = 125  # 1 when the declarer chose to play the contract low (11.5, 11.6)
+KITTY = 126  # the kitty's cards this hand (11.1); the declarer takes them into his hand
+DISCARDS = 127  # the declarer's discards (11.1), seen by him only
+STATE_SIZE = 128
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
@@ -142,8 +150,8 @@ def new_state(parameters):
     wrapper's ``engine_parameters`` builds it from the game parameters).
     """
     s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
-    s[DECK] = STANDARD_DECK
     s[PARAMETERS:PARAMETERS + NUM_PARAMETERS] = parameters
+    s[DECK] = STANDARD_DECK | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
     s[TARGET_IN_FORCE] = s[TARGET]
     s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
     s[POT_PAYMENTS] = s[POT_PAYMENTS + 1] = 0
@@ -175,6 +183,7 @@ def start_hand(s, dealer):
     s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
     s[FIVE_HEARTS_TEAM] = s[THREE_SPADES_TEAM] = -1
     s[PLAYED_LOW] = 0
+    s[KITTY] = s[DISCARDS] = 0
 
 
 @njit(cache=True)
@@ -258,6 +267,8 @@ def legal_actions(s, out):
     elif phase == HIGH_OR_LOW:
         out[0], out[1] = PLAY_HIGH, PLAY_LOW
         n = 2
+    elif phase == DISCARDING:
+        n = write_cards(discard_choices(s), out, 0)
     elif phase == PLAYING:
         seat = s[TO_MOVE]
         n = write_cards(playable_cards(s, seat), out, 0)
@@ -308,17 +319,30 @@ def apply_action(s, action):
         _after_trump(s)
     elif phase == HIGH_OR_LOW:
         s[PLAYED_LOW] = action == PLAY_LOW
-        _start_play(s)
+        _take_kitty_or_play(s)
+    elif phase == DISCARDING:
+        _discard(s, action)
     else:
         _play_card(s, action)
 
 
 @njit(cache=True)
+def cards_to_deal(s):
+    """The chance nodes of a deal: the hands, then the kitty's two cards (11.1)."""
+    return NUM_PLAYERS * HAND_SIZE + (KITTY_SIZE if s[KITTY_34_CARD] else 0)
+
+
+@njit(cache=True)
 def _deal_card(s, card):
-    seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
-    s[HANDS + seat] |= card_bit(card)
-    record_deal(s, seat, card)
-    if s[CARDS_DEALT] == NUM_PLAYERS * HAND_SIZE:
+    if s[CARDS_DEALT] >= NUM_PLAYERS * HAND_SIZE:  # the last two cards make the kitty
+        s[KITTY] |= card_bit(card)
+        s[UNDEALT] &= ~card_bit(card)
+        s[CARDS_DEALT] += 1
+    else:
+        seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
+        s[HANDS + seat] |= card_bit(card)
+        record_deal(s, seat, card)
+    if s[CARDS_DEALT] == cards_to_deal(s):
         s[PHASE] = BIDDING
         s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS
 
@@ -364,6 +388,38 @@ def _after_trump(s):
     if chooses_high_or_low(s):
         s[PHASE] = HIGH_OR_LOW
     else:
+        _take_kitty_or_play(s)
+
+
+@njit(cache=True)
+def _take_kitty_or_play(s):
+    """With a kitty (11.1) the declarer takes it up and discards two cards; then play begins."""
+    if s[KITTY_34_CARD]:
+        s[HANDS + s[DECLARER]] |= s[KITTY]
+        s[PHASE] = DISCARDING
+        s[TO_MOVE] = s[DECLARER]
+    else:
+        _start_play(s)
+
+
+@njit(cache=True)
+def discard_choices(s):
+    """The declarer's next discard: one card at a time, in ascending id order (multi-card choice).
+
+    Never the 5H or the 3S; the first discard leaves a higher eligible card for the second.
+    """
+    eligible = s[HANDS + s[DECLARER]] & ~UNDISCARDABLE
+    if s[DISCARDS] == 0:
+        return eligible & ~card_bit(highest_card(eligible))
+    above = ~((card_bit(highest_card(s[DISCARDS])) << 1) - 1)
+    return eligible & above
+
+
+@njit(cache=True)
+def _discard(s, card):
+    s[HANDS + s[DECLARER]] &= ~card_bit(card)
+    s[DISCARDS] |= card_bit(card)
+    if popcount(s[DISCARDS]) == KITTY_SIZE:
         _start_play(s)
 
 
@@ -671,7 +727,7 @@ def play_random_hands(template, num_hands, stream, results):
                 _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
                 steps += 1
             elif phase == DEALING:
-                steps += NUM_PLAYERS * HAND_SIZE - s[CARDS_DEALT]
+                steps += cards_to_deal(s) - s[CARDS_DEALT]
                 deal_at_random(s, stream)
             else:
                 apply_action(s, random_action(s, stream, legal))

@@ -54,7 +54,7 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
               "must_bid_to_win", "pot")
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = ("players", "three_teams", "kitty_34_card") + FORMS + PASSING
+NOT_IMPLEMENTED = ("players", "three_teams") + FORMS + PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -205,7 +205,7 @@ def check_combination(p: dict[str, Any]) -> None:
         _reject(f"the variant {unfinished} is not implemented yet (docs/rules/kaiser.md#variants)")
 
 
-HAND_LENGTH = 32 + NUM_PLAYERS + 2 + 32  # deal, bids, trump, high or low, play
+HAND_LENGTH = 34 + NUM_PLAYERS + 2 + 2 + 32  # deal and kitty, bids, trump, high or low, discards, play
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -264,6 +264,7 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.KAISER_40: p["kaiser_40"],
         E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
         E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
+        E.KITTY_34_CARD: p["kitty_34_card"],
     }
     values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
     for slot, value in slots.items():
@@ -331,11 +332,18 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if player is None:
         for seat in range(NUM_PLAYERS):
             lines.append(f"{_seat_name(seat)} hand: {cards_string(int(s[E.HANDS + seat]))}")
+        if s[E.KITTY_34_CARD]:
+            lines.append(f"kitty: {cards_string(int(s[E.KITTY]))}, "
+                         f"discarded: {cards_string(int(s[E.DISCARDS])) or '-'}")
     else:
         lines.append(f"seat {_seat_name(player)}")
         lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
         if perfect_recall:
             lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
+        kitty, discards = observation.kitty_seen_by(s, player)
+        if kitty:
+            discarded = cards_string(int(discards)) or "-"
+            lines.append(f"kitty: {cards_string(int(kitty))}, discarded: {discarded}")
     if s[E.PHASE] == E.DEALING:
         return "\n".join(lines)
     bids = []

@@ -7,9 +7,9 @@ ids) so that variant decks fit the same layout.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
+from cardlab.core.bitboard import highest_card, lowest_card
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import (
     mark_cards,
@@ -18,7 +18,7 @@ from cardlab.core.encoding import (
     mark_tricks_played,
     mark_voids,
 )
-from cardlab.core.infostate import deal_token, seen_action
+from cardlab.core.infostate import deal_token, seen_action, unseen_action
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import HAND_SIZE, NUM_PLAYERS
 
@@ -26,9 +26,7 @@ NUM_CARDS = 52
 NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
 NUM_CONTRACT_VALUES = 13
 KAISER_BID_SLOTS = 2  # bids 99 and 100 (11.29-11.31), as bids and as contract value 13
-#: The phase one-hot keeps the standard game's five slots in their order; a variant's phases follow.
-PHASE_SLOTS = np.array([0, 1, 2, 5, 3, 4], dtype=np.int64)  # by phase code (E.PHASE_NAMES)
-NUM_STANDARD_PHASES = 5
+NUM_STANDARD_PHASES = 5  # dealing, bidding, naming trump, playing, game over
 
 #: (name, size) of each piece, in tensor order.
 OBSERVATION_PIECES = (
@@ -73,15 +71,49 @@ def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
     pieces = tuple((name, widths.get(name, size)) for name, size in OBSERVATION_PIECES)
     if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
         pieces += (("played_low", 1),)
+    if s[E.KITTY_34_CARD]:
+        pieces += (("kitty_and_discards", 2 * NUM_CARDS),)  # as far as the player has seen them
     return pieces + (tuple(INFORMATION_STATE_EXTRA) if perfect_recall else ())
 
 
 @njit(cache=True)
+def has_high_or_low(s):
+    return s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]
+
+
+@njit(cache=True)
 def num_phase_slots(s):
-    """The standard game's five phases, and choosing high or low with 11.5 or 11.6."""
-    if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
-        return NUM_STANDARD_PHASES + 1
-    return NUM_STANDARD_PHASES
+    """The standard game's five phases, then choosing high or low (11.5, 11.6), then discarding (11.1)."""
+    return NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0) + (1 if s[E.KITTY_34_CARD] else 0)
+
+
+@njit(cache=True)
+def phase_slot(s):
+    """Where the phase is marked: the standard game's phases keep their slots, the variants' follow."""
+    phase = s[E.PHASE]
+    if phase == E.HIGH_OR_LOW:
+        return NUM_STANDARD_PHASES
+    if phase == E.DISCARDING:
+        return NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0)
+    if phase == E.PLAYING:
+        return 3
+    if phase == E.GAME_OVER:
+        return 4
+    return phase
+
+
+@njit(cache=True)
+def kitty_seen_by(s, player):
+    """The kitty's cards and the discards, once ``player``, the declarer, has taken it up."""
+    if s[E.KITTY_34_CARD] and s[E.PHASE] >= E.DISCARDING and s[E.DECLARER] == player:
+        return s[E.KITTY], s[E.DISCARDS]
+    return 0, 0
+
+
+@njit(cache=True)
+def hides_choice(s, observer):
+    """Is the choice to be made in ``s`` out of ``observer``'s sight? The declarer's discards (11.1)."""
+    return s[E.PHASE] == E.DISCARDING and s[E.TO_MOVE] != observer
 
 
 @njit(cache=True)
@@ -120,7 +152,7 @@ def encode(s, player, perfect_recall, out):
     o += 5
     o = mark_voids(out, o, s, E.VOIDS, player, 4)
     o = mark_dealer_and_mover(out, o, s, player)
-    out[o + PHASE_SLOTS[s[E.PHASE]]] = 1.0
+    out[o + phase_slot(s)] = 1.0
     o += num_phase_slots(s)
     own = player & 1
     out[o + 0] = s[E.HAND_POINTS + own] / 10.0
@@ -132,9 +164,14 @@ def encode(s, player, perfect_recall, out):
     out[o + 1] = s[E.MATCH_SCORE + 1 - own] / s[E.TARGET]
     out[o + 2] = s[E.HAND_NUMBER] / s[E.MAX_HANDS]
     o += 3
-    if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
+    if has_high_or_low(s):
         out[o] = s[E.PLAYED_LOW]
         o += 1
+    if s[E.KITTY_34_CARD]:
+        kitty, discards = kitty_seen_by(s, player)
+        mark_cards(out, o, kitty)
+        mark_cards(out, o + NUM_CARDS, discards)
+        o += 2 * NUM_CARDS
     if not perfect_recall:
         return
     mark_cards(out, o, s[E.DEALT + player])
@@ -147,12 +184,24 @@ def encode(s, player, perfect_recall, out):
 def observation_token(s, action, player):
     """What ``player`` observes when ``action`` is applied in ``s`` (:mod:`cardlab.core.infostate`).
 
-    Kaiser hides only the deal: the player sees its hand once all 32 cards are
-    out. Every other action (bid, misdeal, trump, card) is seen by everyone and
-    reveals nothing more: who wins a trick, and the score, follow from the cards.
+    Kaiser hides the deal: the player sees its hand once every card is out (the
+    kitty's two cards of 11.1 included, which nobody sees). Every other action
+    (bid, misdeal, trump, high or low, card) is seen by everyone and reveals
+    nothing more: who wins a trick, and the score, follow from the cards. With
+    a kitty, the declarer alone sees it when he takes it up (the detail of the
+    step that hands it to him) and his discards are seen by him only.
     """
+    mover = s[E.TO_MOVE]
     if s[E.PHASE] == E.DEALING:
         k = s[E.CARDS_DEALT]
-        return deal_token(s[E.HANDS + player], action, receiving_seat(s[E.DEALER], k, NUM_PLAYERS),
-                          player, k + 1 == NUM_PLAYERS * HAND_SIZE, 0)
-    return seen_action(s[E.TO_MOVE], action, 0)
+        receiver = receiving_seat(s[E.DEALER], k, NUM_PLAYERS) if k < NUM_PLAYERS * HAND_SIZE else -1
+        return deal_token(s[E.HANDS + player], action, receiver, player, k + 1 == E.cards_to_deal(s), 0)
+    if hides_choice(s, player):
+        return unseen_action(mover)
+    if s[E.KITTY_34_CARD] and s[E.PHASE] < E.DISCARDING:
+        after = s.copy()
+        E.apply_action(after, action)
+        if after[E.PHASE] == E.DISCARDING and after[E.DECLARER] == player:
+            first = lowest_card(after[E.KITTY])
+            return seen_action(mover, action, 1 + first + 64 * highest_card(after[E.KITTY]))
+    return seen_action(mover, action, 0)

@@ -53,6 +53,12 @@ def _standard_deck() -> int:
 
 STANDARD_DECK = _standard_deck()
 
+#: 11.1: the 34-card game adds the 7H and the 7S, and deals the last two cards to a kitty.
+KITTY_EXTRA_CARDS = (1 << card_id(HEARTS, SEVEN)) | (1 << card_id(SPADES, SEVEN))
+KITTY_SIZE = 2
+#: The point cards may never be discarded from the kitty.
+UNDISCARDABLE = (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES)
+
 #: A hand with none of these cards may be thrown in as a misdeal.
 MISDEAL_HONOURS = (
     sum(1 << card_id(s, r) for s in range(4) for r in (JACK, QUEEN, KING, ACE))

@@ -294,6 +294,15 @@ def is_master_in_trick(s, card, trump):
 
 
 @njit(cache=True)
+def choose_discard(s):
+    """The weakest card the declarer may discard next, a trump only when nothing else is left."""
+    choices = E.discard_choices(s)
+    trump = s[E.TRUMP]
+    side = choices & ~SUIT_MASKS[trump] if trump >= 0 else choices
+    return lowest_of(E.card_strength(s), side if side != 0 else choices)
+
+
+@njit(cache=True)
 def prefers_low(hand):
     """Low when the hand holds more of the lowest cards (7, 8, 9) than of the highest (A, K, Q)."""
     high = 0
@@ -339,6 +348,8 @@ def rules_action(s, stream):
         return NAME_TRUMP + best_trump_suit(s[E.HANDS + seat])
     if phase == E.HIGH_OR_LOW:
         return PLAY_LOW if prefers_low(s[E.HANDS + seat]) else PLAY_HIGH
+    if phase == E.DISCARDING:
+        return choose_discard(s)
     led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
     choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
     if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid

@@ -21,7 +21,12 @@ def _tests(*names: str) -> tuple[str, ...]:
 VARIANTS = (
     Variant("kaiser.kitty_34_card", "P", ("kitty_34_card=true",),
             "34 cards (7H, 7S added); the declarer takes a 2-card kitty and discards two (never 5H, 3S)",
-            ("V-K4",), status=LATER),
+            ("V-K4",),
+            _tests("test_kitty_34_card_deal_and_discards", "test_kitty_point_cards_are_never_discarded",
+                   "test_kitty_discards_are_seen_by_the_declarer_only",
+                   "test_kitty_seven_ranks_above_the_point_cards",
+                   "test_kitty_resampling_keeps_what_each_seat_knows",
+                   "test_rules_player_discards_its_weakest_side_cards")),
     Variant("kaiser.low_no_trump", "P", ("low_no_trump=true",),
             "low no-trump bids (7 < 7NT < 7LNT < 8), played with every suit reversed, scored doubled",
             tests=("tests/test_kaiser_rules.py::test_low_no_trump_variant_reverses_the_order_but_not_the_point_cards",)),
