@@ -8,6 +8,7 @@ import pytest
 from conftest import act, deal
 
 from cardlab.games.kaiser import engine as E
+from cardlab.games.kaiser.game import new_engine_state
 from cardlab.games.kaiser.rules import MISDEAL, PASS, bid_action
 
 # Each seat holds one whole suit: whoever names his suit trumps takes every trick.
@@ -202,7 +203,7 @@ def test_ruling5_opponents_score_their_points_even_when_negative(kaiser):
 
 def _score_after(match_scores, bid_rank, declarer, team_points, non_bidder_limit=45):
     """Run the scoring kernel on a finished hand with the given match scores."""
-    s = E.new_state(0, 6, 1, 52, 0, non_bidder_limit, 200)
+    s = new_engine_state({"match": True, "non_bidder_limit": non_bidder_limit})
     s[E.MATCH_SCORE:E.MATCH_SCORE + 2] = match_scores
     s[E.HIGH_BID] = bid_rank
     s[E.DECLARER] = declarer
@@ -243,7 +244,7 @@ def test_ruling7_match_first_team_to_target_wins_and_dealer_rotates():
 
 def test_ruling7_both_teams_reaching_the_target_the_bidding_team_wins():
     # Impossible under the standard 45 rule (see the rules, K7): raise the limit to test it.
-    s = E.new_state(0, 6, 1, 52, 0, 100, 200)
+    s = new_engine_state({"match": True, "non_bidder_limit": 100})
     s[E.MATCH_SCORE:E.MATCH_SCORE + 2] = [50, 50]
     s[E.HIGH_BID], s[E.DECLARER] = 3 * 6, 1
     s[E.HAND_POINTS:E.HAND_POINTS + 2] = [4, 6]

@@ -62,12 +62,18 @@ def mark_current_trick(out, offset, s, trick, trick_size, trick_leader, player):
 
 
 @njit(cache=True)
-def mark_turn(out, offset, s, player, num_phases):
-    """The dealer and the seat to act (relative to ``player``) and the phase, from the state header."""
+def mark_dealer_and_mover(out, offset, s, player):
+    """The dealer and the seat to act (relative to ``player``), from the state header."""
     out[offset + (s[DEALER] - player) % 4] = 1.0
     offset += 4
     if s[PHASE] != DEALING and s[PHASE] != s[GAME_OVER_PHASE]:
         out[offset + (s[TO_MOVE] - player) % 4] = 1.0
-    offset += 4
+    return offset + 4
+
+
+@njit(cache=True)
+def mark_turn(out, offset, s, player, num_phases):
+    """The dealer and the seat to act (relative to ``player``) and the phase, from the state header."""
+    offset = mark_dealer_and_mover(out, offset, s, player)
     out[offset + s[PHASE]] = 1.0
     return offset + num_phases

@@ -66,12 +66,14 @@ class GameView:
     :mod:`cardlab.games.kernels`; core never imports the games).
 
     Two hooks let :func:`replay_world` write the history of a drawn world:
-    ``deal_cards(world, seat, cards_dealt)`` is the set of cards ``seat``
-    receives in the deal stage whose next card is number ``cards_dealt``
-    (default: every card dealt to the seat, for games that deal in one
-    stage), and ``hidden_action(world, replay, action)`` the action a player
-    took in ``world`` where the drawn-from history took ``action`` unseen
-    (Twenty-Eight's face-down indicator; default: none are hidden).
+    ``next_deal_cards(world, replay)`` is the set of cards the next chance
+    node of the partial history ``replay`` may deal so that it still leads to
+    ``world`` (default: the receiving seat's cards in ``world`` it has not been
+    dealt yet; games with deal stages or a kitty say more), and
+    ``hidden_action(world, replay, action)`` the action a player took in
+    ``world`` where the drawn-from history took ``action`` unseen
+    (Twenty-Eight's face-down indicator, Kaiser's kitty discards; default:
+    none are hidden).
     """
 
     describe: Callable[[np.ndarray, int | None, bool], str]
@@ -79,12 +81,12 @@ class GameView:
     encode: Callable
     resample: Callable[[np.ndarray, int, np.ndarray], np.ndarray]
     information_state_key: Callable[[np.ndarray, np.ndarray, int], int]
-    deal_cards: Callable[[np.ndarray, int, int], int] = None  # type: ignore[assignment]
+    next_deal_cards: Callable[[np.ndarray, np.ndarray], int] = None  # type: ignore[assignment]
     hidden_action: Callable[[np.ndarray, np.ndarray, int], int] | None = None
 
     def __post_init__(self) -> None:
-        if self.deal_cards is None:
-            object.__setattr__(self, "deal_cards", dealt_cards)
+        if self.next_deal_cards is None:
+            object.__setattr__(self, "next_deal_cards", next_dealt_cards)
 
     @staticmethod
     def fixed_pieces(observation: ModuleType) -> Callable[[np.ndarray, bool], Pieces]:
@@ -339,9 +341,16 @@ def checked_parameters(
     return values
 
 
-def dealt_cards(world: np.ndarray, seat: int, cards_dealt: int) -> int:
-    """Every card dealt to ``seat`` this hand: the deal stage of a game that deals once."""
-    return int(world[layout.DEALT + seat])
+def receiving_seat_of(replay: np.ndarray) -> int:
+    """The seat the next chance node of ``replay`` deals to (contract: ``dealer + 1 + k``)."""
+    return int(receiving_seat(replay[layout.DEALER], replay[layout.CARDS_DEALT],
+                              replay[layout.NUM_PLAYERS]))
+
+
+def next_dealt_cards(world: np.ndarray, replay: np.ndarray) -> int:
+    """The receiving seat's cards in ``world`` that ``replay`` has not dealt it yet."""
+    seat = receiving_seat_of(replay)
+    return int(world[layout.DEALT + seat]) & ~int(replay[layout.DEALT + seat])
 
 
 def replay_world(state: EngineState, world: np.ndarray) -> EngineState:
@@ -367,12 +376,9 @@ def replay_world(state: EngineState, world: np.ndarray) -> EngineState:
         if index < first_redrawn:
             pass
         elif replay.is_chance_node():
-            dealt = int(replay.array[layout.CARDS_DEALT])
-            seat = receiving_seat(int(replay.array[layout.DEALER]), dealt,
-                                  int(replay.array[layout.NUM_PLAYERS]))
-            wanted = view.deal_cards(world, seat, dealt) & ~int(replay.array[layout.DEALT + seat])
+            wanted = view.next_deal_cards(world, replay.array)
             if not (wanted >> action) & 1:
-                spare = wanted & ~view.deal_cards(state.array, seat, dealt)
+                spare = wanted & ~view.next_deal_cards(state.array, replay.array)
                 action = (spare & -spare).bit_length() - 1
         elif view.hidden_action is not None:
             action = view.hidden_action(world, replay.array, action)

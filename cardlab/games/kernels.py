@@ -93,7 +93,7 @@ def utility_scale(game, s):
         return float(total)
     if s[kaiser_engine.MATCH]:
         return 1.0
-    return 44.0
+    return kaiser_engine.hand_utility_bound(s)
 
 
 @njit(cache=True)
@@ -179,9 +179,11 @@ def observed_action(game, s, action, observer):
     """How ``observer`` sees ``action`` taken in ``s``: hidden choices map to ``HIDDEN_ACTION``.
 
     In Twenty-Eight the card a bidder places face down as the trump indicator
-    is seen by nobody else.
+    is seen by nobody else; in Kaiser's 34-card game (11.1), the declarer's discards.
     """
     if game == TWENTY_EIGHT and twenty_eight_observation.hides_choice(s, observer):
+        return HIDDEN_ACTION
+    if game == KAISER and kaiser_observation.hides_choice(s, observer):  # kitty discards (11.1)
         return HIDDEN_ACTION
     return action
 

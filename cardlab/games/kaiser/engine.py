@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, write_cards
+from cardlab.core.bitboard import card_bit, highest_card, popcount, write_cards
 from cardlab.core.cards import suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
@@ -30,6 +30,7 @@ from cardlab.core.layout import (
     DECK,
     PHASE,
     TO_MOVE,
+    UNDEALT,
     current_player,
     empty_state,
     record_deal,
@@ -43,8 +44,14 @@ from cardlab.games.kaiser.rules import (
     BID,
     FIVE_OF_HEARTS,
     FIVE_OF_HEARTS_POINTS,
+    FOUR_OF_A_RANK,
     HAND_SIZE,
     HIGH_STRENGTH,
+    KAISER_40_POINTS,
+    KAISER_40_RANK,
+    KAISER_RANK,
+    KITTY_EXTRA_CARDS,
+    KITTY_SIZE,
     LOW_NO_TRUMP,
     LOW_STRENGTH,
     MAX_BID,
@@ -54,71 +61,103 @@ from cardlab.games.kaiser.rules import (
     NUM_PLAYERS,
     NUM_TRICKS,
     PASS,
+    PLAY_HIGH,
+    PLAY_LOW,
     STANDARD_DECK,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
+    UNDISCARDABLE,
     WITH_TRUMP,
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ------------
-BIDDING, NAMING_TRUMP, PLAYING, GAME_OVER = 1, 2, 3, 4
-PHASE_NAMES = ("dealing", "bidding", "naming trump", "playing", "game over")
+# In the order of a hand; choosing high or low (11.5, 11.6) comes after naming trump.
+BIDDING, NAMING_TRUMP, HIGH_OR_LOW, DISCARDING, PLAYING, GAME_OVER = 1, 2, 3, 4, 5, 6
+PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "discarding", "playing",
+               "game over")
 
 # ---- State layout ---------------------------------------------------------------
 # Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
 # DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots).
 HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds
-# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
+# Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS. MIN_BID, TARGET and
+# NON_BIDDER_LIMIT hold the effective values of ruling V-K1 (docs/rules/kaiser.md#variants).
 FIRST_DEALER = 16
 MIN_BID = 17
-MATCH = 18  # 1: play hands until a team reaches TARGET
+MATCH = 18  # 1: play hands until a team reaches the target in force
 TARGET = 19
 ALLOW_LOW_NO_TRUMP = 20
 NON_BIDDER_LIMIT = 21  # from this match score up, non-bidders add only negative points
 MAX_HANDS = 22  # match safety cap: a match still running after this many hands is drawn
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, MAX_HANDS + 1 - FIRST_DEALER
+LOW_WEAK_HAND_NO_MISDEAL = 23  # 11.3: a weak hand may not be thrown in
+HIGH_LOW_NO_TRUMP_EQUAL = 24  # 11.4: vNT and vLNT rank equal in the auction
+DEALER_MAY_PASS = 25  # 11.27: the dealer may pass when nobody has bid (the hand is thrown in)
+FOUR_OF_A_RANK_MISDEAL = 26  # 11.28: four 10s, 9s or 8s may be thrown in
+NO_OVERTRICKS = 27  # 11.25: a made contract scores its value, not the points taken
+THREE_SPADES_NEEDS_THREE_TRICKS = 28  # 11.26
+FIVE_HEARTS_BREAKS_LIMIT = 29  # 11.20: winning the 5H trick lifts the non-bidder limit
+TARGET_AFTER_NO_TRUMP = 30  # 11.15: the target once a no-trump contract is made (0: off)
+LIMIT_AFTER_NO_TRUMP = 31  # 11.21: the non-bidder limit from then on (0: off)
+MINUS_TARGET_LOSES = 32  # 11.19: a side at minus the target loses the match
+MUST_BID_TO_WIN = 33  # 11.22: only a declaring side that made its contract can win
+POT = 34  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
+KAISER_BID_SOLO = 35  # 11.29: bid 99, made by the declarer alone
+KAISER_BID_TEAM = 36  # 11.30: bid 99, made by the declaring team
+KAISER_40 = 37  # 11.31: bid 100, every trick by the declarer alone
+HIGH_OR_LOW_AFTER_BID = 38  # 11.5: a no-trump declarer chooses high or low
+ANY_CONTRACT_HIGH_OR_LOW = 39  # 11.6: every declarer (not of bids 99, 100) chooses high or low
+KITTY_34_CARD = 40  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, KITTY_34_CARD + 1 - FIRST_DEALER
 # The hand being played.
-SPOKEN = 23  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 27  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 28  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 29  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 30  # 0..7, 8 when the hand is over
-TRICK_LEADER = 31
-TRICK_SIZE = 32  # cards in the current trick
-TRICK = 33  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 37  # 2 slots, per team
-HAND_POINTS = 39  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 41  # mask of cards played this hand
-VOIDS = 42  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 46  # 2 slots
-HAND_NUMBER = 48
-WINNER = 49  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 50  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 52  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 53  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 85  # 8 slots
-TRICK_WINNERS = 93  # 8 slots
-STATE_SIZE = 101
+SPOKEN = 41  # 4 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 45  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 46  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 47  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 48  # 0..7, 8 when the hand is over
+TRICK_LEADER = 49
+TRICK_SIZE = 50  # cards in the current trick
+TRICK = 51  # 4 slots: cards of the current trick in play order
+TRICKS_WON = 55  # 2 slots, per team
+HAND_POINTS = 57  # 2 slots, per team: tricks + 5H - 3S
+PLAYED = 59  # mask of cards played this hand
+VOIDS = 60  # 4 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 64  # 2 slots
+HAND_NUMBER = 66
+WINNER = 67  # winning team (match), -1 undecided, 2 = drawn / void
+LAST_DELTA = 68  # 2 slots: each team's score change on the last scored hand
+MISDEAL_BY = 70  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 71  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 103  # 8 slots
+TRICK_WINNERS = 111  # 8 slots
+FIVE_HEARTS_TEAM = 119  # team that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = 120  # team that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = 121  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = 122  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = 123  # 2 slots, per team: contracts failed this match (each pays POT)
+PLAYED_LOW = 125  # 1 when the declarer chose to play the contract low (11.5, 11.6)
+KITTY = 126  # the kitty's cards this hand (11.1); the declarer takes them into his hand
+DISCARDS = 127  # the declarer's discards (11.1), seen by him only
+STATE_SIZE = 128
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
 
 @njit(cache=True)
-def new_state(first_dealer, min_bid, match, target, allow_low_no_trump, non_bidder_limit,
-              max_hands):
-    """The state before the first card of the first hand is dealt."""
+def new_state(parameters):
+    """The state before the first card of the first hand is dealt.
+
+    ``parameters`` holds the NUM_PARAMETERS parameter slots in slot order (the
+    wrapper's ``engine_parameters`` builds it from the game parameters).
+    """
     s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
-    s[DECK] = STANDARD_DECK
-    s[FIRST_DEALER] = first_dealer
-    s[MIN_BID] = min_bid
-    s[MATCH] = match
-    s[TARGET] = target
-    s[ALLOW_LOW_NO_TRUMP] = allow_low_no_trump
-    s[NON_BIDDER_LIMIT] = non_bidder_limit
-    s[MAX_HANDS] = max_hands
+    s[PARAMETERS:PARAMETERS + NUM_PARAMETERS] = parameters
+    s[DECK] = STANDARD_DECK | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
+    s[TARGET_IN_FORCE] = s[TARGET]
+    s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
+    s[POT_PAYMENTS] = s[POT_PAYMENTS + 1] = 0
     s[WINNER] = -1
     s[MISDEAL_BY] = -1
-    start_hand(s, first_dealer)
+    start_hand(s, s[FIRST_DEALER])
     return s
 
 
@@ -142,12 +181,54 @@ def start_hand(s, dealer):
     s[TRICK_HISTORY:TRICK_HISTORY + 32] = -1
     s[TRICK_LEADERS:TRICK_LEADERS + 8] = -1
     s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
+    s[FIVE_HEARTS_TEAM] = s[THREE_SPADES_TEAM] = -1
+    s[PLAYED_LOW] = 0
+    s[KITTY] = s[DISCARDS] = 0
 
 
 @njit(cache=True)
 def may_throw_in(s, seat):
-    """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades."""
-    return s[HANDS + seat] & MISDEAL_HONOURS == 0
+    """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades.
+
+    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s.
+    """
+    hand = s[HANDS + seat]
+    if not s[LOW_WEAK_HAND_NO_MISDEAL] and hand & MISDEAL_HONOURS == 0:
+        return True
+    if s[FOUR_OF_A_RANK_MISDEAL]:
+        for rank_cards in FOUR_OF_A_RANK:
+            if hand & rank_cards == rank_cards:
+                return True
+    return False
+
+
+@njit(cache=True)
+def bid_rank(s, bid):
+    """Where ``bid`` (3 * value + kind) stands in the auction: 11.4 ranks vLNT with vNT."""
+    if s[HIGH_LOW_NO_TRUMP_EQUAL] and bid % 3 == LOW_NO_TRUMP:
+        return bid - 1
+    return bid
+
+
+@njit(cache=True)
+def offers_kaiser_bid(s):
+    """Bid 99 (11.29 or 11.30) is in the auction."""
+    return s[KAISER_BID_SOLO] or s[KAISER_BID_TEAM]
+
+
+@njit(cache=True)
+def names_trump(bid):
+    """The declarer of ``bid`` names trump: a trump bid, not a Kaiser bid."""
+    return bid < KAISER_RANK and bid % 3 == WITH_TRUMP
+
+
+@njit(cache=True)
+def may_bid(s, bid, is_dealer):
+    """A bid must outrank the high bid; the dealer may also equal it (ruling 1)."""
+    if s[HIGH_BID] < 0:
+        return True
+    rank, high = bid_rank(s, bid), bid_rank(s, s[HIGH_BID])
+    return rank > high or (is_dealer and rank == high)
 
 
 @njit(cache=True)
@@ -160,7 +241,7 @@ def legal_actions(s, out):
     elif phase == BIDDING:
         seat = s[TO_MOVE]
         is_dealer = seat == s[DEALER]
-        if not (is_dealer and s[HIGH_BID] < 0):
+        if not (is_dealer and s[HIGH_BID] < 0) or s[DEALER_MAY_PASS]:
             out[n] = PASS
             n += 1
         if may_throw_in(s, seat):
@@ -169,14 +250,25 @@ def legal_actions(s, out):
         kinds = 3 if s[ALLOW_LOW_NO_TRUMP] else 2
         for value in range(s[MIN_BID], MAX_BID + 1):
             for kind in range(kinds):
-                rank = 3 * value + kind
-                if rank > s[HIGH_BID] or (is_dealer and rank == s[HIGH_BID]):
-                    out[n] = BID + rank
+                bid = 3 * value + kind
+                if may_bid(s, bid, is_dealer):
+                    out[n] = BID + bid
                     n += 1
+        if offers_kaiser_bid(s) and may_bid(s, KAISER_RANK, is_dealer):
+            out[n] = BID + KAISER_RANK
+            n += 1
+        if s[KAISER_40] and may_bid(s, KAISER_40_RANK, is_dealer):
+            out[n] = BID + KAISER_40_RANK
+            n += 1
     elif phase == NAMING_TRUMP:
         for suit in range(4):
             out[n] = NAME_TRUMP + suit
             n += 1
+    elif phase == HIGH_OR_LOW:
+        out[0], out[1] = PLAY_HIGH, PLAY_LOW
+        n = 2
+    elif phase == DISCARDING:
+        n = write_cards(discard_choices(s), out, 0)
     elif phase == PLAYING:
         seat = s[TO_MOVE]
         n = write_cards(playable_cards(s, seat), out, 0)
@@ -224,19 +316,33 @@ def apply_action(s, action):
         _bid(s, action)
     elif phase == NAMING_TRUMP:
         s[TRUMP] = action - NAME_TRUMP
-        s[PHASE] = PLAYING
-        s[TO_MOVE] = s[DECLARER]
-        s[TRICK_LEADER] = s[DECLARER]
+        _after_trump(s)
+    elif phase == HIGH_OR_LOW:
+        s[PLAYED_LOW] = action == PLAY_LOW
+        _take_kitty_or_play(s)
+    elif phase == DISCARDING:
+        _discard(s, action)
     else:
         _play_card(s, action)
 
 
 @njit(cache=True)
+def cards_to_deal(s):
+    """The chance nodes of a deal: the hands, then the kitty's two cards (11.1)."""
+    return NUM_PLAYERS * HAND_SIZE + (KITTY_SIZE if s[KITTY_34_CARD] else 0)
+
+
+@njit(cache=True)
 def _deal_card(s, card):
-    seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
-    s[HANDS + seat] |= card_bit(card)
-    record_deal(s, seat, card)
-    if s[CARDS_DEALT] == NUM_PLAYERS * HAND_SIZE:
+    if s[CARDS_DEALT] >= NUM_PLAYERS * HAND_SIZE:  # the last two cards make the kitty
+        s[KITTY] |= card_bit(card)
+        s[UNDEALT] &= ~card_bit(card)
+        s[CARDS_DEALT] += 1
+    else:
+        seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
+        s[HANDS + seat] |= card_bit(card)
+        record_deal(s, seat, card)
+    if s[CARDS_DEALT] == cards_to_deal(s):
         s[PHASE] = BIDDING
         s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS
 
@@ -246,12 +352,7 @@ def _bid(s, action):
     seat = s[TO_MOVE]
     if action == MISDEAL:
         s[MISDEAL_BY] = seat
-        s[HAND_NUMBER] += 1  # counts deals, so a match of endless misdeals still ends
-        if s[MATCH] and s[HAND_NUMBER] < s[MAX_HANDS]:
-            start_hand(s, s[DEALER])  # the same dealer deals again
-        else:
-            s[WINNER] = 2
-            s[PHASE] = GAME_OVER
+        _throw_in(s)
         return
     s[SPOKEN + seat] = action
     if action != PASS:
@@ -259,16 +360,86 @@ def _bid(s, action):
         s[DECLARER] = seat
     if seat == s[DEALER]:  # the dealer speaks last
         s[MISDEAL_BY] = -1
-        if s[HIGH_BID] % 3 == WITH_TRUMP:
+        if s[HIGH_BID] < 0:  # everyone passed (11.27)
+            _throw_in(s)
+            return
+        s[TO_MOVE] = s[DECLARER]
+        if names_trump(s[HIGH_BID]):
             s[PHASE] = NAMING_TRUMP
-            s[TO_MOVE] = s[DECLARER]
         else:
             s[TRUMP] = NO_TRUMP
-            s[PHASE] = PLAYING
-            s[TO_MOVE] = s[DECLARER]
-            s[TRICK_LEADER] = s[DECLARER]
+            _after_trump(s)
     else:
         s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def chooses_high_or_low(s):
+    """The declarer announces high or low: 11.5 for no-trump contracts, 11.6 for all (never 99, 100)."""
+    bid = s[HIGH_BID]
+    if bid >= KAISER_RANK:
+        return False
+    return s[ANY_CONTRACT_HIGH_OR_LOW] or (s[HIGH_OR_LOW_AFTER_BID] and bid % 3 != WITH_TRUMP)
+
+
+@njit(cache=True)
+def _after_trump(s):
+    """The steps between trump and the first lead (spec order: trump, high or low, play)."""
+    if chooses_high_or_low(s):
+        s[PHASE] = HIGH_OR_LOW
+    else:
+        _take_kitty_or_play(s)
+
+
+@njit(cache=True)
+def _take_kitty_or_play(s):
+    """With a kitty (11.1) the declarer takes it up and discards two cards; then play begins."""
+    if s[KITTY_34_CARD]:
+        s[HANDS + s[DECLARER]] |= s[KITTY]
+        s[PHASE] = DISCARDING
+        s[TO_MOVE] = s[DECLARER]
+    else:
+        _start_play(s)
+
+
+@njit(cache=True)
+def discard_choices(s):
+    """The declarer's next discard: one card at a time, in ascending id order (multi-card choice).
+
+    Never the 5H or the 3S; the first discard leaves a higher eligible card for the second.
+    """
+    eligible = s[HANDS + s[DECLARER]] & ~UNDISCARDABLE
+    if s[DISCARDS] == 0:
+        return eligible & ~card_bit(highest_card(eligible))
+    above = ~((card_bit(highest_card(s[DISCARDS])) << 1) - 1)
+    return eligible & above
+
+
+@njit(cache=True)
+def _discard(s, card):
+    s[HANDS + s[DECLARER]] &= ~card_bit(card)
+    s[DISCARDS] |= card_bit(card)
+    if popcount(s[DISCARDS]) == KITTY_SIZE:
+        _start_play(s)
+
+
+@njit(cache=True)
+def _start_play(s):
+    """The declarer leads the first trick."""
+    s[PHASE] = PLAYING
+    s[TO_MOVE] = s[DECLARER]
+    s[TRICK_LEADER] = s[DECLARER]
+
+
+@njit(cache=True)
+def _throw_in(s):
+    """A misdeal, or every seat passing (11.27): nothing is scored and the same dealer redeals."""
+    s[HAND_NUMBER] += 1  # counts deals, so a match of endless misdeals still ends
+    if s[MATCH] and s[HAND_NUMBER] < s[MAX_HANDS]:
+        start_hand(s, s[DEALER])
+    else:
+        s[WINNER] = 2
+        s[PHASE] = GAME_OVER
 
 
 @njit(cache=True)
@@ -292,8 +463,8 @@ def _play_card(s, card):
 
 @njit(cache=True)
 def card_strength(s):
-    """The strength table of the contract being played (low no trump reverses it)."""
-    if s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP:
+    """The strength table of the contract being played (low no trump or a low choice reverses it)."""
+    if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
         return LOW_STRENGTH
     return HIGH_STRENGTH
 
@@ -309,8 +480,10 @@ def _finish_trick(s):
         card = s[TRICK + position]
         if card == FIVE_OF_HEARTS:
             points += FIVE_OF_HEARTS_POINTS
+            s[FIVE_HEARTS_TEAM] = team
         elif card == THREE_OF_SPADES:
             points += THREE_OF_SPADES_POINTS
+            s[THREE_SPADES_TEAM] = team
         s[TRICK + position] = -1
     s[TRICKS_WON + team] += 1
     s[HAND_POINTS + team] += points
@@ -325,23 +498,104 @@ def _finish_trick(s):
 
 
 @njit(cache=True)
+def three_spades_needs_three_tricks_points(s, team):
+    """11.26: the 5H counts only with three tricks, and two tricks or fewer with the 3S score -3."""
+    tricks = s[TRICKS_WON + team]
+    has_three = s[THREE_SPADES_TEAM] == team
+    if has_three and tricks <= 2:
+        return THREE_OF_SPADES_POINTS
+    points = tricks + (THREE_OF_SPADES_POINTS if has_three else 0)
+    if s[FIVE_HEARTS_TEAM] == team and tricks >= 3:
+        points += FIVE_OF_HEARTS_POINTS
+    return points
+
+
+@njit(cache=True)
+def is_no_trump(bid):
+    """A no-trump contract: kind NT or LNT, or a Kaiser bid (played at no trump, V-K27)."""
+    return bid >= KAISER_RANK or bid % 3 != WITH_TRUMP
+
+
+@njit(cache=True)
+def tricks_of_seat(s, seat):
+    count = 0
+    for trick in range(NUM_TRICKS):
+        if s[TRICK_WINNERS + trick] == seat:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def seat_winning(s, card):
+    """The seat that won the trick holding ``card`` this hand, -1 if none did."""
+    for position in range(4 * NUM_TRICKS):
+        if s[TRICK_HISTORY + position] == card:
+            return s[TRICK_WINNERS + position // 4]
+    return -1
+
+
+@njit(cache=True)
+def made_contract(s):
+    """The declaring team fulfilled its contract: its bid's value in hand points, or the
+    conditions of a Kaiser bid (11.29-11.31)."""
+    declarer = s[DECLARER]
+    bid = s[HIGH_BID]
+    if bid == KAISER_40_RANK:
+        return tricks_of_seat(s, declarer) == NUM_TRICKS
+    if bid == KAISER_RANK:
+        team = team_of(declarer)
+        if s[KAISER_BID_SOLO]:  # the declarer alone: his partner takes no trick (V-K25)
+            return (tricks_of_seat(s, declarer) == 7 and tricks_of_seat(s, (declarer + 2) % 4) == 0
+                    and seat_winning(s, FIVE_OF_HEARTS) == declarer
+                    and seat_winning(s, THREE_OF_SPADES) != declarer)
+        return (s[TRICKS_WON + team] == 7 and s[FIVE_HEARTS_TEAM] == team
+                and s[THREE_SPADES_TEAM] != team)
+    return s[HAND_POINTS + team_of(declarer)] >= bid // 3
+
+
+@njit(cache=True)
+def hand_utility_bound(s):
+    """A bound on a seat's hand-mode return: a doubled 12 against 10 points, the Kaiser bid's
+    +-target (V-K26), Kaiser 40's +-40 against 13 points."""
+    bound = 44
+    if offers_kaiser_bid(s):
+        bound = max(bound, s[TARGET])
+    if s[KAISER_40]:
+        bound = max(bound, KAISER_40_POINTS + 13)
+    return float(bound)
+
+
+@njit(cache=True)
 def hand_deltas(s):
-    """Each team's match-score change for the finished hand (rulings 4 and 5)."""
+    """Each team's match-score change for the finished hand (rulings 4 and 5, variants 11.20-11.25)."""
     declarer_team = team_of(s[DECLARER])
     other_team = 1 - declarer_team
-    value = s[HIGH_BID] // 3
-    multiplier = 1 if s[HIGH_BID] % 3 == WITH_TRUMP else 2
-    taken = s[HAND_POINTS + declarer_team]
+    bid = s[HIGH_BID]
+    value = bid // 3
     deltas = np.zeros(2, dtype=np.int64)
-    deltas[declarer_team] = multiplier * (taken if taken >= value else -value)
+    sign = 1 if made_contract(s) else -1
+    if bid == KAISER_RANK:  # the game is won or lost on it (V-K26): the other team scores nothing
+        deltas[declarer_team] = sign * s[TARGET]
+        return deltas
+    if bid == KAISER_40_RANK:
+        deltas[declarer_team] = sign * KAISER_40_POINTS
+    elif sign < 0:
+        deltas[declarer_team] = -(2 if is_no_trump(bid) else 1) * value
+    else:
+        taken = s[HAND_POINTS + declarer_team]
+        deltas[declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
     other_points = s[HAND_POINTS + other_team]
-    if s[MATCH_SCORE + other_team] < s[NON_BIDDER_LIMIT] or other_points < 0:
+    if (s[MUST_BID_TO_WIN] or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
+            or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
         deltas[other_team] = other_points
     return deltas
 
 
 @njit(cache=True)
 def _score_hand(s):
+    if s[THREE_SPADES_NEEDS_THREE_TRICKS]:
+        for team in range(2):
+            s[HAND_POINTS + team] = three_spades_needs_three_tricks_points(s, team)
     deltas = hand_deltas(s)
     for team in range(2):
         s[LAST_DELTA + team] = deltas[team]
@@ -350,20 +604,67 @@ def _score_hand(s):
     if not s[MATCH]:
         s[PHASE] = GAME_OVER
         return
-    reached0 = s[MATCH_SCORE] >= s[TARGET]
-    reached1 = s[MATCH_SCORE + 1] >= s[TARGET]
-    if reached0 and reached1:
-        s[WINNER] = team_of(s[DECLARER])  # ruling 7: the bidding team wins
-    elif reached0:
-        s[WINNER] = 0
-    elif reached1:
-        s[WINNER] = 1
-    elif s[HAND_NUMBER] >= s[MAX_HANDS]:
+    made = made_contract(s)
+    if not made:
+        s[POT_PAYMENTS + team_of(s[DECLARER])] += 1
+    if made and is_no_trump(s[HIGH_BID]) and s[TARGET_AFTER_NO_TRUMP] > 0:  # 11.15, 11.21
+        s[TARGET_IN_FORCE] = s[TARGET_AFTER_NO_TRUMP]
+        if s[LIMIT_AFTER_NO_TRUMP] > 0:
+            s[LIMIT_IN_FORCE] = s[LIMIT_AFTER_NO_TRUMP]
+    s[WINNER] = match_winner(s, made)
+    if s[WINNER] < 0 and s[HAND_NUMBER] >= s[MAX_HANDS]:
         s[WINNER] = 2
     if s[WINNER] >= 0:
         s[PHASE] = GAME_OVER
     else:
         start_hand(s, (s[DEALER] + 1) % NUM_PLAYERS)
+
+
+@njit(cache=True)
+def _leading_team(s, candidates):
+    """The candidate team (bit t of ``candidates``) with the highest score; a tie goes to the
+    team of the seat nearest ``dealer + 1`` in turn order (ruling V-K3)."""
+    best = -1
+    for k in range(NUM_PLAYERS):
+        team = team_of((s[DEALER] + 1 + k) % NUM_PLAYERS)
+        if (candidates >> team) & 1 and (best < 0 or s[MATCH_SCORE + team] > s[MATCH_SCORE + best]):
+            best = team
+    return best
+
+
+@njit(cache=True)
+def match_winner(s, made):
+    """The end check after a scored hand (ruling V-K3): the winning team, or -1 to play on."""
+    target = s[TARGET_IN_FORCE]
+    declarer_team = team_of(s[DECLARER])
+    if s[HIGH_BID] == KAISER_RANK:  # won or lost on the Kaiser bid
+        return declarer_team if made else 1 - declarer_team
+    reached = 0
+    if s[MUST_BID_TO_WIN]:
+        if made and s[MATCH_SCORE + declarer_team] >= target:
+            reached = 1 << declarer_team
+    else:
+        for team in range(2):
+            if s[MATCH_SCORE + team] >= target:
+                reached |= 1 << team
+    if (reached >> declarer_team) & 1:
+        return declarer_team  # ruling 7: the bidding team wins
+    if reached:
+        return _leading_team(s, reached)
+    if s[MINUS_TARGET_LOSES]:
+        above = 0
+        for team in range(2):
+            if s[MATCH_SCORE + team] > -target:
+                above |= 1 << team
+        if above != 3:
+            return _leading_team(s, above if above else 3)
+    return -1
+
+
+@njit(cache=True)
+def pot_stake(s):
+    """11.36's stake per failed contract (stored as the bits of a float64)."""
+    return s[POT:POT + 1].view(np.float64)[0]
 
 
 @njit(cache=True)
@@ -375,8 +676,13 @@ def returns(s, out):
         return
     if s[MATCH]:
         if s[WINNER] == 0 or s[WINNER] == 1:
+            # 11.36: the winners collect the pot, every team pays its own failures.
+            stake = pot_stake(s)
+            pot = stake * (s[POT_PAYMENTS] + s[POT_PAYMENTS + 1])
             for seat in range(NUM_PLAYERS):
-                out[seat] = 1.0 if team_of(seat) == s[WINNER] else -1.0
+                team = team_of(seat)
+                won = team == s[WINNER]
+                out[seat] = ((1.0 + pot) if won else -1.0) - stake * s[POT_PAYMENTS + team]
         return
     if s[WINNER] == 2:  # thrown-in hand
         return
@@ -421,7 +727,7 @@ def play_random_hands(template, num_hands, stream, results):
                 _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
                 steps += 1
             elif phase == DEALING:
-                steps += NUM_PLAYERS * HAND_SIZE - s[CARDS_DEALT]
+                steps += cards_to_deal(s) - s[CARDS_DEALT]
                 deal_at_random(s, stream)
             else:
                 apply_action(s, random_action(s, stream, legal))

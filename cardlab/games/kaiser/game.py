@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardlab.core.bitboard import nth_card, popcount
 from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
 from cardlab.core.openspiel import (
@@ -20,23 +21,43 @@ from cardlab.core.openspiel import (
     GameView,
     card_game_type,
     checked_parameters,
+    next_dealt_cards,
 )
 from cardlab.games import kernels
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation, sampling
 from cardlab.games.kaiser.rules import (
     BID,
+    HAND_SIZE,
+    KAISER_40_BID,
+    KAISER_BID,
+    MAX_DISTINCT_ACTIONS,
     MIN_BID_CHOICES,
     MISDEAL,
     NAME_TRUMP,
     NUM_DISTINCT_ACTIONS,
     NUM_PLAYERS,
     PASS,
+    PLAY_HIGH,
+    PLAY_LOW,
     bid_of_action,
     bid_string,
+    contract_name,
+    num_distinct_actions,
 )
 
 GAME_NAME = "cardlab_kaiser"
+
+FORMS = ("les_rois", "les_rois_hetu", "joffre", "lost_heir")
+KAISER_BIDS = ("kaiser_bid_solo", "kaiser_bid_team", "kaiser_40")
+PASSING = ("pass_one_to_partner", "pass_two_to_partner", "hearts_style_passing",
+           "partner_exchange_after_bidding")
+HIGH_OR_LOW = ("high_or_low_announced_after_bid", "any_contract_high_or_low")
+MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus_target_loses",
+              "must_bid_to_win", "pot")
+#: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
+#: the default: playing them as the standard game would be a silently wrong game.
+NOT_IMPLEMENTED = ("players", "three_teams") + FORMS + PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -46,17 +67,148 @@ DEFAULT_PARAMETERS = {
     "low_no_trump": False,
     "non_bidder_limit": 45,
     "max_hands": 200,
+    "players": 4,
+    "three_teams": False,
+    "kitty_34_card": False,
+    "low_weak_hand_no_misdeal": False,
+    "high_low_no_trump_equal": False,
+    "high_or_low_announced_after_bid": False,
+    "any_contract_high_or_low": False,
+    "les_rois": False,
+    "les_rois_hetu": False,
+    "joffre": False,
+    "lost_heir": False,
+    "target_after_no_trump": 0,
+    "minus_target_loses": False,
+    "five_hearts_breaks_limit": False,
+    "non_bidder_limit_after_no_trump": 0,
+    "must_bid_to_win": False,
+    "no_overtricks": False,
+    "three_spades_needs_three_tricks": False,
+    "dealer_may_pass": False,
+    "four_of_a_rank_misdeal": False,
+    "kaiser_bid_solo": False,
+    "kaiser_bid_team": False,
+    "kaiser_40": False,
+    "pass_one_to_partner": False,
+    "pass_two_to_partner": False,
+    "hearts_style_passing": False,
+    "partner_exchange_after_bidding": False,
+    "pot": 0.0,
 }
 PARAMETER_RULES = {
-    "dealer": (int, range(0, NUM_PLAYERS)),
+    "dealer": (int, range(0, 6)),
     "min_bid": (int, MIN_BID_CHOICES),
     "match": (bool, None),
     "target": (int, range(1, 1001)),
     "low_no_trump": (bool, None),
     "non_bidder_limit": (int, range(0, 1001)),
     "max_hands": (int, range(1, 100001)),
+    "players": (int, (2, 3, 4, 5, 6)),
+    "target_after_no_trump": (int, range(0, 1001)),
+    "non_bidder_limit_after_no_trump": (int, range(0, 1001)),
+    "pot": (float, None),
+    **{name: (bool, None) for name, default in DEFAULT_PARAMETERS.items()
+       if isinstance(default, bool) and name not in ("match", "low_no_trump")},
 }
-HAND_LENGTH = 32 + NUM_PLAYERS + 1 + 32  # deal, bids, trump, play
+MAX_POT = 1000.0
+
+
+def _reject(*reasons: str) -> None:
+    raise ValueError(f"{GAME_NAME}: " + "; ".join(reasons))
+
+
+def effective_values(p: dict[str, Any]) -> tuple[int, int, int]:
+    """Ruling V-K1: the minimum bid m, target T0 and non-bidder limit L the game plays with.
+
+    A default ``min_bid`` or ``target`` stands for the value the form or the
+    player count fixes; L is the parameter's (the games without a limit ignore it).
+    """
+    min_bid = p["min_bid"]
+    if min_bid == 6:
+        min_bid = 4 if p["les_rois"] else 5 if p["les_rois_hetu"] or p["joffre"] else (
+            7 if p["players"] == 3 else 6)
+    target = p["target"]
+    if target == 52:
+        target = 40 if p["les_rois"] or p["les_rois_hetu"] or p["joffre"] else (
+            25 if p["lost_heir"] else 52)
+    return min_bid, target, p["non_bidder_limit"]
+
+
+def check_combination(p: dict[str, Any]) -> None:
+    """The combined checks of docs/rules/kaiser.md#variants ("rejected combinations")."""
+    pot = p["pot"]
+    if isinstance(pot, bool) or not isinstance(pot, int | float | np.integer | np.floating):
+        _reject(f"parameter 'pot' must be a number, got {pot!r}")
+    if not 0.0 <= float(pot) <= MAX_POT:
+        _reject(f"parameter 'pot' must be in 0.0..{MAX_POT}, got {pot!r}")
+    players = p["players"]
+    if p["dealer"] >= players:
+        _reject(f"'dealer' must be a seat, 0..{players - 1} with players = {players}")
+    if p["three_teams"] and players != 6:
+        _reject("'three_teams' needs players = 6")
+    forms = [name for name in FORMS if p[name]]
+    if len(forms) > 1:
+        _reject(f"at most one form, got {forms}")
+    if forms and players != 4:
+        _reject(f"the form {forms[0]!r} is played by 4 players, not players = {players}")
+    standard_only = ("kitty_34_card", "low_no_trump", "high_low_no_trump_equal", *HIGH_OR_LOW,
+                     "low_weak_hand_no_misdeal", "four_of_a_rank_misdeal",
+                     "three_spades_needs_three_tricks", "five_hearts_breaks_limit", *KAISER_BIDS)
+    clashing = [name for name in standard_only if p[name]]
+    if p["target_after_no_trump"] > 0:
+        clashing.append("target_after_no_trump")
+    if forms and clashing:
+        _reject(f"{clashing} are rules of the standard pack or of no-trump bids, which the form "
+                f"{forms[0]!r} lacks")
+    no_limit = [name for name in ("les_rois", "les_rois_hetu", "lost_heir", "must_bid_to_win") if p[name]]
+    if no_limit and (p["non_bidder_limit"] != 45 or p["non_bidder_limit_after_no_trump"] > 0):
+        _reject(f"{no_limit[0]!r} has no non-bidder limit: leave 'non_bidder_limit' at 45 and "
+                "'non_bidder_limit_after_no_trump' at 0")
+    if p["kitty_34_card"] and players != 4:
+        _reject(f"'kitty_34_card' is a four-player rule (players = {players} has its own deck)")
+    if p["high_low_no_trump_equal"] and not p["low_no_trump"]:
+        _reject("'high_low_no_trump_equal' needs 'low_no_trump'")
+    high_or_low = [name for name in HIGH_OR_LOW if p[name]]
+    if high_or_low and p["low_no_trump"]:
+        _reject(f"{high_or_low[0]!r} replaces the low no-trump bid: not with 'low_no_trump'")
+    if len(high_or_low) > 1:
+        _reject(f"only one of {list(HIGH_OR_LOW)}")
+    if p["kaiser_bid_solo"] and p["kaiser_bid_team"]:
+        _reject("only one of 'kaiser_bid_solo', 'kaiser_bid_team'")
+    kaiser_bids = [name for name in KAISER_BIDS if p[name]]
+    if kaiser_bids and players != 4:
+        _reject(f"{kaiser_bids[0]!r} is a four-player rule, not players = {players}")
+    if (p["kaiser_bid_solo"] or p["kaiser_bid_team"]) and p["must_bid_to_win"]:
+        _reject("a failed Kaiser bid hands the game to the non-bidders: not with 'must_bid_to_win'")
+    passing = [name for name in PASSING if p[name]]
+    if len(passing) > 1:
+        _reject(f"at most one passing rule, got {passing}")
+    if passing and players != 4:
+        _reject(f"{passing[0]!r} passes to a partner: players = 4, not {players}")
+    match_only = [name for name in MATCH_ONLY if p[name]]
+    if match_only and not p["match"]:
+        _reject(f"{match_only} are match rules: they need match = true")
+    _, target, limit = effective_values(p)
+    if 0 < p["target_after_no_trump"] <= target:
+        _reject(f"'target_after_no_trump' must be 0 (off) or above the target {target}")
+    limit_after = p["non_bidder_limit_after_no_trump"]
+    if limit_after > 0 and not p["target_after_no_trump"]:
+        _reject("'non_bidder_limit_after_no_trump' rises with the target: it needs "
+                "'target_after_no_trump'")
+    if 0 < limit_after <= limit:
+        _reject(f"'non_bidder_limit_after_no_trump' must be 0 (off) or above "
+                f"'non_bidder_limit' {limit}")
+    if p["must_bid_to_win"] and p["minus_target_loses"]:
+        _reject("'must_bid_to_win' and 'minus_target_loses' are two different ways to end the match")
+    if p["must_bid_to_win"] and p["five_hearts_breaks_limit"]:
+        _reject("'must_bid_to_win' has no non-bidder limit for 'five_hearts_breaks_limit' to break")
+    unfinished = [name for name in NOT_IMPLEMENTED if p[name] != DEFAULT_PARAMETERS[name]]
+    if unfinished:
+        _reject(f"the variant {unfinished} is not implemented yet (docs/rules/kaiser.md#variants)")
+
+
+HAND_LENGTH = 34 + NUM_PLAYERS + 2 + 2 + 32  # deal and kitty, bids, trump, high or low, discards, play
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -70,9 +222,17 @@ def action_to_string(player: int, action: int) -> str:
         return f"trump {SUIT_CHARS[action - NAME_TRUMP]}"
     if action == MISDEAL:
         return "misdeal"
+    if action == PLAY_HIGH:
+        return "high"
+    if action == PLAY_LOW:
+        return "low"
     if BID <= action < NUM_DISTINCT_ACTIONS:
         return bid_string(*bid_of_action(action))
-    raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
+    if action == KAISER_BID:
+        return "bid kaiser"
+    if action == KAISER_40_BID:
+        return "bid kaiser 40"
+    raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{MAX_DISTINCT_ACTIONS - 1})")
 
 
 def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
@@ -80,19 +240,44 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
     return action_to_string(player, action)
 
 
-KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS,
+KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, MAX_DISTINCT_ACTIONS,
                                    state_action_to_string)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
 
 
+def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
+    """The engine's parameter slots (slot order of :mod:`cardlab.games.kaiser.engine`)."""
+    p = {**DEFAULT_PARAMETERS, **parameters}
+    min_bid, target, limit = effective_values(p)
+    slots = {
+        E.FIRST_DEALER: p["dealer"], E.MIN_BID: min_bid, E.MATCH: p["match"], E.TARGET: target,
+        E.ALLOW_LOW_NO_TRUMP: p["low_no_trump"], E.NON_BIDDER_LIMIT: limit,
+        E.MAX_HANDS: p["max_hands"], E.LOW_WEAK_HAND_NO_MISDEAL: p["low_weak_hand_no_misdeal"],
+        E.HIGH_LOW_NO_TRUMP_EQUAL: p["high_low_no_trump_equal"],
+        E.DEALER_MAY_PASS: p["dealer_may_pass"], E.FOUR_OF_A_RANK_MISDEAL: p["four_of_a_rank_misdeal"],
+        E.NO_OVERTRICKS: p["no_overtricks"],
+        E.THREE_SPADES_NEEDS_THREE_TRICKS: p["three_spades_needs_three_tricks"],
+        E.FIVE_HEARTS_BREAKS_LIMIT: p["five_hearts_breaks_limit"],
+        E.TARGET_AFTER_NO_TRUMP: p["target_after_no_trump"],
+        E.LIMIT_AFTER_NO_TRUMP: p["non_bidder_limit_after_no_trump"],
+        E.MINUS_TARGET_LOSES: p["minus_target_loses"], E.MUST_BID_TO_WIN: p["must_bid_to_win"],
+        E.POT: np.array([float(p["pot"])]).view(np.int64)[0],
+        E.KAISER_BID_SOLO: p["kaiser_bid_solo"], E.KAISER_BID_TEAM: p["kaiser_bid_team"],
+        E.KAISER_40: p["kaiser_40"],
+        E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
+        E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
+        E.KITTY_34_CARD: p["kitty_34_card"],
+    }
+    values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
+    for slot, value in slots.items():
+        values[slot - E.PARAMETERS] = int(value)
+    return values
+
+
 def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:
     """The engine array at the start of a game with these (validated) parameters."""
-    p = {**DEFAULT_PARAMETERS, **parameters}
-    return E.new_state(
-        p["dealer"], p["min_bid"], int(p["match"]), p["target"], int(p["low_no_trump"]),
-        p["non_bidder_limit"], p["max_hands"],
-    )
+    return E.new_state(engine_parameters(parameters))
 
 
 class KaiserGame(EngineGame):
@@ -103,20 +288,23 @@ class KaiserGame(EngineGame):
             **DEFAULT_PARAMETERS,
             **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES),
         }
-        match = self.parameters["match"]
-        # A hand moves at most 10 points; doubled for no trump, the swing is 2 * (12 + 10).
-        utility = 1.0 if match else 44.0
+        check_combination(self.parameters)
+        p = self.parameters
+        initial_array = new_engine_state(p)
+        # A match pays +1 / -1, plus at most every hand's stake into the pot (11.36).
+        utility = 1.0 + p["pot"] * p["max_hands"] if p["match"] else E.hand_utility_bound(initial_array)
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            num_distinct_actions=num_distinct_actions(p["kaiser_bid_solo"] or p["kaiser_bid_team"],
+                                                      p["kaiser_40"]),
             max_chance_outcomes=52,
             num_players=NUM_PLAYERS,
             min_utility=-utility,
             max_utility=utility,
             utility_sum=0.0,
-            max_game_length=HAND_LENGTH * (self.parameters["max_hands"] if match else 1),
+            max_game_length=HAND_LENGTH * (p["max_hands"] if p["match"] else 1),
         )
         super().__init__(GAME_TYPE, info, params or {})
-        self.initial_array = new_engine_state(self.parameters)
+        self.initial_array = initial_array
 
 
 
@@ -142,16 +330,23 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if s[E.MATCH]:
         lines.append(
             f"match: hand {s[E.HAND_NUMBER] + 1}, scores {s[E.MATCH_SCORE]}-{s[E.MATCH_SCORE + 1]}"
-            f" (target {s[E.TARGET]})"
+            f" (target {s[E.TARGET_IN_FORCE]})"
         )
     if player is None:
         for seat in range(NUM_PLAYERS):
             lines.append(f"{_seat_name(seat)} hand: {cards_string(int(s[E.HANDS + seat]))}")
+        if s[E.KITTY_34_CARD]:
+            lines.append(f"kitty: {cards_string(int(s[E.KITTY]))}, "
+                         f"discarded: {cards_string(int(s[E.DISCARDS])) or '-'}")
     else:
         lines.append(f"seat {_seat_name(player)}")
         lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
         if perfect_recall:
             lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
+        kitty, discards = observation.kitty_seen_by(s, player)
+        if kitty:
+            discarded = cards_string(int(discards)) or "-"
+            lines.append(f"kitty: {cards_string(int(kitty))}, discarded: {discarded}")
     if s[E.PHASE] == E.DEALING:
         return "\n".join(lines)
     bids = []
@@ -162,8 +357,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             bids.append(f"{_seat_name(seat)} {action_to_string(seat, spoken)}")
     lines.append("bidding: " + (", ".join(bids) if bids else "-"))
     if s[E.PHASE] >= E.NAMING_TRUMP and s[E.DECLARER] >= 0:
-        value, kind = divmod(int(s[E.HIGH_BID]), 3)
-        lines.append(f"contract: {bid_string(value, kind)[4:]} by {_seat_name(int(s[E.DECLARER]))}")
+        contract = contract_name(int(s[E.HIGH_BID])) + (" played low" if s[E.PLAYED_LOW] else "")
+        lines.append(f"contract: {contract} by {_seat_name(int(s[E.DECLARER]))}")
     if s[E.PHASE] >= E.PLAYING and s[E.TRICK_NUMBER] + s[E.TRICK_SIZE] > 0 or (
         s[E.PHASE] == E.PLAYING
     ):
@@ -198,6 +393,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if s[E.PHASE] == E.GAME_OVER:
         if s[E.WINNER] == 2 and s[E.MISDEAL_BY] >= 0:
             lines.append(f"thrown in by {_seat_name(int(s[E.MISDEAL_BY]))}: void hand")
+        elif s[E.WINNER] == 2 and s[E.DECLARER] < 0:
+            lines.append("everyone passed: void hand")
         else:
             lines.append(f"hand score: team 0 {s[E.LAST_DELTA]:+d}, team 1 {s[E.LAST_DELTA + 1]:+d}")
             if s[E.MATCH]:
@@ -211,9 +408,23 @@ def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -
 
 
 KaiserGame.state_class = KaiserState
-KaiserState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
+def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
+    """The world's cards for the next chance node of ``replay``: a seat's, or the kitty's (11.1)."""
+    if replay[E.KITTY_34_CARD] and replay[E.CARDS_DEALT] >= NUM_PLAYERS * HAND_SIZE:
+        return int(world[E.KITTY]) & ~int(replay[E.KITTY])
+    return next_dealt_cards(world, replay)
+
+
+def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
+    """The declarer's kitty discards in ``world`` (11.1), made in ascending order, one a node."""
+    if replay[E.PHASE] != E.DISCARDING:
+        return action
+    return int(nth_card(world[E.DISCARDS], popcount(replay[E.DISCARDS])))
+
+
+KaiserState.view = GameView(describe, observation.tensor_pieces, observation.encode,
                             sampling.resample_hidden_hands,
-                            information_state_key)
+                            information_state_key, next_deal_cards, hidden_action)
 
 pyspiel.register_game(GAME_TYPE, KaiserGame)
 

@@ -21,9 +21,11 @@ from cardlab.core.cards import (
     HEARTS,
     JACK,
     KING,
+    NINE,
     QUEEN,
     SEVEN,
     SPADES,
+    TEN,
     THREE,
     card_id,
 )
@@ -51,12 +53,22 @@ def _standard_deck() -> int:
 
 STANDARD_DECK = _standard_deck()
 
+#: 11.1: the 34-card game adds the 7H and the 7S, and deals the last two cards to a kitty.
+KITTY_EXTRA_CARDS = (1 << card_id(HEARTS, SEVEN)) | (1 << card_id(SPADES, SEVEN))
+KITTY_SIZE = 2
+#: The point cards may never be discarded from the kitty.
+UNDISCARDABLE = (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES)
+
 #: A hand with none of these cards may be thrown in as a misdeal.
 MISDEAL_HONOURS = (
     sum(1 << card_id(s, r) for s in range(4) for r in (JACK, QUEEN, KING, ACE))
     | (1 << FIVE_OF_HEARTS)
     | (1 << THREE_OF_SPADES)
 )
+
+#: 11.28: a hand holding one of these whole ranks (the four 10s, 9s or 8s) may be thrown in.
+FOUR_OF_A_RANK = np.array([sum(1 << card_id(s, rank) for s in range(4)) for rank in (TEN, NINE, EIGHT)],
+                          dtype=np.int64)
 
 #: Strength within a suit: A K Q J 10 9 8 7 5 3 is simply the rank id order.
 HIGH_STRENGTH = np.arange(54, dtype=np.int64) % 13
@@ -82,8 +94,16 @@ MIN_BID_CHOICES = (5, 6, 7)
 PASS = 52
 NAME_TRUMP = 53  # 53..56: name clubs, diamonds, hearts, spades
 MISDEAL = 57
+PLAY_HIGH = 58  # the declarer's choice of 11.5, 11.6
+PLAY_LOW = 59
 BID = 60  # 60 + 3 * value + kind
-NUM_DISTINCT_ACTIONS = 99
+KAISER_RANK = 39  # bid 99 "bid kaiser" (11.29, 11.30), above 12LNT
+KAISER_40_RANK = 40  # bid 100 "bid kaiser 40" (11.31)
+KAISER_BID = BID + KAISER_RANK  # 99
+KAISER_40_BID = BID + KAISER_40_RANK  # 100
+KAISER_40_POINTS = 40
+NUM_DISTINCT_ACTIONS = 99  # the standard game's; 100 with bid 99, 101 with bid 100
+MAX_DISTINCT_ACTIONS = 101
 
 
 def bid_action(value: int, kind: int) -> int:
@@ -98,3 +118,17 @@ def bid_of_action(action: int) -> tuple[int, int]:
 
 def bid_string(value: int, kind: int) -> str:
     return f"bid {value}{BID_KIND_SUFFIX[kind]}"
+
+
+def contract_name(rank: int) -> str:
+    """The contract of the high bid ``3 * value + kind``: ``"7NT"``, ``"kaiser"``, ``"kaiser 40"``."""
+    if rank == KAISER_RANK:
+        return "kaiser"
+    if rank == KAISER_40_RANK:
+        return "kaiser 40"
+    return f"{rank // 3}{BID_KIND_SUFFIX[rank % 3]}"
+
+
+def num_distinct_actions(kaiser_bid: bool, kaiser_40: bool) -> int:
+    """99 in the standard game; 100 with bid 99 (11.29, 11.30); 101 with bid 100 (11.31)."""
+    return 101 if kaiser_40 else 100 if kaiser_bid else NUM_DISTINCT_ACTIONS

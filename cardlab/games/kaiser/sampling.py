@@ -1,9 +1,12 @@
-"""Drawing the hidden hands of a Kaiser hand that fit everything a player knows.
+"""Drawing the hidden cards of a Kaiser hand that fit everything a player knows.
 
 What a seat knows in Kaiser: its own hand, every card played, and which suits
-each player has shown out of. Every constraint is per card, so the core sampler
-(:func:`cardlab.core.sampling.sample_hidden_hands`) draws the other hands
-exactly uniformly.
+each player has shown out of. With the 34-card kitty (11.1) two more cards are
+hidden: the kitty until the declarer takes it up (from everyone), and then his
+two discards (from everyone but him), which are never the 5H or the 3S. Every
+constraint is per card, so the core sampler
+(:func:`cardlab.core.sampling.sample_hidden_hands`) draws the hidden cards
+exactly uniformly, the kitty or the discards as one more "hand".
 """
 
 from __future__ import annotations
@@ -11,18 +14,38 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import popcount
+from cardlab.core.bitboard import card_bit, cards_in, highest_card, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS
-from cardlab.core.layout import DEALING, DEALT, PHASE, recount_undealt
+from cardlab.core.layout import DEALING, DEALT, UNDEALT, recount_undealt
+from cardlab.core.rng import random_below
 from cardlab.core.sampling import redraw_deal_so_far, sample_hidden_hands
-from cardlab.games.kaiser.engine import HANDS, VOIDS
-from cardlab.games.kaiser.rules import NUM_PLAYERS
+from cardlab.games.kaiser.engine import (
+    DECLARER,
+    DISCARDING,
+    DISCARDS,
+    HANDS,
+    KITTY,
+    KITTY_34_CARD,
+    PHASE,
+    VOIDS,
+)
+from cardlab.games.kaiser.rules import KITTY_SIZE, NUM_PLAYERS, UNDISCARDABLE
+
+
+@njit(cache=True)
+def hidden_stash(s, seat):
+    """The cards ``seat`` cannot see outside the hands: the untaken kitty, or another's discards."""
+    if not s[KITTY_34_CARD]:
+        return np.int64(0)
+    if s[PHASE] < DISCARDING:
+        return s[KITTY]
+    return s[DISCARDS] if s[DECLARER] != seat else np.int64(0)
 
 
 @njit(cache=True)
 def cards_unseen_by(s, seat):
-    """Cards dealt this hand that ``seat`` has not seen: the others' hands."""
-    unseen = np.int64(0)
+    """Cards dealt this hand that ``seat`` has not seen: the others' hands and the hidden stash."""
+    unseen = hidden_stash(s, seat)
     for other in range(NUM_PLAYERS):
         if other != seat:
             unseen |= s[HANDS + other]
@@ -48,19 +71,45 @@ def may_hold_masks(s, seat):
 
 @njit(cache=True)
 def resample_hidden_hands(s, seat, stream):
-    """A copy of ``s`` whose other hands are redrawn uniformly among those ``seat`` cannot rule out.
+    """A copy of ``s`` whose hidden cards are redrawn uniformly among those ``seat`` cannot rule out.
 
     Each redrawn seat's dealt cards become its new hand plus the cards it has
-    played (cards leave a Kaiser hand only by being played). During the deal
-    the cards not dealt yet are unseen too (:func:`redraw_deal_so_far`).
+    played; a declarer who took a kitty ``seat`` never saw gets two of his
+    cards (held, played or discarded) drawn as that kitty. While the hands are
+    dealt the cards not dealt yet are unseen too (:func:`redraw_deal_so_far`);
+    once the kitty is being dealt, it is one more hidden group.
     """
-    if s[PHASE] == DEALING:
+    if s[PHASE] == DEALING and s[KITTY] == 0:
         return redraw_deal_so_far(s, seat, HANDS, stream)
+    for _ in range(MAX_DRAWS):
+        world = _draw_world(s, seat, stream)
+        if _discards_in_order(world):
+            return world
+    return s.copy()
+
+
+#: Draws before the sampler keeps the true world (only when the discard order nearly forces it).
+MAX_DRAWS = 1000
+
+
+@njit(cache=True)
+def _discards_in_order(world):
+    """The declarer discards in ascending order (multi-card choice): a first discard has a higher one left."""
+    if world[PHASE] != DISCARDING or popcount(world[DISCARDS]) != 1:
+        return True
+    eligible = world[HANDS + world[DECLARER]] & ~UNDISCARDABLE
+    return highest_card(eligible) > lowest_card(world[DISCARDS])
+
+
+@njit(cache=True)
+def _draw_world(s, seat, stream):
     world = s.copy()
     may_hold = may_hold_masks(s, seat)
-    hidden = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
-    sizes = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
-    allowed = np.empty(NUM_PLAYERS - 1, dtype=np.int64)
+    stash = hidden_stash(s, seat)
+    groups = NUM_PLAYERS - 1 + (stash != 0)
+    hidden = np.empty(groups, dtype=np.int64)
+    sizes = np.empty(groups, dtype=np.int64)
+    allowed = np.empty(groups, dtype=np.int64)
     k = 0
     for other in range(NUM_PLAYERS):
         if other != seat:
@@ -68,12 +117,43 @@ def resample_hidden_hands(s, seat, stream):
             sizes[k] = popcount(s[HANDS + other])
             allowed[k] = may_hold[other]
             k += 1
-    hands = np.zeros(NUM_PLAYERS - 1, dtype=np.int64)
-    sample_hidden_hands(cards_unseen_by(s, seat), allowed, sizes, stream, hands)
+    if stash != 0:  # the kitty (any card) or the discards (never a point card)
+        sizes[k] = popcount(stash)
+        allowed[k] = cards_unseen_by(s, seat) & (~UNDISCARDABLE if s[PHASE] >= DISCARDING else -1)
+    cards = np.zeros(groups, dtype=np.int64)
+    sample_hidden_hands(cards_unseen_by(s, seat), allowed, sizes, stream, cards)
     for k in range(NUM_PLAYERS - 1):
         other = hidden[k]
         played = s[DEALT + other] & ~s[HANDS + other]
-        world[HANDS + other] = hands[k]
-        world[DEALT + other] = hands[k] | played
+        if s[KITTY_34_CARD] and s[PHASE] >= DISCARDING and other == s[DECLARER]:
+            played = (s[DEALT + other] | s[KITTY]) & ~s[HANDS + other] & ~s[DISCARDS]
+        world[HANDS + other] = cards[k]
+        world[DEALT + other] = cards[k] | played
+    if s[KITTY_34_CARD] and s[PHASE] < DISCARDING:
+        world[KITTY] = cards[NUM_PLAYERS - 1]
+    elif s[KITTY_34_CARD] and s[DECLARER] != seat:
+        declarer = s[DECLARER]
+        if stash != 0:
+            world[DISCARDS] = cards[NUM_PLAYERS - 1]
+        held = world[DEALT + declarer] | world[DISCARDS]  # his ten cards: eight dealt, the kitty
+        kitty = _draw_cards(held, KITTY_SIZE, stream)
+        world[KITTY] = kitty
+        world[DEALT + declarer] = held & ~kitty
     recount_undealt(world)
+    world[UNDEALT] &= ~world[KITTY]  # the kitty was dealt too
     return world
+
+
+@njit(cache=True)
+def _draw_cards(mask, count, stream):
+    """``count`` cards of ``mask`` drawn uniformly without replacement."""
+    drawn = np.int64(0)
+    for _ in range(count):
+        pool = mask & ~drawn
+        n = random_below(stream, popcount(pool))
+        for card in cards_in(pool):
+            if n == 0:
+                drawn |= card_bit(card)
+                break
+            n -= 1
+    return drawn

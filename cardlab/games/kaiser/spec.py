@@ -3,6 +3,7 @@
 from cardlab.games import kernels
 from cardlab.games.kaiser import engine, strategy, summary
 from cardlab.games.kaiser.game import GAME_NAME, KaiserGame
+from cardlab.games.kaiser.variants import VARIANTS
 from cardlab.games.spec import GameSpec
 
 SPEC = GameSpec(
@@ -18,4 +19,5 @@ SPEC = GameSpec(
     # Defaults tuned in duplicate matches against the rule-based player: every bid and card
     # is offered at once (widening 1.0 adds one per visit), rollouts play to the end.
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
+    variants=VARIANTS,
 )

@@ -13,22 +13,28 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, popcount
-from cardlab.core.cards import ACE, JACK, KING, QUEEN, SUIT_MASKS, suit_of
+from cardlab.core.cards import ACE, JACK, KING, NINE, QUEEN, SUIT_MASKS, suit_of
 from cardlab.core.tricks import follow_suit_choices, trick_winner
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
     BID,
     FIVE_OF_HEARTS,
+    KAISER_40_RANK,
+    KAISER_RANK,
     MAX_BID,
     MISDEAL,
     NAME_TRUMP,
     NO_TRUMP,
     PASS,
+    PLAY_HIGH,
+    PLAY_LOW,
     THREE_OF_SPADES,
     WITH_TRUMP,
 )
 
 PARTNER_EXPECTED_POINTS = 2.5  # what an unknown partner adds on average
+KAISER_BID_ESTIMATE = 9.0  # no-trump points a hand needs for bid 99 (seven tricks and the 5H)
+KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
 
 @njit(cache=True)
@@ -88,14 +94,33 @@ def estimated_points(hand, trump):
 
 
 @njit(cache=True)
+def choose_kaiser_bid(s, seat, is_dealer):
+    """Bid 100 or 99 with an overwhelming no-trump hand holding the 5H and not the 3S, else -1."""
+    hand = s[E.HANDS + seat]
+    if not (hand >> FIVE_OF_HEARTS) & 1 or (hand >> THREE_OF_SPADES) & 1:
+        return -1
+    own = estimated_points(hand, -1)
+    if s[E.KAISER_40] and own >= KAISER_40_ESTIMATE and E.may_bid(s, KAISER_40_RANK, is_dealer):
+        return BID + KAISER_40_RANK
+    if s[E.KAISER_BID_TEAM]:
+        own += PARTNER_EXPECTED_POINTS
+    if E.offers_kaiser_bid(s) and own >= KAISER_BID_ESTIMATE and E.may_bid(s, KAISER_RANK, is_dealer):
+        return BID + KAISER_RANK
+    return -1
+
+
+@njit(cache=True)
 def choose_bid(s, seat):
     hand = s[E.HANDS + seat]
     if E.may_throw_in(s, seat):
         return MISDEAL
+    is_dealer = seat == s[E.DEALER]
+    kaiser = choose_kaiser_bid(s, seat, is_dealer)
+    if kaiser >= 0:
+        return kaiser
     trump = best_trump_suit(hand)
     with_trump = estimated_points(hand, trump) + PARTNER_EXPECTED_POINTS
     no_trump = estimated_points(hand, -1) + PARTNER_EXPECTED_POINTS - 1.0
-    is_dealer = seat == s[E.DEALER]
     partner_rank = s[E.SPOKEN + (seat + 2) % 4]
     partner_bid = partner_rank >= BID
     best_rank = -1
@@ -105,7 +130,7 @@ def choose_bid(s, seat):
             if estimate < value:
                 continue
             rank = 3 * value + kind
-            if rank > s[E.HIGH_BID] or (is_dealer and rank == s[E.HIGH_BID]):
+            if E.may_bid(s, rank, is_dealer):
                 best_rank = max(best_rank, rank)
     # Do not outbid a partner who holds the contract by a single step: his bid is ours.
     if partner_bid and s[E.DECLARER] == (seat + 2) % 4 and best_rank < s[E.HIGH_BID] + 6:
@@ -115,9 +140,9 @@ def choose_bid(s, seat):
         kind = best_rank % 3
         for value in range(s[E.MIN_BID], MAX_BID + 1):
             rank = 3 * value + kind
-            if rank > s[E.HIGH_BID] or (is_dealer and rank == s[E.HIGH_BID]):
+            if E.may_bid(s, rank, is_dealer):
                 return BID + rank
-    if is_dealer and s[E.HIGH_BID] < 0:
+    if is_dealer and s[E.HIGH_BID] < 0 and not s[E.DEALER_MAY_PASS]:
         return BID + 3 * s[E.MIN_BID] + WITH_TRUMP  # forced: the cheapest bid
     return PASS
 
@@ -269,6 +294,50 @@ def is_master_in_trick(s, card, trump):
 
 
 @njit(cache=True)
+def choose_discard(s):
+    """The weakest card the declarer may discard next, a trump only when nothing else is left."""
+    choices = E.discard_choices(s)
+    trump = s[E.TRUMP]
+    side = choices & ~SUIT_MASKS[trump] if trump >= 0 else choices
+    return lowest_of(E.card_strength(s), side if side != 0 else choices)
+
+
+@njit(cache=True)
+def prefers_low(hand):
+    """Low when the hand holds more of the lowest cards (7, 8, 9) than of the highest (A, K, Q)."""
+    high = 0
+    low = 0
+    for card in cards_in(hand & ~card_bit(FIVE_OF_HEARTS) & ~card_bit(THREE_OF_SPADES)):
+        rank = card % 13
+        if rank >= QUEEN:
+            high += 1
+        elif rank <= NINE:
+            low += 1
+    return low > high
+
+
+@njit(cache=True)
+def partner_plays_alone(s, seat):
+    """The partner declared a bid he must make without a trick from this seat (11.29, 11.31)."""
+    bid = s[E.HIGH_BID]
+    return s[E.DECLARER] == (seat + 2) % 4 and (
+        bid == KAISER_40_RANK or (bid == KAISER_RANK and s[E.KAISER_BID_SOLO]))
+
+
+@njit(cache=True)
+def play_under_partner(s, seat, choices):
+    """Stay out of the partner's way: the 5H onto his winning trick, otherwise the lowest card."""
+    strength = E.card_strength(s)
+    position = s[E.TRICK_SIZE]
+    if position > 0 and (choices >> FIVE_OF_HEARTS) & 1:
+        winning = trick_winner(s[E.TRICK:E.TRICK + 4], position, s[E.TRUMP], 0, strength)
+        if (s[E.TRICK_LEADER] + winning) % 4 == (seat + 2) % 4:
+            return FIVE_OF_HEARTS
+    pool = choices & ~card_bit(FIVE_OF_HEARTS)
+    return lowest_of(strength, pool if pool != 0 else choices)
+
+
+@njit(cache=True)
 def rules_action(s, stream):
     """The rule-based action for the player to move (``stream`` is unused: it is deterministic)."""
     seat = s[E.TO_MOVE]
@@ -277,8 +346,14 @@ def rules_action(s, stream):
         return choose_bid(s, seat)
     if phase == E.NAMING_TRUMP:
         return NAME_TRUMP + best_trump_suit(s[E.HANDS + seat])
+    if phase == E.HIGH_OR_LOW:
+        return PLAY_LOW if prefers_low(s[E.HANDS + seat]) else PLAY_HIGH
+    if phase == E.DISCARDING:
+        return choose_discard(s)
     led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
     choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
+    if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid
+        return play_under_partner(s, seat, choices)
     if s[E.TRICK_SIZE] == 0:
         return choose_lead(s, seat, choices)
     return choose_follow(s, seat, choices)
@@ -294,8 +369,10 @@ def bidding_mismatches(world, observer):
     the hand it was dealt.
     """
     dealer = world[E.DEALER]
-    s = E.new_state(dealer, world[E.MIN_BID], 0, world[E.TARGET], world[E.ALLOW_LOW_NO_TRUMP],
-                    world[E.NON_BIDDER_LIMIT], world[E.MAX_HANDS])
+    parameters = world[E.PARAMETERS:E.PARAMETERS + E.NUM_PARAMETERS].copy()
+    parameters[E.FIRST_DEALER - E.PARAMETERS] = dealer
+    parameters[E.MATCH - E.PARAMETERS] = 0
+    s = E.new_state(parameters)
     for seat in range(4):
         s[E.HANDS + seat] = s[E.DEALT + seat] = world[E.DEALT + seat]
     s[E.CARDS_DEALT] = 32

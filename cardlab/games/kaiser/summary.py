@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import action_to_string
-from cardlab.games.kaiser.rules import BID_KIND_SUFFIX, NUM_DISTINCT_ACTIONS, NUM_PLAYERS
+from cardlab.games.kaiser.rules import KAISER_40_RANK, MAX_DISTINCT_ACTIONS, NUM_PLAYERS, contract_name
 
 
 def summary(finals: np.ndarray) -> dict[str, pa.Array]:
@@ -27,16 +27,16 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
         except ValueError:  # ids the contract leaves unused
             return ""
 
-    names = np.array([spoken_name(a) for a in range(NUM_DISTINCT_ACTIONS)] + [""], dtype=object)
+    names = np.array([spoken_name(a) for a in range(MAX_DISTINCT_ACTIONS)] + [""], dtype=object)
     spoken = finals[:, E.SPOKEN:E.SPOKEN + NUM_PLAYERS]
-    bids = names[np.where(spoken < 0, NUM_DISTINCT_ACTIONS, spoken)]
+    bids = names[np.where(spoken < 0, MAX_DISTINCT_ACTIONS, spoken)]
     high_bid = finals[:, E.HIGH_BID]
     thrown_in = finals[:, E.WINNER] == 2
     has_contract = (high_bid >= 0) & ~thrown_in
-    contract_names = np.array(
-        [f"{rank // 3}{BID_KIND_SUFFIX[rank % 3]}" for rank in range(3 * 13)] + [""], dtype=object
-    )
+    contract_names = np.array([contract_name(rank) for rank in range(KAISER_40_RANK + 1)] + [""],
+                              dtype=object)
     contract = contract_names[np.where(has_contract, high_bid, len(contract_names) - 1)]
+    contract = np.where(finals[:, E.PLAYED_LOW] == 1, contract + " low", contract)  # 11.5, 11.6
     trump_names = np.array(["C", "D", "H", "S", "NT", ""], dtype=object)
     trump_index = np.where(finals[:, E.TRUMP] >= 0, finals[:, E.TRUMP], 4)
     trump = trump_names[np.where(has_contract, trump_index, 5)]

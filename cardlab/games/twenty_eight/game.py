@@ -23,6 +23,7 @@ from cardlab.core.openspiel import (
     GameView,
     card_game_type,
     checked_parameters,
+    receiving_seat_of,
 )
 from cardlab.games import kernels
 from cardlab.games.twenty_eight import engine as E
@@ -244,12 +245,15 @@ def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -
 
 
 TwentyEightGame.state_class = TwentyEightState
-def deal_cards(world: np.ndarray, seat: int, cards_dealt: int) -> int:
-    """The cards ``seat`` receives in the deal stage of card number ``cards_dealt`` (rulings 1, 3)."""
+def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
+    """The receiving seat's cards of the current deal stage in ``world`` not dealt yet (rulings 1, 3)."""
+    seat = receiving_seat_of(replay)
     first_four = int(world[E.FIRST_FOUR + seat])
-    if cards_dealt < CARDS_PER_STAGE:
-        return first_four
-    return int(world[E.DEALT + seat]) & ~first_four
+    if replay[E.CARDS_DEALT] < CARDS_PER_STAGE:
+        stage = first_four
+    else:
+        stage = int(world[E.DEALT + seat]) & ~first_four
+    return stage & ~int(replay[E.DEALT + seat])
 
 
 def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
@@ -267,7 +271,7 @@ def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
 
 TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
                                  sampling.resample_hidden_hands,
-                                 information_state_key, deal_cards, hidden_action)
+                                 information_state_key, next_deal_cards, hidden_action)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 
