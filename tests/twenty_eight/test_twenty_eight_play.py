@@ -92,8 +92,10 @@ def test_action_strings_follow_the_contract(game):
     assert [state.action_to_string(0, a) for a in (48, 52, 53, 54, 60 + 17)] == [
         "JS", "pass", "call trump", "redeal", "bid 17"]
     assert game.num_distinct_actions() == 89
-    with pytest.raises(ValueError, match="no action with id 55"):
-        state.action_to_string(0, 55)
+    assert [state.action_to_string(0, a) for a in range(55, 60)] == [
+        "show pointless", "surrender", "accept", "play on", "thani"]  # docs/variants.md
+    with pytest.raises(ValueError, match="no action with id 89"):
+        state.action_to_string(0, 89)
 
 
 # ---- Resampling ----------------------------------------------------------------------------
