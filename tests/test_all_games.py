@@ -23,6 +23,12 @@ CASES = [pytest.param(spec, {}, id=spec.aliases[0]) for spec in SPECS] + [
     for spec in SPECS if spec.small_parameters
 ]
 BY_GAME = [pytest.param(spec, id=spec.aliases[0]) for spec in SPECS]
+#: Every implemented rule variant a game declares (docs/variants.md), switched on alone.
+VARIANT_CASES = [
+    pytest.param(spec, variant.settings(), id=variant.name)
+    for spec in SPECS for variant in spec.variants
+    if variant.status == "implemented" and variant.parameters
+]
 
 
 def _uniform(rng: np.random.Generator):
@@ -42,12 +48,21 @@ def _every(game: pyspiel.Game, rng: np.random.Generator, step: int):
 @pytest.mark.parametrize("spec, params", CASES)
 def test_engine_and_wrapper_agree_on_a_thousand_random_games(spec: GameSpec, params: dict) -> None:
     """Legal actions, players, final arrays and returns: the same through both faces."""
+    engine_and_wrapper_agree(spec, params, 1000)
+
+
+@pytest.mark.parametrize("spec, params", VARIANT_CASES)
+def test_engine_and_wrapper_agree_under_every_variant(spec: GameSpec, params: dict) -> None:
+    engine_and_wrapper_agree(spec, params, 200)
+
+
+def engine_and_wrapper_agree(spec: GameSpec, params: dict, games: int) -> None:
     engine = spec.engine
     game = spec.load(params)
     rng = np.random.default_rng(5)
     legal = np.empty(engine.MAX_LEGAL_ACTIONS, dtype=np.int64)
     returns = np.zeros(game.num_players())
-    for _ in range(1000):
+    for _ in range(games):
         state = game.new_initial_state()
         array = state.array.copy()
         while not state.is_terminal():
@@ -66,7 +81,7 @@ def test_engine_and_wrapper_agree_on_a_thousand_random_games(spec: GameSpec, par
         assert np.array_equal(state.array, array)
 
 
-@pytest.mark.parametrize("spec, params", CASES)
+@pytest.mark.parametrize("spec, params", CASES + VARIANT_CASES)
 def test_openspiel_random_sim_test(spec: GameSpec, params: dict) -> None:
     pyspiel.random_sim_test(spec.load(params), num_sims=3, serialize=True, verbose=False)
 

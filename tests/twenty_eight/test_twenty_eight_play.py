@@ -142,7 +142,7 @@ def replay_world(state: pyspiel.State, world: np.ndarray) -> np.ndarray:
     chance = iter(world_chance_actions(world))
     stage_one = world[E.OLD_INDICATOR] if world[E.OLD_INDICATOR] >= 0 else world[E.INDICATOR]
     placements = iter([stage_one, world[E.INDICATOR]])
-    raw = new_engine_state({})
+    raw = state.get_game().initial_array.copy()
     for action in state.history():
         if raw[E.PHASE] == E.DEALING:
             action = next(chance)

@@ -683,7 +683,7 @@ def _note_forced_jack(s, seat, card):
     if cards & SUIT_MASKS[led] != 0 or card_bit(card) & unled_jacks(s) == 0:
         return
     region = SUIT_MASKS[s[TRUMP]] if cards != s[HANDS + seat] else ~np.int64(0)
-    s[NO_HOLD + seat] |= region & ~unled_jacks(s) & ~s[PLAYED]
+    s[NO_HOLD + seat] |= region & s[DECK] & ~unled_jacks(s) & ~s[PLAYED]
 
 
 @njit(cache=True)
