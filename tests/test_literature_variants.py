@@ -7,11 +7,142 @@ in cardlab/games/literature/variants.py names its test).
 
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 import pytest
+from conftest import act
+from test_literature_knowledge import _resampler_failures, _soundness_failures
+from test_literature_rulings import hands_with, legal_strings, load
 
-from cardlab.games.literature.game import NOT_IMPLEMENTED
+from cardlab.core.cards import parse_card
+from cardlab.core.rng import make_stream
+from cardlab.games.literature import engine as E
+from cardlab.games.literature import knowledge as K
+from cardlab.games.literature.game import NOT_IMPLEMENTED, state_with_hands
+from cardlab.games.literature.strategy import rules_action
 from cardlab.games.literature.variants import VARIANTS
+
+OWN_CARD_VARIANTS = [{"ask_own_card_surrender": True}, {"bluff_own_card": True}]
+OWN_CARD_IDS = ["surrender", "bluff"]
+
+
+def holds(state: pyspiel.State, seat: int, card: str) -> bool:
+    return bool((int(state.array[E.HANDS + seat]) >> parse_card(card)) & 1)
+
+
+# ---- 12.12 ask_own_card_surrender and 12.13 bluff_own_card ------------------------------------
+def test_asking_for_ones_own_card_surrenders_it():
+    game = load(ask_own_card_surrender=True)
+    state = state_with_hands(game, hands_with(game, {0: "2H 3H", 1: "9C"}))
+    act(state, "ask P1 2H")
+    assert holds(state, 1, "2H") and not holds(state, 0, "2H")
+    assert state.current_player() == 1  # the turn passes to the target
+    public = E.knowledge_of(state.array)
+    assert K.may_hold(public, 1, parse_card("2H")) and K.holder_of(public, parse_card("2H")) == 1
+    assert K.hand_size(public, 0) == 7 and K.hand_size(public, 1) == 9
+    assert "P0 asks P1 2H: own card, surrendered" in str(state)
+    assert int(state.array[E.ASKS]) == 1  # it counts toward max_asks (clarification 6)
+
+
+def test_a_bluff_fails_like_a_refused_ask():
+    game = load(bluff_own_card=True)
+    bluff = state_with_hands(game, hands_with(game, {0: "2H 3H", 1: "9C"}))
+    act(bluff, "ask P1 2H")
+    assert holds(bluff, 0, "2H") and bluff.current_player() == 1
+    event = int(bluff.array[E.LOG])
+    assert not E.event_success(event) and not E.event_surrendered(event)  # as a refused ask
+    assert "P0 asks P1 2H: no" in str(bluff)
+    # A refused ask no longer proves that the asker lacks the card.
+    assert K.may_hold(E.knowledge_of(bluff.array), 0, parse_card("2H"))
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_v_l6_the_asked_card_meets_the_half_suit_condition(params: dict):
+    game = load(**params)
+    state = state_with_hands(game, hands_with(game, {0: "2H 9S", 1: "3H"}))
+    assert "ask P1 2H" in legal_strings(state)  # his only low heart
+    assert "ask P1 9S" in legal_strings(state) and "ask P1 2D" not in legal_strings(state)
+    standard = state_with_hands(load(), hands_with(load(), {0: "2H 9S", 1: "3H"}))
+    assert "ask P1 2H" not in legal_strings(standard)
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_rules_player_never_asks_for_its_own_card(params: dict):
+    game = load(**params)
+    rng = np.random.default_rng(3)
+    stream = make_stream(4)
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            action = int(rules_action(state.array, stream))
+            if action < 1024:
+                assert not holds(state, state.current_player(), state.action_to_string(
+                    state.current_player(), action).split()[-1])
+            state.apply_action(action)
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_knowledge_stays_sound_under_own_card_asks(params: dict):
+    game = load(**params)
+    certain = np.zeros(2, dtype=np.int64)
+    failures, steps = _soundness_failures(game.initial_array, 300, make_stream(9), certain)
+    assert failures == 0 and steps > 300 * 50
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_resampled_worlds_fit_the_log_under_own_card_asks(params: dict):
+    game = load(**params)
+    failures, moved = _resampler_failures(game.initial_array, 300, make_stream(10))[:2]
+    assert failures == 0
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_resampled_worlds_keep_the_information_state_under_own_card_asks(params: dict):
+    game = load(**params)
+    rng = np.random.default_rng(5)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    checked = 0
+    while checked < 60:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            if rng.random() < 0.05:
+                player = int(rng.integers(6))
+                world = state.resample_from_infostate(player, sampler)
+                assert world.information_state_string(player) == state.information_state_string(
+                    player)
+                assert world.information_state_tensor(player) == state.information_state_tensor(
+                    player)
+                checked += 1
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_random_games_keep_the_invariants_under_own_card_asks(params: dict):
+    random_game_invariants(params, 500, 13)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_ten_thousand_random_games_keep_the_invariants_under_own_card_asks(params: dict):
+    random_game_invariants(params, 10_000, 14)
+
+
+def random_game_invariants(params: dict, games: int, seed: int) -> None:
+    game = load(**params)
+    results = np.zeros((games, 4))
+    E.play_random_games(game.initial_array, games, make_stream(seed), results)
+    scored_or_void = results[:, 0] + results[:, 1] + results[:, 3]
+    assert np.all(scored_or_void == 8)  # every half-suit once (each worth 1 here)
+    assert np.all(results[:, 2] <= 500)
 
 
 @pytest.mark.parametrize("name", NOT_IMPLEMENTED)

@@ -80,13 +80,14 @@ MAJOR_SETS_WORTH_TWO = 43
 MISCLAIM_TO_OPPONENTS = 44
 FIRST_ASK_LEFT_OF_DEALER = 45
 CARDS_EACH = 46
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, CARDS_EACH + 1 - FIRST_DEALER
+OWN_CARD_ASKS = 47  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, OWN_CARD_ASKS + 1 - FIRST_DEALER
 # The game being played.
-ASKS = 47  # asks made so far
-CLAIMANT = 48  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 49
-CLAIM_COUNT = 50  # seats named so far in the current claim
-CLAIM_SEATS = 51  # 6 slots: the seat named for each card, ascending card ids
+ASKS = 48  # asks made so far
+CLAIMANT = 49  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 50
+CLAIM_COUNT = 51  # seats named so far in the current claim
+CLAIM_SEATS = 52  # 6 slots: the seat named for each card, ascending card ids
 STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
 LOG_LENGTH = SCORES + 2
@@ -98,8 +99,11 @@ STATE_SIZE = LOG + LOG_CAPACITY
 #: 8 opponents x 54 cards + 9 claims is the most any decision offers; chance is 54.
 MAX_LEGAL_ACTIONS = 8 * 54 + MAX_HALF_SUITS
 
+#: What an ask for a card the asker holds does (variants 12.12 and 12.13; the contract forbids it).
+NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD, BLUFF_OWN_CARD = 0, 1, 2
+
 # ---- Public events, packed one per log slot ---------------------------------------------------
-# bits 0-1 kind, 2-5 actor; ask: 6-9 target, 10-15 card, 16 success;
+# bits 0-1 kind, 2-5 actor; ask: 6-9 target, 10-15 card, 16 success, 17 surrendered (12.12);
 # claim: 6-9 half-suit, 10-11 status after it, 12+4i seat named for card i,
 # 36+4i seat that held card i; hand-off: 6-9 the seat receiving the turn.
 EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
@@ -107,7 +111,7 @@ EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
 
 @njit(cache=True)
 def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
-              misclaim_to_opponents, first_ask_left_of_dealer):
+              misclaim_to_opponents, first_ask_left_of_dealer, own_card_asks=NO_OWN_CARD_ASKS):
     """The state before the first card is dealt."""
     s = empty_state(STATE_SIZE, num_players, GAME_OVER)
     s[DECK] = DECKS[layout]
@@ -118,6 +122,7 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
     s[MAJOR_SETS_WORTH_TWO] = major_sets_worth_two
     s[MISCLAIM_TO_OPPONENTS] = misclaim_to_opponents
     s[FIRST_ASK_LEFT_OF_DEALER] = first_ask_left_of_dealer
+    s[OWN_CARD_ASKS] = own_card_asks
     s[CARDS_EACH] = popcount(DECKS[layout]) // num_players
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
@@ -159,13 +164,18 @@ def holder(s, card):
 
 @njit(cache=True)
 def askable_cards(s, seat):
-    """Cards ``seat`` may ask for: the others of each half-suit it holds a card of."""
+    """Cards ``seat`` may ask for: the others of each half-suit it holds a card of.
+
+    With asks for one's own card (12.12, 12.13) his own cards of those
+    half-suits too: holding the asked card meets the half-suit condition (V-L6).
+    """
     hand = s[HANDS + seat]
+    own = s[OWN_CARD_ASKS] != NO_OWN_CARD_ASKS
     mask = np.int64(0)
     for h in range(NUM_HALF_SUITS[s[LAYOUT]]):
         cards = HALF_SUIT_MASKS[s[LAYOUT], h]
         if hand & cards != 0:
-            mask |= cards & ~hand
+            mask |= cards if own else cards & ~hand
     return mask
 
 
@@ -274,13 +284,21 @@ def _ask(s, target, card):
     asker = s[TO_MOVE]
     bit = card_bit(card)
     success = s[HANDS + target] & bit != 0
+    # 12.12: asking for one's own card hands it to the target, publicly; 12.13: a bluff that
+    # fails like any ask the target cannot meet.
+    surrendered = s[OWN_CARD_ASKS] == SURRENDER_OWN_CARD and s[HANDS + asker] & bit != 0
     if success:
         s[HANDS + target] &= ~bit
         s[HANDS + asker] |= bit
     else:
         s[TO_MOVE] = target
-    _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16))
-    K.observe_ask(knowledge_of(s), asker, target, card, success)
+    if surrendered:
+        s[HANDS + asker] &= ~bit
+        s[HANDS + target] |= bit
+    _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16)
+         | (np.int64(surrendered) << 17))
+    K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
+                  s[OWN_CARD_ASKS] == BLUFF_OWN_CARD)
     s[ASKS] += 1
     if s[ASKS] >= s[MAX_ASKS]:
         _end_game(s)
@@ -392,6 +410,12 @@ def event_card(event):
 @njit(cache=True)
 def event_success(event):
     return (event >> 16) & 1 == 1
+
+
+@njit(cache=True)
+def event_surrendered(event):
+    """An ask for the asker's own card, which went to the target (12.12)."""
+    return (event >> 17) & 1 == 1
 
 
 @njit(cache=True)

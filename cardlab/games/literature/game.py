@@ -65,7 +65,7 @@ DEFAULT_PARAMETERS = {
 #: Variants of docs/variants.md whose parameter exists but whose rules the engine does not
 #: play yet: ``load_game`` refuses them rather than play a different game.
 NOT_IMPLEMENTED = ("claim_any_time", "eights_in_play", "opponent_picks_next_player",
-                   "ask_own_card_surrender", "bluff_own_card", "forced_claims", "challenge")
+                   "forced_claims", "challenge")
 PARAMETER_RULES = {
     "players": (int, None),  # checked against the deck by unsupported_reason
     "dealer": (int, None),  # 0 .. players - 1
@@ -75,6 +75,8 @@ PARAMETER_RULES = {
     "major_sets_worth_two": (bool, None),
     "misclaim_to_opponents": (bool, None),
     "first_ask_left_of_dealer": (bool, None),
+    "ask_own_card_surrender": (bool, None),
+    "bluff_own_card": (bool, None),
     **{name: (bool, None) for name in NOT_IMPLEMENTED},
 }
 #: Resampling draws that must contradict the event log before we give up loudly.
@@ -154,8 +156,15 @@ def new_engine_state(p: dict[str, Any]) -> np.ndarray:
     """The engine array at the start of a game with these validated parameters."""
     return E.new_state(
         p["players"], p["dealer"], p["max_asks"], layout_of(p), int(p["major_sets_worth_two"]),
-        int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]),
+        int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]), own_card_asks(p),
     )
+
+
+def own_card_asks(p: dict[str, Any]) -> int:
+    """What an ask for one's own card does under these parameters (12.12, 12.13)."""
+    if p["ask_own_card_surrender"]:
+        return E.SURRENDER_OWN_CARD
+    return E.BLUFF_OWN_CARD if p["bluff_own_card"] else E.NO_OWN_CARD_ASKS
 
 
 class LiteratureGame(EngineGame):
@@ -207,6 +216,8 @@ def event_string(s: np.ndarray, event: int) -> str:
     kind = int(E.event_kind(event))
     if kind == E.EVENT_ASK:
         answer = "yes" if E.event_success(event) else "no"
+        if E.event_surrendered(event):
+            answer = "own card, surrendered"
         return (f"P{actor} asks P{int(E.event_target(event))} "
                 f"{card_string(int(E.event_card(event)))}: {answer}")
     if kind == E.EVENT_PASS:
@@ -297,7 +308,8 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
 def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
     """The tensor pieces of the game whose parameters ``array`` holds (seats, ask limit)."""
     return observation.tensor_pieces(int(array[E.NUM_PLAYERS]), int(array[E.MAX_ASKS]),
-                                     perfect_recall)
+                                     perfect_recall,
+                                     int(array[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD)
 
 
 LiteratureGame.state_class = LiteratureState

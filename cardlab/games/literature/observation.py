@@ -63,12 +63,14 @@ def event_slots(max_asks: int) -> int:
 
 
 @njit(cache=True)
-def event_width(num_players: int) -> int:
-    """Slots of one event: actor, target, half-suit, card within it, answer."""
-    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1
+def event_width(num_players: int, surrenders: bool = False) -> int:
+    """Slots of one event: actor, target, half-suit, card within it, answer, and with
+    ``ask_own_card_surrender`` (12.12) whether the asker surrendered the card."""
+    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1 + int(surrenders)
 
 
-def information_state_extra(num_players: int, max_asks: int) -> tuple[tuple[str, int], ...]:
+def information_state_extra(num_players: int, max_asks: int,
+                            surrenders: bool = False) -> tuple[tuple[str, int], ...]:
     """Pieces the information-state tensor adds: the dealt hand and the whole public record.
 
     ``events`` has a slot per logged event, in order (:func:`_encode_event`);
@@ -90,17 +92,17 @@ def information_state_extra(num_players: int, max_asks: int) -> tuple[tuple[str,
     n = num_players
     return (
         ("dealt_hand", NUM_CARDS),
-        ("events", int(event_slots(max_asks) * event_width(n))),
+        ("events", int(event_slots(max_asks) * event_width(n, surrenders))),
         ("claims", MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n),
     )
 
 
-def tensor_pieces(num_players: int, max_asks: int,
-                  perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+def tensor_pieces(num_players: int, max_asks: int, perfect_recall: bool,
+                  surrenders: bool = False) -> tuple[tuple[str, int], ...]:
     """(name, size) of each piece of the observation or information-state tensor, in order."""
     pieces = observation_pieces(num_players)
     if perfect_recall:
-        pieces += information_state_extra(num_players, max_asks)
+        pieces += information_state_extra(num_players, max_asks, surrenders)
     return pieces
 
 
@@ -164,7 +166,7 @@ def encode(s, player, perfect_recall, out):
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    width = event_width(n)
+    width = event_width(n, s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD)
     slots = event_slots(s[E.MAX_ASKS])
     claims = o + slots * width
     for i in range(min(s[E.LOG_LENGTH], slots)):
@@ -205,6 +207,8 @@ def _encode_event(s, event, player, out, o, claims):
     out[o_half_suit + MAX_HALF_SUITS + popcount(lower_cards)] = 1.0
     if E.event_success(event):
         out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
+    if E.event_surrendered(event):  # only set when the slot has this flag (12.12)
+        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1] = 1.0
 
 
 @njit(cache=True)
@@ -231,4 +235,7 @@ def observation_token(s, action, player):
                 detail |= E.holder(s, cards[i]) << (1 + 4 * i)
     elif action < CLAIM:
         detail = np.int64(1 + has_card(s[E.HANDS + action // 64], action % 64))
+        if s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD and has_card(s[E.HANDS + s[E.TO_MOVE]],
+                                                                     action % 64):
+            detail = np.int64(3)  # 12.12: the asker's card went to the target, publicly
     return seen_action(s[E.TO_MOVE], action, detail)

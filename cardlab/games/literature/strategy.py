@@ -11,7 +11,9 @@ rules, in order:
 2. ask for a card whose holder is known, otherwise the card most likely to be
    with the target (a card's possible holders share it in proportion to their
    hand sizes); between equal asks, prefer a half-suit the table already knows
-   the player holds, since a new one gives information away;
+   the player holds, since a new one gives information away; never ask for a
+   card of one's own where the variants allow it (12.12 gives the card away,
+   12.13 only hands the turn to the target);
 3. when nothing can be gained by asking (every possible ask is hopeless) and
    the team surely holds a whole half-suit, claim it with the likeliest seats;
 4. hand the turn to the teammate best placed to use it: the one with the most
@@ -178,6 +180,8 @@ def rules_action(s, stream):
         action = legal[i]
         if action >= CLAIM:
             break
+        if (s[E.HANDS + seat] >> (action % 64)) & 1:
+            continue  # never ask for one's own card (12.12 gives it away, 12.13 wastes the turn)
         score = ask_score(s, view, public, seat, action) + 1e-6 * random_unit(stream)  # tie-break
         if score > best_score:
             best = action

@@ -70,12 +70,16 @@ VARIANTS = (
         "literature.ask_own_card_surrender", "P", ("ask_own_card_surrender=true",),
         "an ask may name one's own card: it goes to the player asked, publicly, and so "
         "does the turn",
-        rulings=("V-L6",), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L6",),
+        tests=(_TESTS + "test_asking_for_ones_own_card_surrenders_it",
+               _TESTS + "test_v_l6_the_asked_card_meets_the_half_suit_condition"),
     ),
     Variant(
         "literature.bluff_own_card", "P", ("bluff_own_card=true",),
         "an ask may name one's own card, as a bluff that fails like any refused ask",
-        rulings=("V-L6",), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L6",),
+        tests=(_TESTS + "test_a_bluff_fails_like_a_refused_ask",
+               _TESTS + "test_v_l6_the_asked_card_meets_the_half_suit_condition"),
     ),
     Variant(
         "literature.hidden_card_counts", "D", (),
