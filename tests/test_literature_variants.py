@@ -24,6 +24,11 @@ from cardlab.games.literature.variants import VARIANTS
 
 OWN_CARD_VARIANTS = [{"ask_own_card_surrender": True}, {"bluff_own_card": True}]
 OWN_CARD_IDS = ["surrender", "bluff"]
+#: The variants of this issue that the engine plays, each alone, then together where allowed.
+PLAYED = [*OWN_CARD_VARIANTS, {"opponent_picks_next_player": True},
+          {"opponent_picks_next_player": True, "ask_own_card_surrender": True, "players": 8},
+          {"opponent_picks_next_player": True, "bluff_own_card": True, "players": 4}]
+PLAYED_IDS = [*OWN_CARD_IDS, "picks", "picks+surrender-8", "picks+bluff-4"]
 
 
 def holds(state: pyspiel.State, seat: int, card: str) -> bool:
@@ -85,23 +90,23 @@ def test_rules_player_never_asks_for_its_own_card(params: dict):
             state.apply_action(action)
 
 
-@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
-def test_knowledge_stays_sound_under_own_card_asks(params: dict):
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_knowledge_stays_sound_under_each_played_variant(params: dict):
     game = load(**params)
     certain = np.zeros(2, dtype=np.int64)
     failures, steps = _soundness_failures(game.initial_array, 300, make_stream(9), certain)
     assert failures == 0 and steps > 300 * 50
 
 
-@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
-def test_resampled_worlds_fit_the_log_under_own_card_asks(params: dict):
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_resampled_worlds_fit_the_log_under_each_played_variant(params: dict):
     game = load(**params)
     failures, moved = _resampler_failures(game.initial_array, 300, make_stream(10))[:2]
     assert failures == 0
 
 
-@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
-def test_resampled_worlds_keep_the_information_state_under_own_card_asks(params: dict):
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_resampled_worlds_keep_the_information_state_under_each_played_variant(params: dict):
     game = load(**params)
     rng = np.random.default_rng(5)
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
@@ -114,7 +119,7 @@ def test_resampled_worlds_keep_the_information_state_under_own_card_asks(params:
                 state.apply_action(outcomes[rng.integers(len(outcomes))][0])
                 continue
             if rng.random() < 0.05:
-                player = int(rng.integers(6))
+                player = int(rng.integers(game.num_players()))
                 world = state.resample_from_infostate(player, sampler)
                 assert world.information_state_string(player) == state.information_state_string(
                     player)
@@ -125,14 +130,14 @@ def test_resampled_worlds_keep_the_information_state_under_own_card_asks(params:
             state.apply_action(legal[rng.integers(len(legal))])
 
 
-@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
-def test_random_games_keep_the_invariants_under_own_card_asks(params: dict):
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_random_games_keep_the_invariants_under_each_played_variant(params: dict):
     random_game_invariants(params, 500, 13)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
-def test_ten_thousand_random_games_keep_the_invariants_under_own_card_asks(params: dict):
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_ten_thousand_random_games_keep_the_invariants_under_each_played_variant(params: dict):
     random_game_invariants(params, 10_000, 14)
 
 
@@ -143,6 +148,45 @@ def random_game_invariants(params: dict, games: int, seed: int) -> None:
     scored_or_void = results[:, 0] + results[:, 1] + results[:, 3]
     assert np.all(scored_or_void == 8)  # every half-suit once (each worth 1 here)
     assert np.all(results[:, 2] <= 500)
+
+
+# ---- 12.11 opponent_picks_next_player ------------------------------------------------------------
+def emptied_by_a_claim(asked_first: bool, **params) -> pyspiel.State:
+    """Eight players; P0 holds exactly H-low and claims it, which leaves him on turn without cards."""
+    game = load(players=8, first_ask_left_of_dealer=asked_first, **params)
+    state = state_with_hands(game, hands_with(game, {0: "2H 3H 4H 5H 6H 7H", 1: "9S"}))
+    if asked_first:
+        act(state, "ask P0 TS")  # refused: the turn comes to P0
+    return act(state, "claim H-low", *["assign P0"] * 6)
+
+
+def test_the_last_opponent_to_ask_picks_the_next_player():
+    state = emptied_by_a_claim(True, opponent_picks_next_player=True)
+    assert state.current_player() == 1  # P1 asked P0 last
+    assert legal_strings(state) == ["pass P2", "pass P4", "pass P6"]
+    assert "P1 picks who plays for P0" in str(state)
+    act(state, "pass P6")
+    assert state.current_player() == 6 and int(state.array[E.PICKING_FOR]) == -1
+    standard = emptied_by_a_claim(True)
+    assert standard.current_player() == 0  # the contract: the empty-handed seat itself
+
+
+def test_v_l5_a_seat_nobody_asked_picks_for_itself():
+    state = emptied_by_a_claim(False, opponent_picks_next_player=True)
+    assert state.current_player() == 0
+    assert legal_strings(state) == ["pass P2", "pass P4", "pass P6"]
+
+
+def test_rules_and_random_bots_play_opponent_picks():
+    from cardlab import agents
+    from cardlab.arena import play_deal
+
+    game = load(opponent_picks_next_player=True, players=4)
+    for seed in range(5):
+        for name in ("rules", "random"):
+            bots = [agents.make(name, game, seat, seed + seat) for seat in range(4)]
+            state, returns = play_deal(game, bots, seed)
+            assert state.is_terminal() and sum(returns) == 0
 
 
 @pytest.mark.parametrize("name", NOT_IMPLEMENTED)

@@ -81,16 +81,19 @@ MISCLAIM_TO_OPPONENTS = 44
 FIRST_ASK_LEFT_OF_DEALER = 45
 CARDS_EACH = 46
 OWN_CARD_ASKS = 47  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, OWN_CARD_ASKS + 1 - FIRST_DEALER
+OPPONENT_PICKS = 48  # 1: opponent_picks_next_player (12.11)
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, OPPONENT_PICKS + 1 - FIRST_DEALER
 # The game being played.
-ASKS = 48  # asks made so far
-CLAIMANT = 49  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 50
-CLAIM_COUNT = 51  # seats named so far in the current claim
-CLAIM_SEATS = 52  # 6 slots: the seat named for each card, ascending card ids
+ASKS = 49  # asks made so far
+CLAIMANT = 50  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 51
+CLAIM_COUNT = 52  # seats named so far in the current claim
+CLAIM_SEATS = 53  # 6 slots: the seat named for each card, ascending card ids
 STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
-LOG_LENGTH = SCORES + 2
+PICKING_FOR = SCORES + 2  # 12.11: the empty-handed seat on turn an opponent picks for, else -1
+LAST_ASKER = PICKING_FOR + 1  # MAX_PLAYERS slots: the seat that last asked each seat, -1 if none
+LOG_LENGTH = LAST_ASKER + MAX_PLAYERS
 KNOWLEDGE = LOG_LENGTH + 1  # K.KNOWLEDGE_SIZE slots: what the public events prove
 LOG = KNOWLEDGE + K.KNOWLEDGE_SIZE  # LOG_CAPACITY slots: public events, packed
 LOG_CAPACITY = MAX_ASKS_LIMIT + 2 * MAX_HALF_SUITS + 8  # asks, claims, hand-offs
@@ -111,7 +114,8 @@ EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
 
 @njit(cache=True)
 def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
-              misclaim_to_opponents, first_ask_left_of_dealer, own_card_asks=NO_OWN_CARD_ASKS):
+              misclaim_to_opponents, first_ask_left_of_dealer, own_card_asks=NO_OWN_CARD_ASKS,
+              opponent_picks=0):
     """The state before the first card is dealt."""
     s = empty_state(STATE_SIZE, num_players, GAME_OVER)
     s[DECK] = DECKS[layout]
@@ -123,6 +127,9 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
     s[MISCLAIM_TO_OPPONENTS] = misclaim_to_opponents
     s[FIRST_ASK_LEFT_OF_DEALER] = first_ask_left_of_dealer
     s[OWN_CARD_ASKS] = own_card_asks
+    s[OPPONENT_PICKS] = opponent_picks
+    s[PICKING_FOR] = -1
+    s[LAST_ASKER:LAST_ASKER + MAX_PLAYERS] = -1
     s[CARDS_EACH] = popcount(DECKS[layout]) // num_players
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
@@ -201,6 +208,12 @@ def legal_actions(s, out):
     team = team_of(seat)
     own_team_has_cards = team_cards(s, team) != 0
     other_team_has_cards = team_cards(s, 1 - team) != 0
+    if s[PICKING_FOR] >= 0:  # 12.11: the opponent picks among the seat's teammates
+        for mate in range(team_of(s[PICKING_FOR]), num_players, 2):
+            if s[HANDS + mate] != 0:
+                out[n] = PASS_TURN + mate
+                n += 1
+        return n
     if own_team_has_cards and other_team_has_cards:
         if s[HANDS + seat] == 0:  # ruling 4: hand the turn to a teammate with cards
             for mate in range(team, num_players, 2):
@@ -246,6 +259,7 @@ def apply_action(s, action):
         target = action - PASS_TURN
         _log(s, EVENT_PASS | (s[TO_MOVE] << 2) | (target << 6))
         s[TO_MOVE] = target
+        s[PICKING_FOR] = -1
 
 
 @njit(cache=True)
@@ -295,6 +309,7 @@ def _ask(s, target, card):
     if surrendered:
         s[HANDS + asker] &= ~bit
         s[HANDS + target] |= bit
+    s[LAST_ASKER + target] = asker
     _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16)
          | (np.int64(surrendered) << 17))
     K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
@@ -359,8 +374,26 @@ def _settle_claim(s):
     s[TO_MOVE] = claimant  # ruling 3: the claimant keeps the turn
     for other in range(NUM_HALF_SUITS[s[LAYOUT]]):
         if s[STATUS + other] == UNRESOLVED:
+            _let_an_opponent_pick(s, claimant)
             return
     s[PHASE] = GAME_OVER
+
+
+@njit(cache=True)
+def _let_an_opponent_pick(s, seat):
+    """12.11: an empty-handed seat on turn, both teams holding cards: the opponent who last
+    asked it decides who takes the turn (V-L5: nobody asked it, it decides itself).
+
+    Only a claim can leave the seat on turn without cards (an ask or a hand-off
+    gives the turn to a seat holding cards), so this is checked after claims.
+    """
+    if s[OPPONENT_PICKS] == 0 or s[HANDS + seat] != 0 or s[LAST_ASKER + seat] < 0:
+        return
+    team = team_of(seat)
+    if team_cards(s, team) == 0 or team_cards(s, 1 - team) == 0:
+        return
+    s[PICKING_FOR] = seat
+    s[TO_MOVE] = s[LAST_ASKER + seat]
 
 
 @njit(cache=True)

@@ -64,8 +64,7 @@ DEFAULT_PARAMETERS = {
 }
 #: Variants of docs/variants.md whose parameter exists but whose rules the engine does not
 #: play yet: ``load_game`` refuses them rather than play a different game.
-NOT_IMPLEMENTED = ("claim_any_time", "eights_in_play", "opponent_picks_next_player",
-                   "forced_claims", "challenge")
+NOT_IMPLEMENTED = ("claim_any_time", "eights_in_play", "forced_claims", "challenge")
 PARAMETER_RULES = {
     "players": (int, None),  # checked against the deck by unsupported_reason
     "dealer": (int, None),  # 0 .. players - 1
@@ -77,6 +76,7 @@ PARAMETER_RULES = {
     "first_ask_left_of_dealer": (bool, None),
     "ask_own_card_surrender": (bool, None),
     "bluff_own_card": (bool, None),
+    "opponent_picks_next_player": (bool, None),
     **{name: (bool, None) for name in NOT_IMPLEMENTED},
 }
 #: Resampling draws that must contradict the event log before we give up loudly.
@@ -157,6 +157,7 @@ def new_engine_state(p: dict[str, Any]) -> np.ndarray:
     return E.new_state(
         p["players"], p["dealer"], p["max_asks"], layout_of(p), int(p["major_sets_worth_two"]),
         int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]), own_card_asks(p),
+        int(p["opponent_picks_next_player"]),
     )
 
 
@@ -283,6 +284,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                      f": {named or '-'}")
     if s[E.PHASE] != E.GAME_OVER:
         lines.append(f"to move: P{int(s[E.TO_MOVE])}")
+        if s[E.PICKING_FOR] >= 0:
+            lines.append(f"P{int(s[E.TO_MOVE])} picks who plays for P{int(s[E.PICKING_FOR])}")
     return "\n".join(lines)
 
 

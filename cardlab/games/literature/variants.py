@@ -64,7 +64,9 @@ VARIANTS = (
         "literature.opponent_picks_next_player", "P", ("opponent_picks_next_player=true",),
         "the opponent who last asked an empty-handed seat on turn picks which teammate "
         "takes the turn",
-        rulings=("V-L5",), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L5",),
+        tests=(_TESTS + "test_the_last_opponent_to_ask_picks_the_next_player",
+               _TESTS + "test_v_l5_a_seat_nobody_asked_picks_for_itself"),
     ),
     Variant(
         "literature.ask_own_card_surrender", "P", ("ask_own_card_surrender=true",),
