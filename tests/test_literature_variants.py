@@ -27,8 +27,11 @@ OWN_CARD_IDS = ["surrender", "bluff"]
 #: The variants of this issue that the engine plays, each alone, then together where allowed.
 PLAYED = [*OWN_CARD_VARIANTS, {"opponent_picks_next_player": True},
           {"opponent_picks_next_player": True, "ask_own_card_surrender": True, "players": 8},
-          {"opponent_picks_next_player": True, "bluff_own_card": True, "players": 4}]
-PLAYED_IDS = [*OWN_CARD_IDS, "picks", "picks+surrender-8", "picks+bluff-4"]
+          {"opponent_picks_next_player": True, "bluff_own_card": True, "players": 4},
+          {"claim_any_time": True},
+          {"claim_any_time": True, "opponent_picks_next_player": True, "bluff_own_card": True}]
+PLAYED_IDS = [*OWN_CARD_IDS, "picks", "picks+surrender-8", "picks+bluff-4", "any-time",
+              "any-time+picks+bluff"]
 
 
 def holds(state: pyspiel.State, seat: int, card: str) -> bool:
@@ -187,6 +190,56 @@ def test_rules_and_random_bots_play_opponent_picks():
             bots = [agents.make(name, game, seat, seed + seat) for seat in range(4)]
             state, returns = play_deal(game, bots, seed)
             assert state.is_terminal() and sum(returns) == 0
+
+
+# ---- 12.5 claim_any_time --------------------------------------------------------------------------
+SUITED = {0: "2C 3C 4C 5C 6C 7C 9C TC JC QC KC AC", 1: "2H 3H 4H 5H 6H 7H 9H TH JH QH KH AH",
+          2: "2D 3D 4D 5D 6D 7D 9D TD JD QD KD AD", 3: "2S 3S 4S 5S 6S 7S 9S TS JS QS KS AS"}
+
+
+def suited_game() -> pyspiel.State:
+    """Four players, each holding two whole half-suits, claims at any time; P0 on turn."""
+    game = load(players=4, claim_any_time=True)
+    return state_with_hands(game, hands_with(game, SUITED))
+
+
+def test_claim_windows_poll_the_other_seats_before_each_decision():
+    state = suited_game()
+    polled = []
+    while state.current_player() != 0:
+        polled.append(state.current_player())
+        assert legal_strings(state)[-1] == "pass" and "claim H-low" in legal_strings(state)
+        act(state, "pass")
+    assert polled == [1, 2, 3]  # in turn order from the seat on turn + 1
+    assert "claim C-low" in legal_strings(state) and "pass" not in legal_strings(state)
+    act(state, "claim C-low", *["assign P0"] * 6)  # his decision: a window polls again
+    assert state.current_player() == 1 and "claim window: P1 may claim (P0 on turn)" in str(state)
+
+
+def test_v_l2_a_claim_in_a_window_leaves_the_turn_where_it_was():
+    state = act(suited_game(), "claim H-low", *["assign P1"] * 6)
+    assert state.current_player() == 2  # polling goes on with the next seat
+    act(state, "pass", "pass")
+    assert state.current_player() == 0  # P0 still on turn
+    assert int(state.array[E.STATUS + 4]) == 1
+    assert "P1 claims H-low in a claim window" in str(state)
+
+
+def test_v_l3_empty_handed_seats_claim_in_windows_and_the_endgame_hand_off_widens():
+    state = suited_game()
+    act(state, "claim H-low", *["assign P1"] * 6, "claim D-low", *["assign P2"] * 6, "pass")
+    act(state, "claim C-low", *["assign P0"] * 6)  # on turn: P0 keeps it; a window follows
+    act(state, "claim H-high", *["assign P1"] * 6, "pass", "pass")  # P1 now holds no card
+    act(state, "claim C-high", *["assign P0"] * 6)  # P0 holds none now
+    assert state.current_player() == 1 and "claim S-low" in legal_strings(state)  # still polled
+    act(state, "pass", "pass", "pass")
+    assert legal_strings(state) == ["pass P2"]  # ruling 4: P0 hands the turn on
+    act(state, "pass P2", "pass", "pass", "pass", "claim D-high", *["assign P2"] * 6)
+    # Team 0 holds no card: P2 may hand the turn to any seat of team 1, with cards or not.
+    assert state.current_player() == 2
+    assert legal_strings(state) == ["pass P1", "pass P3"]
+    act(state, "pass P1")
+    assert legal_strings(state) == ["claim S-low", "claim S-high"]  # who may only claim
 
 
 @pytest.mark.parametrize("name", NOT_IMPLEMENTED)

@@ -14,12 +14,14 @@ from test_twenty_eight_play import check_world, random_decision_state
 from twenty_eight_scenarios import OPENING, E, act, legal_strings, mask, start
 
 from cardlab.core.rng import make_stream
+from cardlab.games.twenty_eight import observation
 from cardlab.games.twenty_eight.game import validated_parameters
 
 SWITCHES = ("jack_discard_restriction", "pointless_hand_redeal", "cot", "thani")
 #: Each variant alone, then all of them together (every combination is allowed, spec 3.7).
 SETTINGS = [{name: True} for name in SWITCHES] + [dict.fromkeys(SWITCHES, True)]
 SETTING_IDS = [*SWITCHES, "all"]
+GAME_ARRAY = pyspiel.load_game("cardlab_twenty_eight").new_initial_state().array
 
 # Trump clubs (bidder P0 places 7C). P2 holds one club, the JC, and no spade.
 JACK_FIRST = ["7C 8C AH KH", "8H 7H JS 9S", "JC KD QD 8D", "AC 9C TC KC"]
@@ -287,3 +289,27 @@ def test_resampled_worlds_keep_the_information_state_under_each_variant(params):
         for player in (state.current_player(), int(rng.integers(4))):
             check_world(state, player, state.resample_from_infostate(player, sampler))
             checked += 1
+
+
+# ---- What a player sees ----------------------------------------------------------------------
+def piece(state: pyspiel.State, player: int, name: str) -> np.ndarray:
+    """One named piece of ``player``'s information-state tensor."""
+    tensor = np.array(state.information_state_tensor(player))
+    start = 0
+    for piece_name, size in observation.tensor_pieces(state.array, True):
+        if piece_name == name:
+            return tensor[start:start + size]
+        start += size
+    raise KeyError(name)
+
+
+def test_variant_nodes_and_records_are_in_the_tensors():
+    state = thani_game(THANI_FIRST, THANI_SECOND)
+    assert piece(state, 1, "variant_record")[2] == 1.0  # Thani, seen by everyone
+    assert piece(state, 1, "second_round")[0] == 1.0  # and no raise recorded for it
+    assert "variant_nodes" not in dict(observation.tensor_pieces(GAME_ARRAY, True))
+    offers = [cot_game(*nodes) for nodes in (("surrender", "play on"),
+                                             ("pass",))]
+    assert piece(offers[0], 2, "variant_record")[1] == 1 / 8  # played on before trick 1
+    assert piece(offers[1], 2, "variant_record")[1] == 0.0
+    assert piece(cot_game(), 2, "variant_nodes")[1] == 1.0  # an offer node

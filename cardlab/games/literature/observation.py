@@ -98,11 +98,17 @@ def information_state_extra(num_players: int, max_asks: int,
 
 
 def tensor_pieces(num_players: int, max_asks: int, perfect_recall: bool,
-                  surrenders: bool = False) -> tuple[tuple[str, int], ...]:
-    """(name, size) of each piece of the observation or information-state tensor, in order."""
+                  surrenders: bool = False, windows: bool = False) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each piece of the observation or information-state tensor, in order.
+
+    With claims at any time (12.5) both end with ``claim_window``: the seat on
+    turn while a window polls the others, and the polls left.
+    """
     pieces = observation_pieces(num_players)
     if perfect_recall:
         pieces += information_state_extra(num_players, max_asks, surrenders)
+    if windows:
+        pieces += (("claim_window", num_players + 1),)
     return pieces
 
 
@@ -163,6 +169,7 @@ def encode(s, player, perfect_recall, out):
     out[o] = s[E.ASKS] / s[E.MAX_ASKS]
     o += 1
     if not perfect_recall:
+        _encode_window(s, player, out, o)
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
@@ -171,6 +178,17 @@ def encode(s, player, perfect_recall, out):
     claims = o + slots * width
     for i in range(min(s[E.LOG_LENGTH], slots)):
         _encode_event(s, s[E.LOG + i], player, out, o + i * width, claims)
+    _encode_window(s, player, out, claims + MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n)
+
+
+@njit(cache=True)
+def _encode_window(s, player, out, o):
+    """The ``claim_window`` piece at ``out[o:]`` (12.5; absent from the standard game)."""
+    if s[E.CLAIM_ANY_TIME] == 0 or s[E.WINDOW_POLLS] == 0 or s[E.PHASE] != E.ASKING:
+        return
+    n = s[E.NUM_PLAYERS]
+    out[o + (s[E.TURN_SEAT] - player) % n] = 1.0
+    out[o + n] = s[E.WINDOW_POLLS] / (n - 1)
 
 
 @njit(cache=True)
@@ -194,6 +212,8 @@ def _encode_event(s, event, player, out, o, claims):
     if kind == E.EVENT_CLAIM:
         h = E.event_target(event)
         out[o_half_suit + h] = 1.0
+        if E.event_in_window(event):  # the answer slot, unused by claims (12.5)
+            out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
         block = claims + h * CARDS_PER_HALF_SUIT * 2 * n
         for i in range(CARDS_PER_HALF_SUIT):
             out[block + 2 * n * i + (E.event_named_seat(event, i) - player) % n] = 1.0

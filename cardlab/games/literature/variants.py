@@ -32,7 +32,10 @@ VARIANTS = (
         "literature.claim_any_time", "P", ("claim_any_time=true",),
         "claim windows before every on-turn decision (1033 declines); at the end the empty "
         "team may hand the turn to any seat of the other team",
-        rulings=("V-L2", "V-L3"), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L2", "V-L3"),
+        tests=(_TESTS + "test_claim_windows_poll_the_other_seats_before_each_decision",
+               _TESTS + "test_v_l2_a_claim_in_a_window_leaves_the_turn_where_it_was",
+               _TESTS + "test_v_l3_empty_handed_seats_claim_in_windows_and_the_endgame_hand_off_widens"),
     ),
     Variant(
         "literature.misclaim_to_opponents", "P", ("misclaim_to_opponents=true",),

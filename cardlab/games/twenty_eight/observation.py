@@ -27,6 +27,7 @@ from cardlab.games.twenty_eight.rules import (
     NUM_PLAYERS,
     PASS,
     SECOND_ROUND_MIN,
+    THANI,
 )
 
 NUM_CARDS = 52
@@ -69,7 +70,7 @@ INFORMATION_STATE_EXTRA = (
 #: standard game's tensors stay the contract's.
 VARIANT_PIECES = (
     ("variant_nodes", 4),  # pointless-show node, cot offer, cot answer, shows taken / 4
-    ("variant_record", 6),  # pointless shown, played on, Thani, and the early end (3)
+    ("variant_record", 6),  # pointless shown, played on (its trick / 8), Thani, the early end (3)
 )
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
 INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
@@ -99,7 +100,7 @@ def _bid_slot(action):
 
 @njit(cache=True)
 def _raise_slot(action):
-    if action < 0:
+    if action < 0 or action == THANI:  # Thani is no raise: the variant piece records it
         return 0
     if action == PASS:
         return 1
@@ -161,7 +162,7 @@ def encode(s, player, perfect_recall, out):
     o += 5
     out[o] = 1.0 if s[E.MUST_PLAY_TRUMP] == player else 0.0
     o += 1
-    if s[E.PHASE] == E.GAME_OVER and s[E.OUTCOME] < 4:  # a pointless show: variant piece
+    if s[E.PHASE] == E.GAME_OVER and s[E.OUTCOME] != E.POINTLESS_SHOWN:  # in the variant piece
         out[o + s[E.OUTCOME]] = 1.0
     o += 4
     if not perfect_recall:
@@ -195,7 +196,7 @@ def _encode_variants(s, out, o):
     out[o + 3] = s[E.SHOW_NODES] / 4.0
     o += 4
     out[o] = 1.0 if s[E.OUTCOME] == E.POINTLESS_SHOWN else 0.0
-    out[o + 1] = 1.0 if s[E.COT_PLAYED_ON] > 0 else 0.0
+    out[o + 1] = s[E.COT_PLAYED_ON] / 8.0  # before which trick the bidder played on
     out[o + 2] = float(s[E.THANI_DECLARED])
     if s[E.SPECIAL_END] > 0:
         out[o + 2 + s[E.SPECIAL_END]] = 1.0
