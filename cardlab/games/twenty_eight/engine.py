@@ -282,7 +282,7 @@ def barred_jacks(s, cards):
     return barred if barred != cards else np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contract_play_choices(s, seat):
     """``(cards, may_call)`` under rulings 5 and 6 alone (no variant restriction)."""
     hand = s[HANDS + seat]
@@ -659,6 +659,15 @@ def _finish_trick(s):
     s[TRICK_LEADER] = winner
     s[TO_MOVE] = winner
     s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else NO_TRUMPS_IN_TRICK
+    if s[COT] + s[THANI_DECLARED] > 0:
+        _after_variant_trick(s, winner, team)
+    elif s[TRICK_NUMBER] == NUM_TRICKS:
+        _score_hand(s)
+
+
+@njit(cache=True)
+def _after_variant_trick(s, winner, team):
+    """The end of a trick under cot or Thani: an early end, the score, or the next offer."""
     if s[THANI_DECLARED] == 1 and winner != s[BIDDER]:
         _end_early(s, THANI_FAILED, END_THANI_LOST)  # 13.5 (V-T7): the partner's trick too
     elif s[COT_PLAYED_ON] > 0 and team != team_of(s[BIDDER]):
