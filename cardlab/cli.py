@@ -4,6 +4,7 @@
     cardlab demo --game kaiser --deals 200 --seed 1
     cardlab tournament --game kaiser --agents rules,random --deals 10000 --seed 7 --out results/k1
     cardlab report results/k1
+    cardlab variants --game kaiser
 """
 
 from __future__ import annotations
@@ -257,6 +258,24 @@ def command_report(args: argparse.Namespace) -> None:
     print("wrote " + ", ".join(str(path) for path in written))
 
 
+def command_variants(args: argparse.Namespace) -> None:
+    """The game's parameters, one line each, then its named rule variants (docs/variants.md)."""
+    from cardlab.games import game_spec
+    from cardlab.games.variants import parameter_lines
+
+    try:
+        spec = game_spec(args.game)
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    print(f"{spec.title} ({spec.name}) parameters:")
+    for line in parameter_lines(spec):
+        print(f"  {line}")
+    print("variants:")
+    for variant in spec.variants:
+        settings = " ".join(variant.parameters) or "-"
+        print(f"  {variant.name}  [{variant.variant_class}, {variant.status}]  {settings}")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors in the one-line form of every other error."""
 
@@ -310,6 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     rep.set_defaults(run=command_report)
+
+    var = sub.add_parser("variants", help="a game's parameters and named rule variants")
+    var.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")
+    var.set_defaults(run=command_variants)
     return parser
 
 

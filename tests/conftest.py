@@ -47,18 +47,6 @@ def decisions(state: pyspiel.State, rng: np.random.Generator,
         state.apply_action(choose(state))
 
 
-def variant_parameters(variant) -> dict:
-    """A :class:`cardlab.games.variants.Variant`'s settings (``name=value``) as load_game parameters."""
-    params: dict = {}
-    for setting in variant.parameters:
-        name, _, text = setting.partition("=")
-        if text in ("true", "false"):
-            params[name] = text == "true"
-        else:
-            params[name] = float(text) if "." in text else int(text)
-    return params
-
-
 @pytest.fixture
 def kaiser() -> pyspiel.Game:
     return pyspiel.load_game("cardlab_kaiser")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import decisions, variant_parameters
+from conftest import decisions
 
 from cardlab import agents
 from cardlab.core.rng import make_stream
@@ -31,7 +31,7 @@ def _short(params: dict) -> dict:
 
 
 #: Each implemented named variant (docs/rules/<game>.md#variants), as its parameters switch it on.
-VARIANT_CASES = [pytest.param(spec, _short(variant_parameters(variant)), id=variant.name)
+VARIANT_CASES = [pytest.param(spec, _short(variant.settings()), id=variant.name)
                  for spec in SPECS for variant in spec.variants
                  if variant.status == "implemented" and variant.parameters]
 

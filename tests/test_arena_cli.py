@@ -80,3 +80,23 @@ def test_unknown_config_key_is_one_line_error(capsys, tmp_path):
     config.write_text('game = "kaiser"\nagentz = ["rules"]\n')
     code, _, err = run(capsys, "tournament", "--config", str(config), "--out", str(tmp_path / "r"))
     assert code != 0 and "unknown key(s) agentz" in err and err.count("\n") == 1
+
+
+def test_variants_lists_every_parameter_then_the_named_variants(capsys):
+    from cardlab.games import game_spec
+
+    code, out, err = run(capsys, "variants", "--game", "28")
+    assert code == 0 and not err
+    lines = out.splitlines()
+    spec = game_spec("28")
+    parameters = lines[1:lines.index("variants:")]
+    assert sorted(line.split(":")[0].strip() for line in parameters) == sorted(
+        spec.load().get_type().parameter_specification)
+    assert "  cot: bool, default false, allowed true, false; variant: cot" in lines
+    named = lines[lines.index("variants:") + 1:]
+    assert [line.split()[0] for line in named] == [v.name for v in spec.variants]
+
+
+def test_variants_of_an_unknown_game_is_one_line_error(capsys):
+    code, _, err = run(capsys, "variants", "--game", "chess")
+    assert code == 2 and err.count("\n") == 1 and "unknown game" in err

@@ -322,3 +322,35 @@ def test_nothing_refers_to_files_outside_the_repository():
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if any(needle in line for needle in OUTSIDE)]
     assert not found, f"references outside the repository: {found}"
+
+
+# ---- docs/variants.md ---------------------------------------------------------------------------
+def test_variants_page_is_the_generated_table():
+    from cardlab.games.variants_doc import variants_markdown
+
+    assert (DOCS / "variants.md").read_text() == variants_markdown(), (
+        "docs/variants.md is stale: python -m cardlab.games.variants_doc > docs/variants.md")
+
+
+def test_every_test_a_variant_names_exists():
+    from cardlab.games import SPECS
+
+    missing = []
+    for spec in SPECS:
+        for variant in spec.variants:
+            for test in variant.tests:
+                path, _, name = test.partition("::")
+                source = ROOT / path
+                if not source.exists() or not re.search(rf"^def {name}\(", source.read_text(), re.M):
+                    missing.append(f"{variant.name}: {test}")
+    assert not missing, f"tests named by variants but not found: {missing}"
+
+
+def test_every_parameter_variant_is_a_game_parameter():
+    from cardlab.games import SPECS
+
+    for spec in SPECS:
+        defaults = spec.load().get_type().parameter_specification
+        for variant in spec.variants:
+            if variant.variant_class != "D":
+                assert set(variant.settings()) <= set(defaults), variant.name

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal, variant_parameters
+from conftest import act, deal
 
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
@@ -675,10 +675,10 @@ def test_every_variant_is_declared_and_the_implemented_ones_load():
     for variant in VARIANTS:
         if variant.status == "implemented":
             assert variant.tests, variant.name
-            load(**variant_parameters(variant))
+            load(**variant.settings())
         else:
             with pytest.raises(ValueError, match="not implemented yet"):
-                load(**variant_parameters(variant))
+                load(**variant.settings())
 
 
 # ---- Random play with each variant on ----------------------------------------------------------
@@ -694,7 +694,7 @@ COMBINATIONS = [
     {"kitty_34_card": True, "high_or_low_announced_after_bid": True, "kaiser_bid_team": True,
      "match": True, "pot": 1.0, "three_spades_needs_three_tricks": True},
 ]
-IMPLEMENTED = [variant_parameters(v) for v in VARIANTS if v.status == "implemented"]
+IMPLEMENTED = [v.settings() for v in VARIANTS if v.status == "implemented"]
 
 
 def random_play_invariants(params: dict, hands: int) -> None:

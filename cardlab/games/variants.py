@@ -11,13 +11,24 @@ A variant's *class* says how cardlab carries it:
 - ``C``: expressed by a parameter that belongs to something else
   (``min_bid = 7``, ``players = 12``);
 - ``D``: documented only; ``reason`` says why it cannot be a parameter.
+
+A game folder's ``variants.py`` may also hold ``RULINGS``: each ruling id its
+variants cite (``V-T4``) with the ruling in plain words, for the table.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cardlab.games.spec import GameSpec
 
 VARIANT_CLASSES = ("P", "C", "D")
+#: A variant's status: played by the engine, described only, or rejected by
+#: ``load_game`` until its engine work is done (never accepted half-done).
+STATUSES = ("implemented", "documented", "not implemented yet")
 
 
 @dataclass(frozen=True)
@@ -47,3 +58,49 @@ class Variant:
             raise ValueError(f"{self.name}: class must be one of {VARIANT_CLASSES}")
         if self.variant_class == "D" and not self.reason:
             raise ValueError(f"{self.name}: a documented-only variant needs its reason")
+        if self.status not in STATUSES:
+            raise ValueError(f"{self.name}: status must be one of {STATUSES}")
+
+    def settings(self) -> dict[str, bool | int | float]:
+        """The game parameters that switch the variant on (``{"players": 5}``)."""
+        return dict(parse_setting(text) for text in self.parameters)
+
+
+def parse_setting(text: str) -> tuple[str, bool | int | float]:
+    """``"kitty_34_card=true"`` as ``("kitty_34_card", True)``; ints and floats likewise."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise ValueError(f"a variant setting looks like name=value, got {text!r}")
+    if value in ("true", "false"):
+        return name, value == "true"
+    try:
+        return name, int(value)
+    except ValueError:
+        return name, float(value)
+
+
+def _allowed_text(kind: type, allowed: object) -> str:
+    if isinstance(allowed, range):
+        return f"{allowed.start}..{allowed.stop - 1}"
+    if isinstance(allowed, tuple):
+        return ", ".join(str(value) for value in allowed)
+    return "true, false" if kind is bool else "checked with the other parameters"
+
+
+def parameter_lines(spec: GameSpec) -> list[str]:
+    """One line per game parameter: name, type, default, allowed values and its variants.
+
+    Read from the game module's ``DEFAULT_PARAMETERS`` and ``PARAMETER_RULES``
+    (``(type, allowed)``, as :func:`cardlab.core.openspiel.checked_parameters`
+    takes them) and from the variants whose settings name the parameter.
+    """
+    module = sys.modules[spec.game_class.__module__]
+    lines = []
+    for name, default in module.DEFAULT_PARAMETERS.items():
+        kind, allowed = module.PARAMETER_RULES[name]
+        owners = [variant.name.split(".", 1)[1] for variant in spec.variants
+                  if name in variant.settings()]
+        shown = str(default).lower() if isinstance(default, bool) else str(default)
+        lines.append(f"{name}: {kind.__name__}, default {shown}, allowed "
+                     f"{_allowed_text(kind, allowed)}; variant: {', '.join(owners) or 'contract'}")
+    return lines

@@ -92,8 +92,10 @@ def test_action_strings_follow_the_contract(game):
     assert [state.action_to_string(0, a) for a in (48, 52, 53, 54, 60 + 17)] == [
         "JS", "pass", "call trump", "redeal", "bid 17"]
     assert game.num_distinct_actions() == 89
-    with pytest.raises(ValueError, match="no action with id 55"):
-        state.action_to_string(0, 55)
+    assert [state.action_to_string(0, a) for a in range(55, 60)] == [
+        "show pointless", "surrender", "accept", "play on", "thani"]  # docs/variants.md
+    with pytest.raises(ValueError, match="no action with id 89"):
+        state.action_to_string(0, 89)
 
 
 # ---- Resampling ----------------------------------------------------------------------------
@@ -140,7 +142,7 @@ def replay_world(state: pyspiel.State, world: np.ndarray) -> np.ndarray:
     chance = iter(world_chance_actions(world))
     stage_one = world[E.OLD_INDICATOR] if world[E.OLD_INDICATOR] >= 0 else world[E.INDICATOR]
     placements = iter([stage_one, world[E.INDICATOR]])
-    raw = new_engine_state({})
+    raw = state.get_game().initial_array.copy()
     for action in state.history():
         if raw[E.PHASE] == E.DEALING:
             action = next(chance)

@@ -46,10 +46,15 @@ def deal(first: list[str], second: list[str], dealer: int = 0):
 
 
 def start(first: list[str], second: list[str], bids: list[str], indicator: str,
-          raises: tuple[str, ...] = ("pass", "pass"), dealer: int = 0) -> pyspiel.State:
-    """Deal, bid, place, deal again and run the second round: the state at the first lead."""
+          raises: tuple[str, ...] = ("pass", "pass"), dealer: int = 0,
+          params: dict | None = None) -> pyspiel.State:
+    """Deal, bid, place, deal again and run the second round: the state at the first lead.
+
+    ``params`` are further game parameters (variants); ``raises`` then includes
+    any variant node before the first lead (pointless shows, a cot offer).
+    """
     stage1, stage2 = deal(first, second, dealer)
-    game = pyspiel.load_game("cardlab_twenty_eight", {"dealer": dealer})
+    game = pyspiel.load_game("cardlab_twenty_eight", {"dealer": dealer, **(params or {})})
     state = game.new_initial_state()
     for card in stage1:
         state.apply_action(card)

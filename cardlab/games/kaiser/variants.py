@@ -2,7 +2,7 @@
 
 Each entry names the parameters that switch the variant on; match-only
 variants include ``match=true`` so that the settings load as written. The
-variants whose ``status`` is ``"not implemented"`` are still refused by
+variants whose ``status`` is ``"not implemented yet"`` are still refused by
 ``load_game`` (see ``NOT_IMPLEMENTED`` in :mod:`cardlab.games.kaiser.game`).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from cardlab.games.variants import Variant
 
 TESTS = "tests/test_kaiser_variants.py::"
-LATER = "not implemented"
+LATER = "not implemented yet"
 
 
 def _tests(*names: str) -> tuple[str, ...]:

@@ -52,6 +52,7 @@ from cardlab.games.literature.rules import (
     CARDS_PER_HALF_SUIT,
     CLAIM,
     DECKS,
+    DECLINE,
     HALF_SUIT_MASKS,
     HALF_SUIT_VALUES,
     MAX_ASKS_LIMIT,
@@ -80,16 +81,23 @@ MAJOR_SETS_WORTH_TWO = 43
 MISCLAIM_TO_OPPONENTS = 44
 FIRST_ASK_LEFT_OF_DEALER = 45
 CARDS_EACH = 46
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, CARDS_EACH + 1 - FIRST_DEALER
+OWN_CARD_ASKS = 47  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
+OPPONENT_PICKS = 48  # 1: opponent_picks_next_player (12.11)
+CLAIM_ANY_TIME = 49  # 1: claim_any_time (12.5)
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, CLAIM_ANY_TIME + 1 - FIRST_DEALER
 # The game being played.
-ASKS = 47  # asks made so far
-CLAIMANT = 48  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 49
-CLAIM_COUNT = 50  # seats named so far in the current claim
-CLAIM_SEATS = 51  # 6 slots: the seat named for each card, ascending card ids
+ASKS = 50  # asks made so far
+CLAIMANT = 51  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 52
+CLAIM_COUNT = 53  # seats named so far in the current claim
+CLAIM_SEATS = 54  # 6 slots: the seat named for each card, ascending card ids
 STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
-LOG_LENGTH = SCORES + 2
+PICKING_FOR = SCORES + 2  # 12.11: the empty-handed seat on turn an opponent picks for, else -1
+LAST_ASKER = PICKING_FOR + 1  # MAX_PLAYERS slots: the seat that last asked each seat, -1 if none
+WINDOW_POLLS = LAST_ASKER + MAX_PLAYERS  # 12.5: seats still to poll in the claim window, 0: none
+TURN_SEAT = WINDOW_POLLS + 1  # 12.5: the seat on turn while a window polls the others
+LOG_LENGTH = TURN_SEAT + 1
 KNOWLEDGE = LOG_LENGTH + 1  # K.KNOWLEDGE_SIZE slots: what the public events prove
 LOG = KNOWLEDGE + K.KNOWLEDGE_SIZE  # LOG_CAPACITY slots: public events, packed
 LOG_CAPACITY = MAX_ASKS_LIMIT + 2 * MAX_HALF_SUITS + 8  # asks, claims, hand-offs
@@ -98,8 +106,12 @@ STATE_SIZE = LOG + LOG_CAPACITY
 #: 8 opponents x 54 cards + 9 claims is the most any decision offers; chance is 54.
 MAX_LEGAL_ACTIONS = 8 * 54 + MAX_HALF_SUITS
 
+#: What an ask for a card the asker holds does (variants 12.12 and 12.13; the contract forbids it).
+NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD, BLUFF_OWN_CARD = 0, 1, 2
+
 # ---- Public events, packed one per log slot ---------------------------------------------------
-# bits 0-1 kind, 2-5 actor; ask: 6-9 target, 10-15 card, 16 success;
+# bits 0-1 kind, 2-5 actor; ask: 6-9 target, 10-15 card, 16 success, 17 surrendered (12.12);
+# claim: 60 made in a claim window (12.5);
 # claim: 6-9 half-suit, 10-11 status after it, 12+4i seat named for card i,
 # 36+4i seat that held card i; hand-off: 6-9 the seat receiving the turn.
 EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
@@ -107,7 +119,8 @@ EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
 
 @njit(cache=True)
 def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
-              misclaim_to_opponents, first_ask_left_of_dealer):
+              misclaim_to_opponents, first_ask_left_of_dealer, own_card_asks=NO_OWN_CARD_ASKS,
+              opponent_picks=0, claim_any_time=0):
     """The state before the first card is dealt."""
     s = empty_state(STATE_SIZE, num_players, GAME_OVER)
     s[DECK] = DECKS[layout]
@@ -118,6 +131,11 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
     s[MAJOR_SETS_WORTH_TWO] = major_sets_worth_two
     s[MISCLAIM_TO_OPPONENTS] = misclaim_to_opponents
     s[FIRST_ASK_LEFT_OF_DEALER] = first_ask_left_of_dealer
+    s[OWN_CARD_ASKS] = own_card_asks
+    s[OPPONENT_PICKS] = opponent_picks
+    s[CLAIM_ANY_TIME] = claim_any_time
+    s[PICKING_FOR] = -1
+    s[LAST_ASKER:LAST_ASKER + MAX_PLAYERS] = -1
     s[CARDS_EACH] = popcount(DECKS[layout]) // num_players
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
@@ -159,13 +177,18 @@ def holder(s, card):
 
 @njit(cache=True)
 def askable_cards(s, seat):
-    """Cards ``seat`` may ask for: the others of each half-suit it holds a card of."""
+    """Cards ``seat`` may ask for: the others of each half-suit it holds a card of.
+
+    With asks for one's own card (12.12, 12.13) his own cards of those
+    half-suits too: holding the asked card meets the half-suit condition (V-L6).
+    """
     hand = s[HANDS + seat]
+    own = s[OWN_CARD_ASKS] != NO_OWN_CARD_ASKS
     mask = np.int64(0)
     for h in range(NUM_HALF_SUITS[s[LAYOUT]]):
         cards = HALF_SUIT_MASKS[s[LAYOUT], h]
         if hand & cards != 0:
-            mask |= cards & ~hand
+            mask |= cards if own else cards & ~hand
     return mask
 
 
@@ -188,9 +211,19 @@ def legal_actions(s, out):
             out[n] = ASSIGN + mate
             n += 1
         return n
+    if s[WINDOW_POLLS] > 0:  # 12.5: a claim window polls this seat
+        n = _write_claims(s, out)
+        out[n] = DECLINE
+        return n + 1
     team = team_of(seat)
     own_team_has_cards = team_cards(s, team) != 0
     other_team_has_cards = team_cards(s, 1 - team) != 0
+    if s[PICKING_FOR] >= 0:  # 12.11: the opponent picks among the seat's teammates
+        for mate in range(team_of(s[PICKING_FOR]), num_players, 2):
+            if s[HANDS + mate] != 0:
+                out[n] = PASS_TURN + mate
+                n += 1
+        return n
     if own_team_has_cards and other_team_has_cards:
         if s[HANDS + seat] == 0:  # ruling 4: hand the turn to a teammate with cards
             for mate in range(team, num_players, 2):
@@ -206,10 +239,17 @@ def legal_actions(s, out):
                     n += 1
     elif not own_team_has_cards:  # ruling 5: name the opponent who must claim
         for other in range(1 - team, num_players, 2):
-            if s[HANDS + other] != 0:
+            # V-L3: with claims at any time, any seat of the other team
+            if s[HANDS + other] != 0 or s[CLAIM_ANY_TIME] == 1:
                 out[n] = PASS_TURN + other
                 n += 1
         return n
+    return _write_claims(s, out, n)
+
+
+@njit(cache=True)
+def _write_claims(s, out, n=0):
+    """Append a claim of every unresolved half-suit to ``out[n:]``; return the new count."""
     for h in range(NUM_HALF_SUITS[s[LAYOUT]]):
         if s[STATUS + h] == UNRESOLVED:
             out[n] = CLAIM + h
@@ -227,6 +267,8 @@ def apply_action(s, action):
         _assign(s, action - ASSIGN)
     elif action < CLAIM:
         _ask(s, action // 64, action % 64)
+    elif action == DECLINE:
+        _next_poll(s)
     elif action < ASSIGN:
         s[PHASE] = CLAIMING
         s[CLAIMANT] = s[TO_MOVE]
@@ -236,6 +278,8 @@ def apply_action(s, action):
         target = action - PASS_TURN
         _log(s, EVENT_PASS | (s[TO_MOVE] << 2) | (target << 6))
         s[TO_MOVE] = target
+        s[PICKING_FOR] = -1
+        _begin_turn(s)
 
 
 @njit(cache=True)
@@ -267,6 +311,7 @@ def _deal_card(s, card):
         s[PHASE] = ASKING
         first = s[DEALER] + 1 if s[FIRST_ASK_LEFT_OF_DEALER] else s[DEALER]
         s[TO_MOVE] = first % num_players
+        _begin_turn(s)
 
 
 @njit(cache=True)
@@ -274,16 +319,27 @@ def _ask(s, target, card):
     asker = s[TO_MOVE]
     bit = card_bit(card)
     success = s[HANDS + target] & bit != 0
+    # 12.12: asking for one's own card hands it to the target, publicly; 12.13: a bluff that
+    # fails like any ask the target cannot meet.
+    surrendered = s[OWN_CARD_ASKS] == SURRENDER_OWN_CARD and s[HANDS + asker] & bit != 0
     if success:
         s[HANDS + target] &= ~bit
         s[HANDS + asker] |= bit
     else:
         s[TO_MOVE] = target
-    _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16))
-    K.observe_ask(knowledge_of(s), asker, target, card, success)
+    if surrendered:
+        s[HANDS + asker] &= ~bit
+        s[HANDS + target] |= bit
+    s[LAST_ASKER + target] = asker
+    _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16)
+         | (np.int64(surrendered) << 17))
+    K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
+                  s[OWN_CARD_ASKS] == BLUFF_OWN_CARD)
     s[ASKS] += 1
     if s[ASKS] >= s[MAX_ASKS]:
         _end_game(s)
+    else:
+        _begin_turn(s)
 
 
 @njit(cache=True)
@@ -331,18 +387,75 @@ def _settle_claim(s):
     s[STATUS + h] = status
     if status != VOID:
         s[SCORES + status] += HALF_SUIT_VALUES[s[MAJOR_SETS_WORTH_TWO], h]
-    _log(s, event | (status << 10))
+    in_window = s[WINDOW_POLLS] > 0
+    _log(s, event | (status << 10) | (np.int64(in_window) << 60))
     K.observe_claim(knowledge_of(s), h, holders)
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
     s[CLAIM_SEATS:CLAIM_SEATS + CARDS_PER_HALF_SUIT] = -1
     s[PHASE] = ASKING
-    s[TO_MOVE] = claimant  # ruling 3: the claimant keeps the turn
+    if not in_window:
+        s[TO_MOVE] = claimant  # ruling 3: the claimant keeps the turn
     for other in range(NUM_HALF_SUITS[s[LAYOUT]]):
         if s[STATUS + other] == UNRESOLVED:
+            if in_window:
+                _next_poll(s)  # 12.5: polling goes on; the turn stays where it was
+            else:
+                _begin_turn(s)
             return
     s[PHASE] = GAME_OVER
+
+
+@njit(cache=True)
+def both_teams_hold_cards(s):
+    return team_cards(s, 0) != 0 and team_cards(s, 1) != 0
+
+
+@njit(cache=True)
+def _begin_turn(s):
+    """The turn structure before the decision of the seat on turn (``TO_MOVE``).
+
+    With claims at any time (12.5, V-L2) a claim window first polls the other
+    seats in turn order while both teams hold cards; then (12.11) an opponent
+    may pick for an empty-handed seat.
+    """
+    if s[CLAIM_ANY_TIME] == 1 and both_teams_hold_cards(s):
+        s[TURN_SEAT] = s[TO_MOVE]
+        s[WINDOW_POLLS] = s[NUM_PLAYERS] - 1
+        s[TO_MOVE] = (s[TO_MOVE] + 1) % s[NUM_PLAYERS]
+        return
+    _let_an_opponent_pick(s, s[TO_MOVE])
+
+
+@njit(cache=True)
+def _next_poll(s):
+    """12.5: the next seat of the window, or, after the last one or once a team holds no
+    cards, the decision of the seat on turn."""
+    s[WINDOW_POLLS] -= 1
+    if s[WINDOW_POLLS] > 0 and both_teams_hold_cards(s):
+        s[TO_MOVE] = (s[TO_MOVE] + 1) % s[NUM_PLAYERS]
+        return
+    s[WINDOW_POLLS] = 0
+    s[TO_MOVE] = s[TURN_SEAT]
+    _let_an_opponent_pick(s, s[TO_MOVE])
+
+
+@njit(cache=True)
+def _let_an_opponent_pick(s, seat):
+    """12.11: an empty-handed seat on turn, both teams holding cards: the opponent who last
+    asked it decides who takes the turn (V-L5: nobody asked it, it decides itself).
+
+    Only a claim can leave the seat on turn without cards (an ask or a hand-off
+    gives the turn to a seat holding cards), so this is checked after claims.
+    """
+    if s[OPPONENT_PICKS] == 0 or s[HANDS + seat] != 0 or s[LAST_ASKER + seat] < 0:
+        return
+    team = team_of(seat)
+    if team_cards(s, team) == 0 or team_cards(s, 1 - team) == 0:
+        return
+    s[PICKING_FOR] = seat
+    s[TO_MOVE] = s[LAST_ASKER + seat]
 
 
 @njit(cache=True)
@@ -392,6 +505,18 @@ def event_card(event):
 @njit(cache=True)
 def event_success(event):
     return (event >> 16) & 1 == 1
+
+
+@njit(cache=True)
+def event_surrendered(event):
+    """An ask for the asker's own card, which went to the target (12.12)."""
+    return (event >> 17) & 1 == 1
+
+
+@njit(cache=True)
+def event_in_window(event):
+    """A claim made in a claim window (12.5)."""
+    return (event >> 60) & 1 == 1
 
 
 @njit(cache=True)

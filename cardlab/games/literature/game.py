@@ -30,6 +30,7 @@ from cardlab.games.literature import observation, sampling
 from cardlab.games.literature.rules import (
     ASSIGN,
     CLAIM,
+    DECLINE,
     DEFAULT_MAX_ASKS,
     HALF_SUIT_VALUES,
     JOKERS,
@@ -59,7 +60,13 @@ DEFAULT_PARAMETERS = {
     "major_sets_worth_two": False,
     "misclaim_to_opponents": False,
     "first_ask_left_of_dealer": False,
+    **dict.fromkeys(("claim_any_time", "eights_in_play", "opponent_picks_next_player",
+                     "ask_own_card_surrender", "bluff_own_card", "forced_claims", "challenge"),
+                    False),
 }
+#: Variants of docs/variants.md whose parameter exists but whose rules the engine does not
+#: play yet: ``load_game`` refuses them rather than play a different game.
+NOT_IMPLEMENTED = ("eights_in_play", "forced_claims", "challenge")
 PARAMETER_RULES = {
     "players": (int, None),  # checked against the deck by unsupported_reason
     "dealer": (int, None),  # 0 .. players - 1
@@ -69,6 +76,11 @@ PARAMETER_RULES = {
     "major_sets_worth_two": (bool, None),
     "misclaim_to_opponents": (bool, None),
     "first_ask_left_of_dealer": (bool, None),
+    "ask_own_card_surrender": (bool, None),
+    "bluff_own_card": (bool, None),
+    "opponent_picks_next_player": (bool, None),
+    "claim_any_time": (bool, None),
+    **{name: (bool, None) for name in NOT_IMPLEMENTED},
 }
 #: Resampling draws that must contradict the event log before we give up loudly.
 
@@ -76,6 +88,20 @@ PARAMETER_RULES = {
 def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
     """The full parameter set, or ``ValueError`` saying what is wrong."""
     p = {**DEFAULT_PARAMETERS, **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES)}
+    if p["eights_in_play"] and (p["sevens_removed"] or p["jokers_ninth_set"]):
+        raise ValueError(
+            f"{GAME_NAME}: eights_in_play cannot be combined with sevens_removed or "
+            "jokers_ninth_set: the 8s join the high half-suits, the 7s stay in the low ones"
+        )
+    if p["ask_own_card_surrender"] and p["bluff_own_card"]:
+        raise ValueError(
+            f"{GAME_NAME}: ask_own_card_surrender and bluff_own_card cannot be combined: "
+            "they give an ask for one's own card two different outcomes"
+        )
+    pending = [name for name in NOT_IMPLEMENTED if p[name]]
+    if pending:
+        raise ValueError(f"{GAME_NAME}: variant parameter(s) {', '.join(pending)}: not "
+                         "implemented yet (docs/variants.md)")
     if p["sevens_removed"] and p["jokers_ninth_set"]:
         raise ValueError(
             f"{GAME_NAME}: sevens_removed and jokers_ninth_set cannot be combined: the ninth set "
@@ -107,6 +133,8 @@ def action_to_string(player: int, action: int) -> str:
         return f"ask P{target} {card_string(card)}"
     if CLAIM <= action < CLAIM + MAX_HALF_SUITS:
         return f"claim {half_suit_name(action - CLAIM)}"
+    if action == DECLINE:
+        return "pass"
     if ASSIGN <= action < ASSIGN + MAX_PLAYERS:
         return f"assign P{action - ASSIGN}"
     if PASS_TURN <= action < NUM_DISTINCT_ACTIONS:
@@ -133,8 +161,16 @@ def new_engine_state(p: dict[str, Any]) -> np.ndarray:
     """The engine array at the start of a game with these validated parameters."""
     return E.new_state(
         p["players"], p["dealer"], p["max_asks"], layout_of(p), int(p["major_sets_worth_two"]),
-        int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]),
+        int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]), own_card_asks(p),
+        int(p["opponent_picks_next_player"]), int(p["claim_any_time"]),
     )
+
+
+def own_card_asks(p: dict[str, Any]) -> int:
+    """What an ask for one's own card does under these parameters (12.12, 12.13)."""
+    if p["ask_own_card_surrender"]:
+        return E.SURRENDER_OWN_CARD
+    return E.BLUFF_OWN_CARD if p["bluff_own_card"] else E.NO_OWN_CARD_ASKS
 
 
 class LiteratureGame(EngineGame):
@@ -146,8 +182,11 @@ class LiteratureGame(EngineGame):
         layout = layout_of(p)
         major = int(p["major_sets_worth_two"])
         utility = float(sum(HALF_SUIT_VALUES[major, h] for h in range(NUM_HALF_SUITS[layout])))
-        # Asks, 7 actions per claim, at most one hand-off per claim, and the deal.
+        # Asks, 7 actions per claim, at most one hand-off per claim, and the deal; with claims
+        # at any time (12.5) a window of players - 1 nodes before every on-turn decision.
         length = deck_size(layout) + p["max_asks"] + 8 * NUM_HALF_SUITS[layout]
+        if p["claim_any_time"]:
+            length += (p["players"] - 1) * (p["max_asks"] + 2 * NUM_HALF_SUITS[layout] + 1)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_DISTINCT_ACTIONS,
             max_chance_outcomes=54,
@@ -186,6 +225,8 @@ def event_string(s: np.ndarray, event: int) -> str:
     kind = int(E.event_kind(event))
     if kind == E.EVENT_ASK:
         answer = "yes" if E.event_success(event) else "no"
+        if E.event_surrendered(event):
+            answer = "own card, surrendered"
         return (f"P{actor} asks P{int(E.event_target(event))} "
                 f"{card_string(int(E.event_card(event)))}: {answer}")
     if kind == E.EVENT_PASS:
@@ -197,7 +238,8 @@ def event_string(s: np.ndarray, event: int) -> str:
                      for i, c in enumerate(cards))
     shown = " ".join(f"{card_string(c)}:P{int(E.event_holder(event, i))}"
                      for i, c in enumerate(cards))
-    return (f"P{actor} claims {half_suit_name(h)} [{named}] shown [{shown}] -> "
+    when = " in a claim window" if E.event_in_window(event) else ""
+    return (f"P{actor} claims {half_suit_name(h)}{when} [{named}] shown [{shown}] -> "
             f"{_status_text(int(E.event_status(event)))}")
 
 
@@ -251,6 +293,11 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                      f": {named or '-'}")
     if s[E.PHASE] != E.GAME_OVER:
         lines.append(f"to move: P{int(s[E.TO_MOVE])}")
+        if s[E.WINDOW_POLLS] > 0 and s[E.PHASE] == E.ASKING:
+            lines.append(f"claim window: P{int(s[E.TO_MOVE])} may claim "
+                         f"(P{int(s[E.TURN_SEAT])} on turn)")
+        if s[E.PICKING_FOR] >= 0:
+            lines.append(f"P{int(s[E.TO_MOVE])} picks who plays for P{int(s[E.PICKING_FOR])}")
     return "\n".join(lines)
 
 
@@ -278,7 +325,9 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
 def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
     """The tensor pieces of the game whose parameters ``array`` holds (seats, ask limit)."""
     return observation.tensor_pieces(int(array[E.NUM_PLAYERS]), int(array[E.MAX_ASKS]),
-                                     perfect_recall)
+                                     perfect_recall,
+                                     int(array[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD,
+                                     bool(array[E.CLAIM_ANY_TIME]))
 
 
 LiteratureGame.state_class = LiteratureState

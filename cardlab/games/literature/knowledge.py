@@ -108,15 +108,32 @@ def placed_cards(k, seat):
 
 
 @njit(cache=True)
-def observe_ask(k, asker, target, card, success):
-    """Update for the public ask "asker asks target for card", answered yes or no."""
+def observe_ask(k, asker, target, card, success, surrendered=False, may_bluff=False):
+    """Update for the public ask "asker asks target for card", answered yes or no.
+
+    ``surrendered``: the asker held the card and it went to the target (12.12).
+    ``may_bluff``: asks for one's own card are bluffs (12.13), so a refused ask
+    does not prove that the asker lacks the card.
+    """
     h = HALF_SUIT_OF[k[LAYOUT], card]
     bit = card_bit(card)
     asker_slot = _minimum_slot(asker, h)
-    # The asker holds a card of h other than the asked one, and not the asked one.
+    if surrendered:
+        # He held the card (his minimum of h counted it at most once); the target holds it now.
+        k[asker_slot] = max(k[asker_slot] - 1, 0)
+        k[MAY_HOLD + asker] &= ~bit
+        _place(k, target, bit)
+        k[_minimum_slot(target, h)] += 1
+        k[HAND_SIZE + asker] -= 1
+        k[HAND_SIZE + target] += 1
+        propagate(k)
+        return
+    # The asker holds a card of h other than the asked one, and not the asked one (with
+    # bluffs, a card of h that may be the asked one).
     if k[asker_slot] < 1:
         k[asker_slot] = 1
-    k[MAY_HOLD + asker] &= ~bit
+    if not (may_bluff and not success):
+        k[MAY_HOLD + asker] &= ~bit
     if success:
         # The target held the card (with its known cards of h); it now has one fewer.
         target_slot = _minimum_slot(target, h)

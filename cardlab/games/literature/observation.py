@@ -63,12 +63,14 @@ def event_slots(max_asks: int) -> int:
 
 
 @njit(cache=True)
-def event_width(num_players: int) -> int:
-    """Slots of one event: actor, target, half-suit, card within it, answer."""
-    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1
+def event_width(num_players: int, surrenders: bool = False) -> int:
+    """Slots of one event: actor, target, half-suit, card within it, answer, and with
+    ``ask_own_card_surrender`` (12.12) whether the asker surrendered the card."""
+    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1 + int(surrenders)
 
 
-def information_state_extra(num_players: int, max_asks: int) -> tuple[tuple[str, int], ...]:
+def information_state_extra(num_players: int, max_asks: int,
+                            surrenders: bool = False) -> tuple[tuple[str, int], ...]:
     """Pieces the information-state tensor adds: the dealt hand and the whole public record.
 
     ``events`` has a slot per logged event, in order (:func:`_encode_event`);
@@ -90,17 +92,23 @@ def information_state_extra(num_players: int, max_asks: int) -> tuple[tuple[str,
     n = num_players
     return (
         ("dealt_hand", NUM_CARDS),
-        ("events", int(event_slots(max_asks) * event_width(n))),
+        ("events", int(event_slots(max_asks) * event_width(n, surrenders))),
         ("claims", MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n),
     )
 
 
-def tensor_pieces(num_players: int, max_asks: int,
-                  perfect_recall: bool) -> tuple[tuple[str, int], ...]:
-    """(name, size) of each piece of the observation or information-state tensor, in order."""
+def tensor_pieces(num_players: int, max_asks: int, perfect_recall: bool,
+                  surrenders: bool = False, windows: bool = False) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each piece of the observation or information-state tensor, in order.
+
+    With claims at any time (12.5) both end with ``claim_window``: the seat on
+    turn while a window polls the others, and the polls left.
+    """
     pieces = observation_pieces(num_players)
     if perfect_recall:
-        pieces += information_state_extra(num_players, max_asks)
+        pieces += information_state_extra(num_players, max_asks, surrenders)
+    if windows:
+        pieces += (("claim_window", num_players + 1),)
     return pieces
 
 
@@ -161,14 +169,26 @@ def encode(s, player, perfect_recall, out):
     out[o] = s[E.ASKS] / s[E.MAX_ASKS]
     o += 1
     if not perfect_recall:
+        _encode_window(s, player, out, o)
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    width = event_width(n)
+    width = event_width(n, s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD)
     slots = event_slots(s[E.MAX_ASKS])
     claims = o + slots * width
     for i in range(min(s[E.LOG_LENGTH], slots)):
         _encode_event(s, s[E.LOG + i], player, out, o + i * width, claims)
+    _encode_window(s, player, out, claims + MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n)
+
+
+@njit(cache=True)
+def _encode_window(s, player, out, o):
+    """The ``claim_window`` piece at ``out[o:]`` (12.5; absent from the standard game)."""
+    if s[E.CLAIM_ANY_TIME] == 0 or s[E.WINDOW_POLLS] == 0 or s[E.PHASE] != E.ASKING:
+        return
+    n = s[E.NUM_PLAYERS]
+    out[o + (s[E.TURN_SEAT] - player) % n] = 1.0
+    out[o + n] = s[E.WINDOW_POLLS] / (n - 1)
 
 
 @njit(cache=True)
@@ -192,6 +212,8 @@ def _encode_event(s, event, player, out, o, claims):
     if kind == E.EVENT_CLAIM:
         h = E.event_target(event)
         out[o_half_suit + h] = 1.0
+        if E.event_in_window(event):  # the answer slot, unused by claims (12.5)
+            out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
         block = claims + h * CARDS_PER_HALF_SUIT * 2 * n
         for i in range(CARDS_PER_HALF_SUIT):
             out[block + 2 * n * i + (E.event_named_seat(event, i) - player) % n] = 1.0
@@ -205,6 +227,8 @@ def _encode_event(s, event, player, out, o, claims):
     out[o_half_suit + MAX_HALF_SUITS + popcount(lower_cards)] = 1.0
     if E.event_success(event):
         out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
+    if E.event_surrendered(event):  # only set when the slot has this flag (12.12)
+        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1] = 1.0
 
 
 @njit(cache=True)
@@ -231,4 +255,7 @@ def observation_token(s, action, player):
                 detail |= E.holder(s, cards[i]) << (1 + 4 * i)
     elif action < CLAIM:
         detail = np.int64(1 + has_card(s[E.HANDS + action // 64], action % 64))
+        if s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD and has_card(s[E.HANDS + s[E.TO_MOVE]],
+                                                                     action % 64):
+            detail = np.int64(3)  # 12.12: the asker's card went to the target, publicly
     return seen_action(s[E.TO_MOVE], action, detail)

@@ -130,6 +130,7 @@ VOID = 2  # cancelled by a wrong claim, or left unresolved at the ask limit
 # ---- Action ids (contract: docs/actions.md) ------------------------------------------
 ASK = 0  # 64 * target + card
 CLAIM = 1024  # + half-suit
+DECLINE = 1033  # claim_any_time (12.5): no claim in a claim window, string "pass"
 ASSIGN = 1040  # + seat
 PASS_TURN = 1056  # + seat
 NUM_DISTINCT_ACTIONS = 1072

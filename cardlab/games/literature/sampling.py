@@ -42,11 +42,15 @@ from cardlab.games.literature.engine import (
     LAYOUT,
     LOG,
     LOG_LENGTH,
+    NO_OWN_CARD_ASKS,
+    OWN_CARD_ASKS,
+    SURRENDER_OWN_CARD,
     event_actor,
     event_card,
     event_holder,
     event_kind,
     event_success,
+    event_surrendered,
     event_target,
     private_knowledge,
 )
@@ -249,6 +253,10 @@ def dealt_hands_for(s, hands):
             bit = card_bit(event_card(event))
             dealt[event_actor(event)] &= ~bit
             dealt[event_target(event)] |= bit
+        elif kind == EVENT_ASK and event_surrendered(event):
+            bit = card_bit(event_card(event))
+            dealt[event_target(event)] &= ~bit
+            dealt[event_actor(event)] |= bit
         elif kind == EVENT_CLAIM:
             cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], event_target(event)])
             for j in range(CARDS_PER_HALF_SUIT):
@@ -261,12 +269,14 @@ def consistent_with_log(s, hands):
     """True if the current ``hands`` agree with every logged event.
 
     Replays the log forwards from the deal the hands imply, checking that each
-    ask was legal (asker held another card of the half-suit, not the card; the
-    target held a card) and answered as logged, and that each claim's cards
-    were where the claim showed them.
+    ask was legal (asker held another card of the half-suit, not the card,
+    unless asks for one's own card are allowed; the target held a card) and
+    answered as logged (a surrender exactly when the asker held the card), and
+    that each claim's cards were where the claim showed them.
     """
     num_players = s[NUM_PLAYERS]
     layout = s[LAYOUT]
+    own_card_asks = s[OWN_CARD_ASKS] != NO_OWN_CARD_ASKS
     current = dealt_hands_for(s, hands)
     for seat in range(num_players):
         if popcount(current[seat]) != s[CARDS_EACH]:
@@ -280,15 +290,21 @@ def consistent_with_log(s, hands):
             card = event_card(event)
             bit = card_bit(card)
             cards = HALF_SUIT_MASKS[layout, HALF_SUIT_OF[layout, card]]
-            if current[actor] & bit != 0 or current[actor] & cards == 0:
+            held = current[actor] & bit != 0
+            if (held and not own_card_asks) or current[actor] & cards == 0:
                 return False
             if current[target] == 0:
                 return False
             if (current[target] & bit != 0) != event_success(event):
                 return False
+            if event_surrendered(event) != (held and s[OWN_CARD_ASKS] == SURRENDER_OWN_CARD):
+                return False
             if event_success(event):
                 current[target] &= ~bit
                 current[actor] |= bit
+            elif event_surrendered(event):
+                current[actor] &= ~bit
+                current[target] |= bit
         elif kind == EVENT_CLAIM:
             h = event_target(event)
             cards = cards_in(HALF_SUIT_MASKS[layout, h])

@@ -3,6 +3,7 @@
 from cardlab.games import kernels
 from cardlab.games.literature import engine, strategy, summary
 from cardlab.games.literature.game import GAME_NAME, LiteratureGame
+from cardlab.games.literature.variants import VARIANTS
 from cardlab.games.spec import GameSpec
 
 SPEC = GameSpec(
@@ -22,4 +23,5 @@ SPEC = GameSpec(
     # than playing out (experiments/results/, 100-deal screens; README).
     ismcts_defaults={"widening": 0.1, "rollout_depth": 8},
     small_parameters={"players": 4},
+    variants=VARIANTS,
 )

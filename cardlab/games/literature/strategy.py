@@ -11,7 +11,10 @@ rules, in order:
 2. ask for a card whose holder is known, otherwise the card most likely to be
    with the target (a card's possible holders share it in proportion to their
    hand sizes); between equal asks, prefer a half-suit the table already knows
-   the player holds, since a new one gives information away;
+   the player holds, since a new one gives information away; never ask for a
+   card of one's own where the variants allow it (12.12 gives the card away,
+   12.13 only hands the turn to the target);
+   in a claim window (12.5) claim only a certain half-suit, else pass;
 3. when nothing can be gained by asking (every possible ask is hopeless) and
    the team surely holds a whole half-suit, claim it with the likeliest seats;
 4. hand the turn to the teammate best placed to use it: the one with the most
@@ -31,6 +34,7 @@ from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
     ASSIGN,
     CLAIM,
+    DECLINE,
     HALF_SUIT_MASKS,
     HALF_SUIT_OF,
     HALF_SUIT_VALUES,
@@ -168,6 +172,8 @@ def rules_action(s, stream):
     for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
         if s[E.STATUS + h] == UNRESOLVED and K.claim_is_certain(view, h, team):
             return CLAIM + h
+    if s[E.WINDOW_POLLS] > 0:  # 12.5: claim out of turn only when certain
+        return DECLINE
     if legal[0] >= CLAIM:  # only claims: the end of the game
         return CLAIM + _best_claim(s, view, team, False)
     # Rule 2: the most promising ask.
@@ -178,6 +184,8 @@ def rules_action(s, stream):
         action = legal[i]
         if action >= CLAIM:
             break
+        if (s[E.HANDS + seat] >> (action % 64)) & 1:
+            continue  # never ask for one's own card (12.12 gives it away, 12.13 wastes the turn)
         score = ask_score(s, view, public, seat, action) + 1e-6 * random_unit(stream)  # tie-break
         if score > best_score:
             best = action
@@ -217,13 +225,15 @@ def action_scores(s, legal, n, out):
         action = legal[i]
         if action >= PASS_TURN:
             out[i] = hand_off_score(s, view, team, action - PASS_TURN)
+        elif action == DECLINE:
+            out[i] = 0.0  # 12.5: below a certain claim, above a doubtful one
         elif action < CLAIM:
             out[i] = ask_score(s, view, public, seat, action)
             best_ask = max(best_ask, out[i])
     surely_ours = ~K.team_may_hold(view, 1 - team)
     for i in range(n):
         action = legal[i]
-        if CLAIM <= action < PASS_TURN:
+        if CLAIM <= action < PASS_TURN and action != DECLINE:
             h = action - CLAIM
             if K.claim_is_certain(view, h, team):
                 out[i] = 2.0

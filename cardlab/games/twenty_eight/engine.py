@@ -52,10 +52,12 @@ from cardlab.core.layout import (
 from cardlab.core.rng import random_below
 from cardlab.core.tricks import trick_winner
 from cardlab.games.twenty_eight.rules import (
+    ACCEPT,
     BID,
     CALL_TRUMP,
     CARD_POINTS,
     CARDS_PER_STAGE,
+    COT_FACTOR,
     GAME_POINT_BANDS,
     JACKS,
     MAX_BID,
@@ -64,11 +66,17 @@ from cardlab.games.twenty_eight.rules import (
     NUM_TRICKS,
     PARTNER_OVERCALL_MIN,
     PASS,
+    PLAY_ON,
     POINT_CARDS,
     REDEAL,
     SECOND_ROUND_MIN,
+    SHOW_POINTLESS,
     STANDARD_DECK,
     STRENGTH,
+    SURRENDER,
+    THANI,
+    THANI_FAILED,
+    THANI_MADE,
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ----------
@@ -83,7 +91,16 @@ OUTCOME_NAMES = (
     "redeal by the first bidder (void hand)",
     "four jacks in one hand (void hand)",
     "the bidding team held all 8 trumps (void hand)",
+    "a pointless hand was shown (void hand)",
 )
+POINTLESS_SHOWN = 4  # pointless_hand_redeal (13.2)
+
+# Cot nodes before a trick (COT_NODE) and early ends that fix the game points (SPECIAL_END).
+OFFER_PENDING, ANSWER_PENDING = 1, 2
+END_SURRENDERED, END_COT_FAILED, END_THANI_LOST = 1, 2, 3
+SPECIAL_END_NAMES = ("", "the opponents surrendered (cot accepted)",
+                     "the bidding side lost a trick after playing on (cot)",
+                     "the bidder lost a trick (Thani)")
 
 NO_CARD = -1
 NO_SEAT = -1
@@ -98,44 +115,56 @@ HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds (the h
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
 FIRST_DEALER = 16
 OPENING_MIN = 17  # the smallest opening bid (14 in the standard game)
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, OPENING_MIN + 1 - FIRST_DEALER
+JACK_RESTRICTION = 18  # 1: jack_discard_restriction (13.1)
+POINTLESS_REDEAL = 19  # 1: pointless_hand_redeal (13.2)
+COT = 20  # 1: cot (13.3)
+THANI_ALLOWED = 21  # 1: thani (13.5)
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, THANI_ALLOWED + 1 - FIRST_DEALER
 # The hand being played.
-FIRST_FOUR = 18  # 4 slots: the cards the seat received in deal stage 1
-PLAYED_BY = 22  # 4 slots: cards the seat has played this hand
-HIGH_BID = 26  # value of the highest bid, -1 before any
-HIGH_BIDDER = 27
-PASSES_IN_ROW = 28  # consecutive passes since the last bid (first round)
-NUM_BIDS = 29  # first-round actions so far
-BID_HISTORY = 30  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
+FIRST_FOUR = 22  # 4 slots: the cards the seat received in deal stage 1
+PLAYED_BY = 26  # 4 slots: cards the seat has played this hand
+HIGH_BID = 30  # value of the highest bid, -1 before any
+HIGH_BIDDER = 31
+PASSES_IN_ROW = 32  # consecutive passes since the last bid (first round)
+NUM_BIDS = 33  # first-round actions so far
+BID_HISTORY = 34  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
 MAX_FIRST_ROUND = 48  # 15 bids, at most 2 passes between bids, 3 at the end: 46
-RAISES = 78  # 2 slots: the second-round actions of bidder and partner, -1 before
-FIRST_BIDDER = 80  # who won the first round (placed the first indicator)
-BIDDER = 81  # the bidder now (the partner after a partner's raise)
-INDICATOR = 82  # the face-down card, -1 before it is placed
-OLD_INDICATOR = 83  # the first bidder's indicator after a partner's raise, else -1
-TRUMP = 84  # suit of the indicator (hidden from the others until shown), -1 before
-TRUMP_SHOWN = 85
-SHOWN_IN_TRICK = 86  # trick number of the show, -1 before
-CALLER = 87  # seat whose action 53 showed the trump (-1: shown by playing it)
-MUST_PLAY_TRUMP = 88  # seat that just called and must now play a trump if it holds one
-TRICK_NUMBER = 89  # 0..7, 8 when the hand is over
-TRICK_LEADER = 90
-TRICK_SIZE = 91
-TRICK = 92  # 4 slots: cards of the current trick in play order
-TRUMPS_FROM = 96  # position from which trump-suit cards are trumps in the current trick
-CARD_POINTS_WON = 97  # 2 slots, per team
-TRICKS_WON = 99  # 2 slots, per team
-PLAYED = 101  # mask of cards played this hand
-VOIDS = 102  # 4 slots: bit s set when the seat's hand showed out of suit s
-BIDDER_DISCARDS = 106  # suits the bidder played without following, trump hidden
-BIDDER_HIDDEN_LEADS = 107  # 4 slots per suit: first trick the bidder led it while hidden
-OUTCOME = 111
-GAME_POINTS = 112  # 2 slots, per team
-TRICK_HISTORY = 114  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 146  # 8 slots
-TRICK_WINNERS = 154  # 8 slots
-TRICK_TRUMPS_FROM = 162  # 8 slots: each finished trick's ``trumps_from``
-STATE_SIZE = 170
+RAISES = 82  # 2 slots: the second-round actions of bidder and partner, -1 before
+FIRST_BIDDER = 84  # who won the first round (placed the first indicator)
+BIDDER = 85  # the bidder now (the partner after a partner's raise)
+INDICATOR = 86  # the face-down card, -1 before it is placed
+OLD_INDICATOR = 87  # the first bidder's indicator after a partner's raise, else -1
+TRUMP = 88  # suit of the indicator (hidden from the others until shown), -1 before
+TRUMP_SHOWN = 89
+SHOWN_IN_TRICK = 90  # trick number of the show, -1 before
+CALLER = 91  # seat whose action 53 showed the trump (-1: shown by playing it)
+MUST_PLAY_TRUMP = 92  # seat that just called and must now play a trump if it holds one
+TRICK_NUMBER = 93  # 0..7, 8 when the hand is over
+TRICK_LEADER = 94
+TRICK_SIZE = 95
+TRICK = 96  # 4 slots: cards of the current trick in play order
+TRUMPS_FROM = 100  # position from which trump-suit cards are trumps in the current trick
+CARD_POINTS_WON = 101  # 2 slots, per team
+TRICKS_WON = 103  # 2 slots, per team
+PLAYED = 105  # mask of cards played this hand
+VOIDS = 106  # 4 slots: bit s set when the seat's hand showed out of suit s
+BIDDER_DISCARDS = 110  # suits the bidder played without following, trump hidden
+BIDDER_HIDDEN_LEADS = 111  # 4 slots per suit: first trick the bidder led it while hidden
+OUTCOME = 115
+GAME_POINTS = 116  # 2 slots, per team
+TRICK_HISTORY = 118  # 32 slots: every card of the hand in play order
+TRICK_LEADERS = 150  # 8 slots
+TRICK_WINNERS = 158  # 8 slots
+TRICK_TRUMPS_FROM = 166  # 8 slots: each finished trick's ``trumps_from``
+# Variant bookkeeping (docs/variants.md; all zero in the standard game).
+LED_SUITS = 174  # suits led in a trick of this hand (jack_discard_restriction)
+NO_HOLD = 175  # 4 slots: cards the seat cannot hold, proven by a forced jack discard
+SHOW_NODES = 179  # pointless-show nodes taken so far (pointless_hand_redeal)
+COT_NODE = 180  # 0: none pending; OFFER_PENDING or ANSWER_PENDING before a trick
+COT_PLAYED_ON = 181  # trick number + 1 at which the bidder played on, 0 if he has not
+THANI_DECLARED = 182
+SPECIAL_END = 183  # how the bidding side's game points were fixed early (END_* below)
+STATE_SIZE = 184
 
 MAX_LEGAL_ACTIONS = 32  # a full deck of chance outcomes is the largest set
 
@@ -146,12 +175,16 @@ def partner_of(seat):
 
 
 @njit(cache=True)
-def new_state(dealer, opening_min):
-    """The state before the first card is dealt."""
+def new_state(dealer, opening_min, jack_restriction=0, pointless_redeal=0, cot=0, thani=0):
+    """The state before the first card is dealt (variant switches 0 or 1: docs/variants.md)."""
     s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
     s[DECK] = STANDARD_DECK
     s[FIRST_DEALER] = dealer
     s[OPENING_MIN] = opening_min
+    s[JACK_RESTRICTION] = jack_restriction
+    s[POINTLESS_REDEAL] = pointless_redeal
+    s[COT] = cot
+    s[THANI_ALLOWED] = thani
     start_deal(s, dealer)
     s[HIGH_BID] = -1
     s[HIGH_BIDDER] = NO_SEAT
@@ -172,6 +205,12 @@ def new_state(dealer, opening_min):
     s[TRICK_WINNERS:TRICK_WINNERS + NUM_TRICKS] = NO_SEAT
     s[TRICK_TRUMPS_FROM:TRICK_TRUMPS_FROM + NUM_TRICKS] = -1
     return s
+
+
+@njit(cache=True)
+def has_variants(s):
+    """Is any rule variant of docs/variants.md switched on in this game?"""
+    return s[JACK_RESTRICTION] + s[POINTLESS_REDEAL] + s[COT] + s[THANI_ALLOWED] > 0
 
 
 @njit(cache=True)
@@ -207,8 +246,45 @@ def led_suit(s):
 def play_choices(s, seat):
     """``(cards, may_call)``: the cards ``seat`` may play now and whether 53 is legal.
 
-    This is the whole of rulings 5 and 6 for the player to move.
+    This is the whole of rulings 5 and 6 for the player to move, and of the
+    jack restriction (13.1) when it is on.
     """
+    cards, may_call = contract_play_choices(s, seat)
+    if s[JACK_RESTRICTION] == 1:
+        cards &= ~barred_jacks(s, cards)
+    return cards, may_call
+
+
+@njit(cache=True)
+def unled_jacks(s):
+    """The jacks of the suits no trick of this hand has been led in (the current one counts)."""
+    led = s[LED_SUITS]
+    if s[TRICK_SIZE] > 0:
+        led |= 1 << suit_of(s[TRICK])
+    jacks = np.int64(0)
+    for suit in range(4):
+        if (led >> suit) & 1 == 0:
+            jacks |= JACKS & SUIT_MASKS[suit]
+    return jacks
+
+
+@njit(cache=True)
+def barred_jacks(s, cards):
+    """13.1 (V-T4): the jacks of ``cards`` a player who does not follow may not play.
+
+    None when he leads or follows suit, and none when such jacks are all he
+    could play (a legal card is always left).
+    """
+    led = led_suit(s)
+    if led < 0 or cards & SUIT_MASKS[led] != 0:
+        return np.int64(0)
+    barred = cards & unled_jacks(s)
+    return barred if barred != cards else np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def contract_play_choices(s, seat):
+    """``(cards, may_call)`` under rulings 5 and 6 alone (no variant restriction)."""
     hand = s[HANDS + seat]
     led = led_suit(s)
     trump = s[TRUMP]
@@ -270,10 +346,24 @@ def legal_actions(s, out):
     elif phase == RAISING:
         out[n] = PASS
         n += 1
+        if showing_pending(s):
+            if pointless_hand(s, s[TO_MOVE]):
+                out[n] = SHOW_POINTLESS
+                n += 1
+            return n
+        if s[THANI_ALLOWED] == 1 and s[TO_MOVE] == s[BIDDER] and s[RAISES] < 0:
+            out[n] = THANI
+            n += 1
         for value in range(max(SECOND_ROUND_MIN, s[HIGH_BID] + 1), MAX_BID + 1):
             out[n] = BID + value
             n += 1
     elif phase == PLAYING:
+        if s[COT_NODE] == OFFER_PENDING:
+            out[0], out[1] = PASS, SURRENDER
+            return 2
+        if s[COT_NODE] == ANSWER_PENDING:
+            out[0], out[1] = ACCEPT, PLAY_ON
+            return 2
         cards, may_call = play_choices(s, s[TO_MOVE])
         n = write_cards(cards, out, 0)
         if may_call:
@@ -293,7 +383,12 @@ def apply_action(s, action):
     elif phase == PLACING:
         _place_indicator(s, action)
     elif phase == RAISING:
-        _second_round(s, action)
+        if showing_pending(s):
+            _pointless_show(s, action)
+        else:
+            _second_round(s, action)
+    elif s[COT_NODE] != 0:
+        _cot_step(s, action)
     elif action == CALL_TRUMP:
         _show_trump(s, s[TO_MOVE])
     else:
@@ -337,6 +432,30 @@ def _deal_card(s, card):
                 return
         s[PHASE] = RAISING
         s[TO_MOVE] = s[BIDDER]
+        if s[POINTLESS_REDEAL] == 1:
+            s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS  # 13.2: shows before the second round
+
+
+@njit(cache=True)
+def showing_pending(s):
+    """13.2: is the step a seat's pointless-show node (before the second round)?"""
+    return s[POINTLESS_REDEAL] == 1 and s[SHOW_NODES] < NUM_PLAYERS
+
+
+@njit(cache=True)
+def pointless_hand(s, seat):
+    """13.2: the seat's eight dealt cards (an indicator counted) hold no J, 9, A or 10."""
+    return s[DEALT + seat] & POINT_CARDS == 0
+
+
+@njit(cache=True)
+def _pointless_show(s, action):
+    """13.2 (V-T5): every seat in turn from dealer + 1 passes or shows; a show voids the hand."""
+    if action == SHOW_POINTLESS:
+        _end_hand(s, POINTLESS_SHOWN)
+        return
+    s[SHOW_NODES] += 1
+    s[TO_MOVE] = s[BIDDER] if s[SHOW_NODES] == NUM_PLAYERS else (s[TO_MOVE] + 1) % NUM_PLAYERS
 
 
 @njit(cache=True)
@@ -379,6 +498,10 @@ def _second_round(s, action):
     seat = s[TO_MOVE]
     speaker = 0 if seat == s[BIDDER] else 1
     s[RAISES + speaker] = action
+    if action == THANI:
+        s[THANI_DECLARED] = 1  # 13.5: the partner does not speak; the bidder leads
+        _start_play(s)
+        return
     if action != PASS:
         s[HIGH_BID] = action - BID
         s[HIGH_BIDDER] = seat
@@ -403,8 +526,39 @@ def _second_round(s, action):
 def _start_play(s):
     s[PHASE] = PLAYING
     s[TRICK_LEADER] = (s[DEALER] + 1) % NUM_PLAYERS  # ruling 5: dealer + 1 leads
+    if s[THANI_DECLARED] == 1:
+        s[TRICK_LEADER] = s[BIDDER]  # 13.5: the Thani bidder leads
     s[TO_MOVE] = s[TRICK_LEADER]
     s[TRUMPS_FROM] = NO_TRUMPS_IN_TRICK
+    _offer_cot(s)
+
+
+@njit(cache=True)
+def _offer_cot(s):
+    """13.3 (V-T6): before a trick, an opponent may offer to surrender while the bidding
+    side has won every trick, nobody has played on and the hand is not a Thani."""
+    if s[COT] == 0 or s[COT_PLAYED_ON] > 0 or s[THANI_DECLARED] == 1:
+        return
+    if s[TRICKS_WON + team_of(s[BIDDER])] != s[TRICK_NUMBER]:
+        return
+    s[COT_NODE] = OFFER_PENDING
+    s[TO_MOVE] = (s[BIDDER] + 1) % NUM_PLAYERS
+
+
+@njit(cache=True)
+def _cot_step(s, action):
+    """13.3: the offer (56) or no offer (52), then the bidder's accept (57) or play on (58)."""
+    if action == SURRENDER:
+        s[COT_NODE] = ANSWER_PENDING
+        s[TO_MOVE] = s[BIDDER]
+        return
+    s[COT_NODE] = 0
+    if action == ACCEPT:
+        _end_early(s, game_points_for(s[HIGH_BID], True), END_SURRENDERED)
+        return
+    if action == PLAY_ON:
+        s[COT_PLAYED_ON] = s[TRICK_NUMBER] + 1
+    s[TO_MOVE] = s[TRICK_LEADER]
 
 
 @njit(cache=True)
@@ -440,6 +594,8 @@ def _show_trump(s, caller):
 def _play_card(s, card):
     seat = s[TO_MOVE]
     position = s[TRICK_SIZE]
+    if s[JACK_RESTRICTION] == 1 and position > 0:
+        _note_forced_jack(s, seat, card)
     if s[TRUMP_SHOWN] == 0 and seat == s[BIDDER]:
         if card == s[INDICATOR]:
             _show_trump(s, NO_SEAT)  # the hidden indicator as his last card
@@ -461,6 +617,8 @@ def _play_card(s, card):
     s[HANDS + seat] &= ~bit
     s[PLAYED] |= bit
     s[PLAYED_BY + seat] |= bit
+    if position == 0:
+        s[LED_SUITS] |= 1 << suit_of(card)
     s[TRICK + position] = card
     s[TRICK_HISTORY + 4 * s[TRICK_NUMBER] + position] = card
     s[TRICK_SIZE] = position + 1
@@ -501,8 +659,50 @@ def _finish_trick(s):
     s[TRICK_LEADER] = winner
     s[TO_MOVE] = winner
     s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else NO_TRUMPS_IN_TRICK
-    if s[TRICK_NUMBER] == NUM_TRICKS:
+    if s[COT] + s[THANI_DECLARED] > 0:
+        _after_variant_trick(s, winner, team)
+    elif s[TRICK_NUMBER] == NUM_TRICKS:
         _score_hand(s)
+
+
+@njit(cache=True)
+def _after_variant_trick(s, winner, team):
+    """The end of a trick under cot or Thani: an early end, the score, or the next offer."""
+    if s[THANI_DECLARED] == 1 and winner != s[BIDDER]:
+        _end_early(s, THANI_FAILED, END_THANI_LOST)  # 13.5 (V-T7): the partner's trick too
+    elif s[COT_PLAYED_ON] > 0 and team != team_of(s[BIDDER]):
+        _end_early(s, COT_FACTOR * game_points_for(s[HIGH_BID], False), END_COT_FAILED)
+    elif s[TRICK_NUMBER] == NUM_TRICKS:
+        _score_hand(s)
+    else:
+        _offer_cot(s)
+
+
+@njit(cache=True)
+def _note_forced_jack(s, seat, card):
+    """13.1: a barred jack played proves every other card the seat could play was one too.
+
+    The proof goes to ``NO_HOLD`` for the hidden-hand sampler, unless the cards
+    he could play depend on the hidden trump (the bidder before the show).
+    """
+    if seat == s[BIDDER] and s[TRUMP_SHOWN] == 0:
+        return
+    cards, _ = contract_play_choices(s, seat)
+    led = suit_of(s[TRICK])
+    if cards & SUIT_MASKS[led] != 0 or card_bit(card) & unled_jacks(s) == 0:
+        return
+    region = SUIT_MASKS[s[TRUMP]] if cards != s[HANDS + seat] else ~np.int64(0)
+    s[NO_HOLD + seat] |= region & s[DECK] & ~unled_jacks(s) & ~s[PLAYED]
+
+
+@njit(cache=True)
+def _end_early(s, points, reason):
+    """End the hand with the bidding side's game points fixed by a variant (13.3, 13.5)."""
+    team = team_of(s[BIDDER])
+    s[GAME_POINTS + team] = points
+    s[GAME_POINTS + 1 - team] = -points
+    s[SPECIAL_END] = reason
+    _end_hand(s, PLAYED_OUT)
 
 
 @njit(cache=True)
@@ -520,6 +720,10 @@ def _score_hand(s):
     team = team_of(s[BIDDER])
     made = s[CARD_POINTS_WON + team] >= s[HIGH_BID]
     points = game_points_for(s[HIGH_BID], made)
+    if s[THANI_DECLARED] == 1:
+        points = THANI_MADE  # 13.5: he won every trick himself
+    elif s[COT] == 1 and s[TRICKS_WON + team] == NUM_TRICKS:
+        points = COT_FACTOR * points  # 13.3: every trick wins the double game
     s[GAME_POINTS + team] = points
     s[GAME_POINTS + 1 - team] = -points
     _end_hand(s, PLAYED_OUT)
@@ -568,7 +772,7 @@ def play_random_hands(template, num_hands, stream, results):
             phase = s[PHASE]
             if phase == DEALING:  # the chance outcomes are the undealt cards: no listing
                 apply_action(s, draw_card(undealt_cards(s), stream))
-            elif phase == PLAYING:  # uniform over the playable cards and, if allowed, the call
+            elif phase == PLAYING and s[COT_NODE] == 0:  # uniform over playable cards and the call
                 cards, may_call = play_choices(s, s[TO_MOVE])
                 count = popcount(cards)
                 pick = random_below(stream, count + (1 if may_call else 0))

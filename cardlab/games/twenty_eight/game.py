@@ -29,25 +29,75 @@ from cardlab.games import kernels
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight import observation, sampling
 from cardlab.games.twenty_eight.rules import (
+    ACCEPT,
     BID,
     CALL_TRUMP,
     CARDS_PER_STAGE,
+    COT_FACTOR,
     MAX_BID,
     MAX_GAME_POINTS,
     MIN_BID,
     NUM_DISTINCT_ACTIONS,
     NUM_PLAYERS,
+    NUM_TRICKS,
     PASS,
+    PLAY_ON,
     REDEAL,
+    SHOW_POINTLESS,
     STAGE_SIZE,
+    SURRENDER,
+    THANI,
+    THANI_FAILED,
 )
 
 GAME_NAME = "cardlab_twenty_eight"
 
-DEFAULT_PARAMETERS = {"dealer": 0}
-PARAMETER_RULES = {"dealer": (int, range(0, NUM_PLAYERS))}
+#: The rule variants of docs/variants.md, each a switch (false: the contract's game).
+VARIANT_SWITCHES = ("jack_discard_restriction", "pointless_hand_redeal", "cot", "thani")
+DEFAULT_PARAMETERS = {"dealer": 0, "players": NUM_PLAYERS, **dict.fromkeys(VARIANT_SWITCHES, False)}
+PARAMETER_RULES = {
+    "dealer": (int, None),  # 0 .. players - 1
+    "players": (int, (3, 4, 6)),
+    **{name: (bool, None) for name in VARIANT_SWITCHES},
+}
+#: Player counts of the spec (13.6, 13.7) that the engine does not play yet.
+PLAYER_COUNTS_NOT_IMPLEMENTED = (3, 6)
 # Deal 32, first round at most 46 (15 bids), 2 placements, 2 raises, 32 cards and one show.
 MAX_GAME_LENGTH = 32 + 46 + 2 + 2 + 32 + 1
+# Variant nodes: one pointless-show node per seat (13.2); a cot offer before each trick
+# and one answer (13.3).
+SHOW_NODES_LENGTH = NUM_PLAYERS
+COT_NODES_LENGTH = NUM_TRICKS + 1
+
+
+def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
+    """The full parameter set, or ``ValueError`` naming the parameters and the reason."""
+    p = {**DEFAULT_PARAMETERS, **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES)}
+    players = p["players"]
+    if players in PLAYER_COUNTS_NOT_IMPLEMENTED:
+        raise ValueError(f"{GAME_NAME}: parameter 'players' = {players} "
+                         f"(twenty_eight.{'three' if players == 3 else 'six'}_player) is a variant "
+                         "that is not implemented yet; only players = 4 is played")
+    if not 0 <= p["dealer"] < players:
+        raise ValueError(f"{GAME_NAME}: parameter 'dealer' must be in 0..{players - 1}, "
+                         f"got {p['dealer']}")
+    return p
+
+
+def max_game_points(p: dict[str, Any]) -> int:
+    """The largest game points a side can win or lose in one hand under these parameters."""
+    largest = MAX_GAME_POINTS
+    if p["cot"]:
+        largest = COT_FACTOR * MAX_GAME_POINTS
+    if p["thani"]:
+        largest = max(largest, -THANI_FAILED)
+    return largest
+
+
+def max_game_length(p: dict[str, Any]) -> int:
+    """The longest hand under these parameters (the contract's plus the variants' nodes)."""
+    return (MAX_GAME_LENGTH + (SHOW_NODES_LENGTH if p["pointless_hand_redeal"] else 0)
+            + (COT_NODES_LENGTH if p["cot"] else 0))
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -61,12 +111,24 @@ def action_to_string(player: int, action: int) -> str:
         return "call trump"
     if action == REDEAL:
         return "redeal"
+    if action in VARIANT_ACTION_STRINGS:
+        return VARIANT_ACTION_STRINGS[action]
     if BID + MIN_BID <= action <= BID + MAX_BID:
         return f"bid {action - BID}"
     raise ValueError(
         f"{GAME_NAME}: no action with id {action} (cards 0..51, 52 pass, 53 call trump, "
-        f"54 redeal, {BID + MIN_BID}..{BID + MAX_BID} bids)"
+        f"54 redeal, 55-59 variants, {BID + MIN_BID}..{BID + MAX_BID} bids)"
     )
+
+
+#: Strings of the variants' actions (docs/variants.md).
+VARIANT_ACTION_STRINGS = {
+    SHOW_POINTLESS: "show pointless",
+    SURRENDER: "surrender",
+    ACCEPT: "accept",
+    PLAY_ON: "play on",
+    THANI: "thani",
+}
 
 
 def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
@@ -85,7 +147,7 @@ GAME_TYPE = card_game_type(GAME_NAME, "Twenty-Eight (cardlab)", NUM_PLAYERS, NUM
 def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:
     """The engine array at the start of a game with these (validated) parameters."""
     p = {**DEFAULT_PARAMETERS, **parameters}
-    return E.new_state(p["dealer"], MIN_BID)
+    return E.new_state(p["dealer"], MIN_BID, *(int(p[name]) for name in VARIANT_SWITCHES))
 
 
 def deal_chance_actions(
@@ -118,18 +180,16 @@ class TwentyEightGame(EngineGame):
     """Twenty-Eight, one hand (hand mode; ``match`` is not supported)."""
 
     def __init__(self, params: dict[str, Any] | None = None):
-        self.parameters = {
-            **DEFAULT_PARAMETERS,
-            **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES),
-        }
+        self.parameters = validated_parameters(params)
+        largest = max_game_points(self.parameters)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_DISTINCT_ACTIONS,
             max_chance_outcomes=52,
             num_players=NUM_PLAYERS,
-            min_utility=-float(MAX_GAME_POINTS),
-            max_utility=float(MAX_GAME_POINTS),
+            min_utility=-float(largest),
+            max_utility=float(largest),
             utility_sum=0.0,
-            max_game_length=MAX_GAME_LENGTH,
+            max_game_length=max_game_length(self.parameters),
         )
         super().__init__(GAME_TYPE, info, params or {})
         self.initial_array = new_engine_state(self.parameters)
@@ -197,6 +257,12 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             for i, seat in enumerate(speakers)
             if s[E.RAISES + i] >= 0
         ]
+        if s[E.POINTLESS_REDEAL] and (s[E.SHOW_NODES] or s[E.OUTCOME] == E.POINTLESS_SHOWN):
+            shows = [f"{_seat_name((int(s[E.DEALER]) + 1 + i) % NUM_PLAYERS)} pass"
+                     for i in range(int(s[E.SHOW_NODES]))]
+            if s[E.OUTCOME] == E.POINTLESS_SHOWN:
+                shows.append(f"{_seat_name(int(s[E.TO_MOVE]))} show pointless")
+            lines.append("pointless shows: " + ", ".join(shows))
         if raises:
             lines.append("second round: " + ", ".join(raises))
         lines.append(f"bidder {_seat_name(int(s[E.BIDDER]))}, bid {s[E.HIGH_BID]}")
@@ -209,6 +275,10 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                          f"{SUIT_CHARS[s[E.TRUMP]]}, hidden)")
         else:
             lines.append("indicator face down (trump hidden)")
+    if s[E.COT_PLAYED_ON]:
+        lines.append(f"cot: surrender offered before trick {s[E.COT_PLAYED_ON]}, bidder plays on")
+    elif s[E.COT_NODE] == E.ANSWER_PENDING or s[E.SPECIAL_END] == E.END_SURRENDERED:
+        lines.append(f"cot: surrender offered before trick {s[E.TRICK_NUMBER] + 1}")
     if phase == E.PLAYING or s[E.TRICK_NUMBER] > 0:
         tricks = range(int(s[E.TRICK_NUMBER])) if perfect_recall else ()
         for trick in tricks:
@@ -232,6 +302,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             f"team 1 {s[E.CARD_POINTS_WON + 1]} ({s[E.TRICKS_WON + 1]} tricks)"
         )
     if phase == E.GAME_OVER:
+        if s[E.SPECIAL_END]:
+            lines.append(E.SPECIAL_END_NAMES[int(s[E.SPECIAL_END])])
         if s[E.OUTCOME] == E.PLAYED_OUT:
             lines.append(f"hand score: team 0 {s[E.GAME_POINTS]:+d}, team 1 {s[E.GAME_POINTS + 1]:+d}")
         else:
@@ -269,7 +341,7 @@ def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
     return int(world[E.INDICATOR])
 
 
-TwentyEightState.view = GameView(describe, GameView.fixed_pieces(observation), observation.encode,
+TwentyEightState.view = GameView(describe, observation.tensor_pieces, observation.encode,
                                  sampling.resample_hidden_hands,
                                  information_state_key, next_deal_cards, hidden_action)
 

@@ -27,6 +27,7 @@ from cardlab.games.twenty_eight.rules import (
     NUM_PLAYERS,
     PASS,
     SECOND_ROUND_MIN,
+    THANI,
 )
 
 NUM_CARDS = 52
@@ -65,8 +66,21 @@ INFORMATION_STATE_EXTRA = (
     ("trick_history", 8 * 4 * NUM_CARDS),
     ("trick_trumps_from", 8 * 5),
 )
+#: Appended to both tensors only when a variant of docs/variants.md is on, so the
+#: standard game's tensors stay the contract's.
+VARIANT_PIECES = (
+    ("variant_nodes", 4),  # pointless-show node, cot offer, cot answer, shows taken / 4
+    ("variant_record", 6),  # pointless shown, played on (its trick / 8), Thani, the early end (3)
+)
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
 INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
+VARIANT_SIZE = sum(size for _, size in VARIANT_PIECES)
+
+
+def tensor_pieces(s: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    """The (name, size) pieces of the tensors of the game whose parameters ``s`` holds."""
+    pieces = OBSERVATION_PIECES + (INFORMATION_STATE_EXTRA if perfect_recall else ())
+    return pieces + (VARIANT_PIECES if E.has_variants(s) else ())
 
 
 @njit(cache=True)
@@ -86,7 +100,7 @@ def _bid_slot(action):
 
 @njit(cache=True)
 def _raise_slot(action):
-    if action < 0:
+    if action < 0 or action == THANI:  # Thani is no raise: the variant piece records it
         return 0
     if action == PASS:
         return 1
@@ -148,10 +162,12 @@ def encode(s, player, perfect_recall, out):
     o += 5
     out[o] = 1.0 if s[E.MUST_PLAY_TRUMP] == player else 0.0
     o += 1
-    if s[E.PHASE] == E.GAME_OVER:
+    if s[E.PHASE] == E.GAME_OVER and s[E.OUTCOME] != E.POINTLESS_SHOWN:  # in the variant piece
         out[o + s[E.OUTCOME]] = 1.0
     o += 4
     if not perfect_recall:
+        if E.has_variants(s):
+            _encode_variants(s, out, o)
         return
     mark_cards(out, o, s[E.FIRST_FOUR + player])
     o += NUM_CARDS
@@ -166,6 +182,24 @@ def encode(s, player, perfect_recall, out):
                            E.TRICK_LEADER, player, True)
     for trick in range(min(s[E.TRICK_NUMBER], 8)):
         out[o + 5 * trick + s[E.TRICK_TRUMPS_FROM + trick]] = 1.0
+    o += 8 * 5
+    if E.has_variants(s):
+        _encode_variants(s, out, o)
+
+
+@njit(cache=True)
+def _encode_variants(s, out, o):
+    """``VARIANT_PIECES`` from offset ``o``: every entry is public."""
+    out[o] = 1.0 if s[E.PHASE] == E.RAISING and E.showing_pending(s) else 0.0
+    out[o + 1] = 1.0 if s[E.COT_NODE] == E.OFFER_PENDING else 0.0
+    out[o + 2] = 1.0 if s[E.COT_NODE] == E.ANSWER_PENDING else 0.0
+    out[o + 3] = s[E.SHOW_NODES] / 4.0
+    o += 4
+    out[o] = 1.0 if s[E.OUTCOME] == E.POINTLESS_SHOWN else 0.0
+    out[o + 1] = s[E.COT_PLAYED_ON] / 8.0  # before which trick the bidder played on
+    out[o + 2] = float(s[E.THANI_DECLARED])
+    if s[E.SPECIAL_END] > 0:
+        out[o + 2 + s[E.SPECIAL_END]] = 1.0
 
 
 @njit(cache=True)

@@ -60,11 +60,21 @@ SECOND_ROUND_MIN = 24  # a second-round raise is at least max(24, current + 1) (
 #: Rows ``(highest bid of the band, points if made, points if failed)``.
 GAME_POINT_BANDS = np.array([[19, 1, -2], [24, 2, -3], [MAX_BID, 3, -4]], dtype=np.int64)
 MAX_GAME_POINTS = 4
+#: Thani (13.5): the bidder wins every trick himself, or the first trick he loses ends the hand.
+THANI_MADE, THANI_FAILED = 4, -5
+#: Cot (13.3): a side that wins every trick, or fails after playing on, scores double.
+COT_FACTOR = 2
 
 # ---- Action ids (contract: docs/actions.md) ---------------------------------
 PASS = 52
 CALL_TRUMP = 53  # a non-bidder calls for the trump to be shown; the bidder shows it
 REDEAL = 54  # dealer + 1's redeal on four pointless cards
+# Variant actions (docs/variants.md; 52 "pass" also declines an offer or a show).
+SHOW_POINTLESS = 55  # pointless_hand_redeal: show an eight-card hand without J, 9, A or 10
+SURRENDER = 56  # cot: the opponents offer to surrender
+ACCEPT = 57  # cot: the bidder accepts the surrender
+PLAY_ON = 58  # cot: the bidder plays on for the double game
+THANI = 59  # thani: the bidder will win every trick himself
 BID = 60  # 60 + v for a bid of v (14..28)
 NUM_DISTINCT_ACTIONS = 89
 

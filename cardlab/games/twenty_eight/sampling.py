@@ -37,6 +37,7 @@ from cardlab.games.twenty_eight.engine import (
     FIRST_FOUR,
     HANDS,
     INDICATOR,
+    NO_HOLD,
     NO_SEAT,
     OLD_INDICATOR,
     OUTCOME,
@@ -163,7 +164,9 @@ def resample_hidden_hands(s, seat, stream):
     5. the deal-wide facts (:func:`_world_property_flags`): no four-jack hand
        once all cards are out (unless the hand was voided for it), the bidding
        team not dealt all trumps once shown (unless voided for it), and the
-       redealing opener's first four pointless.
+       redealing opener's first four pointless;
+    6. with the jack restriction (13.1), a seat that played a barred jack held
+       no other card it could have played then (``NO_HOLD``).
 
     Within these constraints the draw is uniform over deals: suits of the hidden
     indicator weighted by their number of completions, hands by
@@ -214,6 +217,7 @@ def _draw_world(s, seat, stream):
                     allowed &= ~SUIT_MASKS[suit]
             if other == bidder and s[TRUMP_SHOWN] == 1 and s[BIDDER_HIDDEN_LEADS + s[TRUMP]] >= 0:
                 allowed &= SUIT_MASKS[s[TRUMP]]  # he led a trump while hidden: all trumps
+            allowed &= ~s[NO_HOLD + other]
         may_hold[k] = allowed
     hands = np.zeros(NUM_PLAYERS, dtype=np.int64)
     indicator = s[INDICATOR]
@@ -269,31 +273,48 @@ def _with_indicator_suit(s, may_hold, hidden, indicator):
 
 
 @njit(cache=True)
+def _indicator_group(candidates, group, per_card):
+    """Candidate indicators of one suit with the same possible holders: all of them, or
+    (``per_card``: forced-jack proofs single out jacks) the jack (0) and the rest (1)."""
+    if not per_card:
+        return candidates if group == 0 else np.int64(0)
+    return candidates & JACKS if group == 0 else candidates & ~JACKS
+
+
+@njit(cache=True)
 def _draw_indicator(s, pool, may_hold, hidden, sizes, stream):
     """The hidden indicator, drawn in proportion to the deals consistent with it.
 
-    Every unseen card of a suit has the same possible holders (all constraints
-    are per suit), so the weight of a suit is its number of candidate cards
-    times the completions with one of them removed.
+    Without forced-jack proofs every unseen card of a suit has the same
+    possible holders (all constraints are per suit), so the weight of a suit is
+    its number of candidate cards times the completions with one of them
+    removed; with them (13.1) the jacks are weighed on their own.
     """
-    weights = np.zeros(4, dtype=np.float64)
+    weights = np.zeros(8, dtype=np.float64)  # suit * 2 + group
     scratch = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    per_card = False
+    for k in range(NUM_PLAYERS - 1):
+        per_card = per_card or s[NO_HOLD + hidden[k]] != 0
     for suit in range(4):
         candidates = pool & SUIT_MASKS[suit]
         if candidates == 0 or not trump_suit_possible(s, suit):
             continue
-        one = lowest_card(candidates)
-        constrained = _with_indicator_suit(s, may_hold, hidden, one)
-        weights[suit] = popcount(candidates) * sample_hidden_hands(
-            pool & ~card_bit(one), constrained, sizes, stream, scratch
-        )
+        for g in range(2):
+            group = _indicator_group(candidates, g, per_card)
+            if group == 0:
+                continue
+            one = lowest_card(group)
+            constrained = _with_indicator_suit(s, may_hold, hidden, one)
+            weights[2 * suit + g] = popcount(group) * sample_hidden_hands(
+                pool & ~card_bit(one), constrained, sizes, stream, scratch
+            )
     target = random_unit(stream) * weights.sum()
     chosen = -1
-    for suit in range(4):
-        if weights[suit] > 0.0:
-            chosen = suit
-            target -= weights[suit]
+    for i in range(8):
+        if weights[i] > 0.0:
+            chosen = i
+            target -= weights[i]
             if target < 0.0:
                 break
-    candidates = pool & SUIT_MASKS[chosen]
+    candidates = _indicator_group(pool & SUIT_MASKS[chosen // 2], chosen % 2, per_card)
     return nth_card(candidates, random_below(stream, popcount(candidates)))

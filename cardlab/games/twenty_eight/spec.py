@@ -4,6 +4,7 @@ from cardlab.games import kernels
 from cardlab.games.spec import GameSpec
 from cardlab.games.twenty_eight import engine, strategy, summary
 from cardlab.games.twenty_eight.game import GAME_NAME, TwentyEightGame
+from cardlab.games.twenty_eight.variants import VARIANTS
 
 SPEC = GameSpec(
     name=GAME_NAME,
@@ -16,4 +17,5 @@ SPEC = GameSpec(
     summary=summary.summary,
     rules_doc="docs/rules/twenty_eight.md",
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
+    variants=VARIANTS,
 )

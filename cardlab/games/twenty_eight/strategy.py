@@ -20,6 +20,13 @@ never reads the trump suit before the show. The choices, in short:
   points when the partner wins it as last to play, else play low. Out of the
   suit: ruff (or call / show the trump) when the opponents win a trick worth
   points, discard low when the partner wins.
+
+Variants (docs/variants.md): show a pointless hand whenever allowed (13.2);
+declare Thani only when every one of his eight cards is master of its suit
+(13.5); the opponent offers to surrender once the bidding side has won the
+first half of the tricks, and the bidder plays on only when every card he
+holds is master of its suit, else accepts (13.3). The jack restriction
+(13.1) needs no rule of its own: the legal cards already obey it.
 """
 
 from __future__ import annotations
@@ -34,13 +41,19 @@ from cardlab.core.tricks import trick_winner
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.observation import known_trump
 from cardlab.games.twenty_eight.rules import (
+    ACCEPT,
     BID,
     CALL_TRUMP,
     CARD_POINTS,
     JACKS,
+    NUM_TRICKS,
     PASS,
+    PLAY_ON,
     REDEAL,
+    SHOW_POINTLESS,
     STRENGTH,
+    SURRENDER,
+    THANI,
 )
 
 NO_TRUMPS = 4  # trumps_from past the last position
@@ -167,17 +180,49 @@ def _place_indicator(s, seat):
 
 
 @njit(cache=True)
+def _all_masters(s, cards):
+    """Is every card of ``cards`` master of its suit among the cards not played and not in ``cards``?"""
+    out = s[E.DECK] & ~s[E.PLAYED] & ~cards
+    for card in cards_in(cards):
+        for other in cards_in(out & SUIT_MASKS[suit_of(card)]):
+            if STRENGTH[other] > STRENGTH[card]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _variant_node(s, seat, legal, n):
+    """The move at a variant's node (pointless show, Thani, cot), -1 at any other node."""
+    last = legal[n - 1]
+    if last == SHOW_POINTLESS:
+        return SHOW_POINTLESS
+    if legal[0] == PASS and last == SURRENDER:
+        return SURRENDER if s[E.TRICK_NUMBER] >= NUM_TRICKS // 2 else PASS
+    if legal[0] == ACCEPT:
+        return PLAY_ON if _all_masters(s, s[E.HANDS + seat]) else ACCEPT
+    if s[E.PHASE] == E.RAISING and n > 1 and legal[1] == THANI:
+        own = s[E.HANDS + seat] | card_bit(s[E.INDICATOR])
+        if _all_masters(s, own):
+            return THANI
+    return -1
+
+
+@njit(cache=True)
 def _second_round(s, seat, legal, n):
     if n == 1:
         return PASS
     hand = s[E.HANDS + seat]
+    lowest_raise = PASS  # no raise is left after a bid of 28
+    for i in range(n - 1, 0, -1):
+        if legal[i] >= BID:
+            lowest_raise = legal[i]
     if seat == s[E.BIDDER]:
         trump = suit_of(s[E.INDICATOR])
         trumps = popcount(hand & SUIT_MASKS[trump]) + 1
         strong = trumps >= 5 and _points(hand | card_bit(s[E.INDICATOR])) >= 10
     else:
         strong = popcount(hand & SUIT_MASKS[_longest_suit(hand)]) >= 5 and _points(hand) >= 12
-    return legal[1] if strong else PASS
+    return lowest_raise if strong else PASS
 
 
 @njit(cache=True)
@@ -261,6 +306,9 @@ def rules_action(s, stream):
     n = E.legal_actions(s, legal)
     if n == 1:
         return legal[0]
+    variant_move = _variant_node(s, seat, legal, n)
+    if variant_move >= 0:
+        return variant_move
     phase = s[E.PHASE]
     if phase == E.BIDDING:
         return _first_round(s, seat, legal, n)

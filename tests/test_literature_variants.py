@@ -1,0 +1,264 @@
+"""Literature's rule variants (docs/variants.md): the load_game rejects of spec 4.6, and the
+variants whose engine work is not done yet refused rather than played as another game.
+
+The variants already implemented are shown by tests/test_literature_rulings.py (each Variant
+in cardlab/games/literature/variants.py names its test).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from conftest import act
+from test_literature_knowledge import _resampler_failures, _soundness_failures
+from test_literature_rulings import hands_with, legal_strings, load
+
+from cardlab.core.cards import parse_card
+from cardlab.core.rng import make_stream
+from cardlab.games.literature import engine as E
+from cardlab.games.literature import knowledge as K
+from cardlab.games.literature.game import NOT_IMPLEMENTED, state_with_hands
+from cardlab.games.literature.strategy import rules_action
+from cardlab.games.literature.variants import VARIANTS
+
+OWN_CARD_VARIANTS = [{"ask_own_card_surrender": True}, {"bluff_own_card": True}]
+OWN_CARD_IDS = ["surrender", "bluff"]
+#: The variants of this issue that the engine plays, each alone, then together where allowed.
+PLAYED = [*OWN_CARD_VARIANTS, {"opponent_picks_next_player": True},
+          {"opponent_picks_next_player": True, "ask_own_card_surrender": True, "players": 8},
+          {"opponent_picks_next_player": True, "bluff_own_card": True, "players": 4},
+          {"claim_any_time": True},
+          {"claim_any_time": True, "opponent_picks_next_player": True, "bluff_own_card": True}]
+PLAYED_IDS = [*OWN_CARD_IDS, "picks", "picks+surrender-8", "picks+bluff-4", "any-time",
+              "any-time+picks+bluff"]
+
+
+def holds(state: pyspiel.State, seat: int, card: str) -> bool:
+    return bool((int(state.array[E.HANDS + seat]) >> parse_card(card)) & 1)
+
+
+# ---- 12.12 ask_own_card_surrender and 12.13 bluff_own_card ------------------------------------
+def test_asking_for_ones_own_card_surrenders_it():
+    game = load(ask_own_card_surrender=True)
+    state = state_with_hands(game, hands_with(game, {0: "2H 3H", 1: "9C"}))
+    act(state, "ask P1 2H")
+    assert holds(state, 1, "2H") and not holds(state, 0, "2H")
+    assert state.current_player() == 1  # the turn passes to the target
+    public = E.knowledge_of(state.array)
+    assert K.may_hold(public, 1, parse_card("2H")) and K.holder_of(public, parse_card("2H")) == 1
+    assert K.hand_size(public, 0) == 7 and K.hand_size(public, 1) == 9
+    assert "P0 asks P1 2H: own card, surrendered" in str(state)
+    assert int(state.array[E.ASKS]) == 1  # it counts toward max_asks (clarification 6)
+
+
+def test_a_bluff_fails_like_a_refused_ask():
+    game = load(bluff_own_card=True)
+    bluff = state_with_hands(game, hands_with(game, {0: "2H 3H", 1: "9C"}))
+    act(bluff, "ask P1 2H")
+    assert holds(bluff, 0, "2H") and bluff.current_player() == 1
+    event = int(bluff.array[E.LOG])
+    assert not E.event_success(event) and not E.event_surrendered(event)  # as a refused ask
+    assert "P0 asks P1 2H: no" in str(bluff)
+    # A refused ask no longer proves that the asker lacks the card.
+    assert K.may_hold(E.knowledge_of(bluff.array), 0, parse_card("2H"))
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_v_l6_the_asked_card_meets_the_half_suit_condition(params: dict):
+    game = load(**params)
+    state = state_with_hands(game, hands_with(game, {0: "2H 9S", 1: "3H"}))
+    assert "ask P1 2H" in legal_strings(state)  # his only low heart
+    assert "ask P1 9S" in legal_strings(state) and "ask P1 2D" not in legal_strings(state)
+    standard = state_with_hands(load(), hands_with(load(), {0: "2H 9S", 1: "3H"}))
+    assert "ask P1 2H" not in legal_strings(standard)
+
+
+@pytest.mark.parametrize("params", OWN_CARD_VARIANTS, ids=OWN_CARD_IDS)
+def test_rules_player_never_asks_for_its_own_card(params: dict):
+    game = load(**params)
+    rng = np.random.default_rng(3)
+    stream = make_stream(4)
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            action = int(rules_action(state.array, stream))
+            if action < 1024:
+                assert not holds(state, state.current_player(), state.action_to_string(
+                    state.current_player(), action).split()[-1])
+            state.apply_action(action)
+
+
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_knowledge_stays_sound_under_each_played_variant(params: dict):
+    game = load(**params)
+    certain = np.zeros(2, dtype=np.int64)
+    failures, steps = _soundness_failures(game.initial_array, 300, make_stream(9), certain)
+    assert failures == 0 and steps > 300 * 50
+
+
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_resampled_worlds_fit_the_log_under_each_played_variant(params: dict):
+    game = load(**params)
+    failures, moved = _resampler_failures(game.initial_array, 300, make_stream(10))[:2]
+    assert failures == 0
+
+
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_resampled_worlds_keep_the_information_state_under_each_played_variant(params: dict):
+    game = load(**params)
+    rng = np.random.default_rng(5)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    checked = 0
+    while checked < 60:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            if rng.random() < 0.05:
+                player = int(rng.integers(game.num_players()))
+                world = state.resample_from_infostate(player, sampler)
+                assert world.information_state_string(player) == state.information_state_string(
+                    player)
+                assert world.information_state_tensor(player) == state.information_state_tensor(
+                    player)
+                checked += 1
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_random_games_keep_the_invariants_under_each_played_variant(params: dict):
+    random_game_invariants(params, 500, 13)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
+def test_ten_thousand_random_games_keep_the_invariants_under_each_played_variant(params: dict):
+    random_game_invariants(params, 10_000, 14)
+
+
+def random_game_invariants(params: dict, games: int, seed: int) -> None:
+    game = load(**params)
+    results = np.zeros((games, 4))
+    E.play_random_games(game.initial_array, games, make_stream(seed), results)
+    scored_or_void = results[:, 0] + results[:, 1] + results[:, 3]
+    assert np.all(scored_or_void == 8)  # every half-suit once (each worth 1 here)
+    assert np.all(results[:, 2] <= 500)
+
+
+# ---- 12.11 opponent_picks_next_player ------------------------------------------------------------
+def emptied_by_a_claim(asked_first: bool, **params) -> pyspiel.State:
+    """Eight players; P0 holds exactly H-low and claims it, which leaves him on turn without cards."""
+    game = load(players=8, first_ask_left_of_dealer=asked_first, **params)
+    state = state_with_hands(game, hands_with(game, {0: "2H 3H 4H 5H 6H 7H", 1: "9S"}))
+    if asked_first:
+        act(state, "ask P0 TS")  # refused: the turn comes to P0
+    return act(state, "claim H-low", *["assign P0"] * 6)
+
+
+def test_the_last_opponent_to_ask_picks_the_next_player():
+    state = emptied_by_a_claim(True, opponent_picks_next_player=True)
+    assert state.current_player() == 1  # P1 asked P0 last
+    assert legal_strings(state) == ["pass P2", "pass P4", "pass P6"]
+    assert "P1 picks who plays for P0" in str(state)
+    act(state, "pass P6")
+    assert state.current_player() == 6 and int(state.array[E.PICKING_FOR]) == -1
+    standard = emptied_by_a_claim(True)
+    assert standard.current_player() == 0  # the contract: the empty-handed seat itself
+
+
+def test_v_l5_a_seat_nobody_asked_picks_for_itself():
+    state = emptied_by_a_claim(False, opponent_picks_next_player=True)
+    assert state.current_player() == 0
+    assert legal_strings(state) == ["pass P2", "pass P4", "pass P6"]
+
+
+def test_rules_and_random_bots_play_opponent_picks():
+    from cardlab import agents
+    from cardlab.arena import play_deal
+
+    game = load(opponent_picks_next_player=True, players=4)
+    for seed in range(5):
+        for name in ("rules", "random"):
+            bots = [agents.make(name, game, seat, seed + seat) for seat in range(4)]
+            state, returns = play_deal(game, bots, seed)
+            assert state.is_terminal() and sum(returns) == 0
+
+
+# ---- 12.5 claim_any_time --------------------------------------------------------------------------
+SUITED = {0: "2C 3C 4C 5C 6C 7C 9C TC JC QC KC AC", 1: "2H 3H 4H 5H 6H 7H 9H TH JH QH KH AH",
+          2: "2D 3D 4D 5D 6D 7D 9D TD JD QD KD AD", 3: "2S 3S 4S 5S 6S 7S 9S TS JS QS KS AS"}
+
+
+def suited_game() -> pyspiel.State:
+    """Four players, each holding two whole half-suits, claims at any time; P0 on turn."""
+    game = load(players=4, claim_any_time=True)
+    return state_with_hands(game, hands_with(game, SUITED))
+
+
+def test_claim_windows_poll_the_other_seats_before_each_decision():
+    state = suited_game()
+    polled = []
+    while state.current_player() != 0:
+        polled.append(state.current_player())
+        assert legal_strings(state)[-1] == "pass" and "claim H-low" in legal_strings(state)
+        act(state, "pass")
+    assert polled == [1, 2, 3]  # in turn order from the seat on turn + 1
+    assert "claim C-low" in legal_strings(state) and "pass" not in legal_strings(state)
+    act(state, "claim C-low", *["assign P0"] * 6)  # his decision: a window polls again
+    assert state.current_player() == 1 and "claim window: P1 may claim (P0 on turn)" in str(state)
+
+
+def test_v_l2_a_claim_in_a_window_leaves_the_turn_where_it_was():
+    state = act(suited_game(), "claim H-low", *["assign P1"] * 6)
+    assert state.current_player() == 2  # polling goes on with the next seat
+    act(state, "pass", "pass")
+    assert state.current_player() == 0  # P0 still on turn
+    assert int(state.array[E.STATUS + 4]) == 1
+    assert "P1 claims H-low in a claim window" in str(state)
+
+
+def test_v_l3_empty_handed_seats_claim_in_windows_and_the_endgame_hand_off_widens():
+    state = suited_game()
+    act(state, "claim H-low", *["assign P1"] * 6, "claim D-low", *["assign P2"] * 6, "pass")
+    act(state, "claim C-low", *["assign P0"] * 6)  # on turn: P0 keeps it; a window follows
+    act(state, "claim H-high", *["assign P1"] * 6, "pass", "pass")  # P1 now holds no card
+    act(state, "claim C-high", *["assign P0"] * 6)  # P0 holds none now
+    assert state.current_player() == 1 and "claim S-low" in legal_strings(state)  # still polled
+    act(state, "pass", "pass", "pass")
+    assert legal_strings(state) == ["pass P2"]  # ruling 4: P0 hands the turn on
+    act(state, "pass P2", "pass", "pass", "pass", "claim D-high", *["assign P2"] * 6)
+    # Team 0 holds no card: P2 may hand the turn to any seat of team 1, with cards or not.
+    assert state.current_player() == 2
+    assert legal_strings(state) == ["pass P1", "pass P3"]
+    act(state, "pass P1")
+    assert legal_strings(state) == ["claim S-low", "claim S-high"]  # who may only claim
+
+
+@pytest.mark.parametrize("name", NOT_IMPLEMENTED)
+def test_variants_not_implemented_yet_are_rejected(name: str) -> None:
+    with pytest.raises(ValueError, match=f"{name}: not implemented yet"):
+        pyspiel.load_game("cardlab_literature", {name: True})
+    pyspiel.load_game("cardlab_literature", {name: False})  # the standard game
+
+
+def test_not_implemented_variants_are_declared_as_such() -> None:
+    pending = {v.settings().popitem()[0] for v in VARIANTS if v.status == "not implemented yet"}
+    assert pending == set(NOT_IMPLEMENTED)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"eights_in_play": True, "sevens_removed": True}, "eights_in_play cannot be combined"),
+    ({"eights_in_play": True, "jokers_ninth_set": True}, "eights_in_play cannot be combined"),
+    ({"ask_own_card_surrender": True, "bluff_own_card": True}, "two different outcomes"),
+])
+def test_combinations_the_spec_forbids_are_rejected(params: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        pyspiel.load_game("cardlab_literature", params)
