@@ -66,14 +66,16 @@ class FlatTree(NamedTuple):
 class GameTree:
     """A flat tree and what names its information sets.
 
-    ``infoset_names`` are the information-state strings (trees built through
-    pyspiel) or the decimal 64-bit information-state keys (trees built from an
-    engine): the names a saved policy is looked up by.
+    ``infoset_names`` are the information-state strings (``naming ==
+    "string"``, trees built through pyspiel) or the decimal 64-bit
+    information-state keys (``naming == "key"``, trees built from an engine):
+    the names a saved policy is looked up by.
     """
 
     arrays: FlatTree
     num_players: int
     infoset_names: tuple[str, ...]
+    naming: str = "string"
 
     @property
     def num_nodes(self) -> int:
@@ -166,6 +168,7 @@ class TreeRecorder:
         return index
 
     def finish(self) -> GameTree:
+        """The arrays of everything recorded."""
         offset = np.zeros(len(self.infoset_actions) + 1, dtype=np.int64)
         offset[1:] = np.cumsum([len(a) for a in self.infoset_actions])
         flat_actions = [a for actions in self.infoset_actions for a in actions]
