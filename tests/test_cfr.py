@@ -9,6 +9,7 @@ from open_spiel.python.algorithms import exploitability
 
 from cardlab.cfr.engine_tree import build_from_engine
 from cardlab.cfr.evaluation import best_response_value, expected_values, nash_conv
+from cardlab.cfr.mccfr import SAMPLERS, MCCFRSolver
 from cardlab.cfr.policy import to_tabular_policy
 from cardlab.cfr.pyspiel_tree import build_from_pyspiel
 from cardlab.cfr.solvers import SCHEDULES, SOLVERS, TabularSolver
@@ -174,3 +175,53 @@ def test_engine_and_pyspiel_builders_give_the_same_tree(name, actions_left):
         build_from_engine(game, worlds, max_nodes=engine_tree.num_nodes - 1)
     assert nash_conv(engine_tree, solver.average_policy()) < nash_conv(
         engine_tree, engine_tree.uniform_policy()) + 1e-12
+
+
+@pytest.fixture(scope="module")
+def kaiser_position():
+    """A Kaiser hand 16 actions before its end, in three deals (two seats' cards swapped)."""
+    game = game_spec("kaiser").load()
+    worlds = _other_worlds(game, _late_history(game, 16, seed=3), count=3)
+    return game, worlds, build_from_engine(game, worlds)
+
+
+# Slow: the sampling walks recurse, and numba compiles recursive functions in every process.
+@pytest.mark.slow
+def test_mccfr_converges_on_a_kaiser_position(kaiser_position):
+    game, worlds, tree = kaiser_position
+    uniform = nash_conv(tree, tree.uniform_policy())
+    assert uniform > 1.0
+    external = MCCFRSolver(game, "external", seed=5, histories=worlds, capacity=100_000)
+    external.run(100)
+    early = nash_conv(tree, external.policy_on(tree))
+    external.run(500)
+    assert nash_conv(tree, external.policy_on(tree)) < min(early, uniform / 5)
+    # Outcome sampling learns from one path per update: far more iterations, far slower progress.
+    outcome = MCCFRSolver(game, "outcome", seed=1, histories=worlds, capacity=100_000)
+    outcome.run(60_000)
+    assert nash_conv(tree, outcome.policy_on(tree)) < uniform * 0.9
+    # Exact CFR+ on the same position, for scale.
+    exact = TabularSolver(tree, "cfr+")
+    exact.run(100)
+    assert nash_conv(tree, exact.average_policy()) < 1e-2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_mccfr_resumes_bit_for_bit(kaiser_position, sampler):
+    game, worlds, _ = kaiser_position
+    whole = MCCFRSolver(game, sampler, seed=9, histories=worlds, capacity=100_000)
+    whole.run(60)
+    first = MCCFRSolver(game, sampler, seed=9, histories=worlds, capacity=100_000)
+    first.run(25)
+    second = MCCFRSolver(game, sampler, seed=123, histories=worlds, capacity=100_000)
+    second.restore(first.state_arrays(), first.iteration)
+    second.run(35)
+    a, b = whole.state_arrays(), second.state_arrays()
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    with pytest.raises(ValueError, match="unknown sampler"):
+        MCCFRSolver(game, "chance")
+    with pytest.raises(ValueError, match="table is full"):
+        MCCFRSolver(game, sampler, histories=worlds, capacity=10).run(5)
