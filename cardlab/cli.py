@@ -290,11 +290,21 @@ def _training_game(name: str, params: dict) -> pyspiel.Game:
 
 
 def command_train(args: argparse.Namespace) -> None:
-    from cardlab.cfr.train import train
+    from cardlab.cfr.solvers import SAMPLERS
+    from cardlab.cfr.train import train, train_sampling
 
     game = _training_game(args.game, parse_params(args.param))
     if args.resume and not Path(args.out).exists():
         raise CliError(f"--resume: {args.out} does not exist")
+    if args.solver in SAMPLERS:
+        if not game.get_type().short_name.startswith("cardlab_"):
+            raise CliError(f"--solver {args.solver} (MCCFR) walks the cardlab engines: "
+                           f"not {game.get_type().short_name}")
+        table = train_sampling(game, args.out, args.iterations, args.solver, args.seed,
+                               args.resume, args.checkpoints, progress=not args.quiet)
+        print(f"{args.out}: {args.solver} MCCFR on {game}, {table.metadata['iterations']} "
+              f"iterations, {len(table.names)} information sets")
+        return
     table = train(game, args.out, args.iterations, args.solver, args.schedule, args.resume,
                   args.checkpoints, progress=not args.quiet)
     info = table.metadata
@@ -356,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     rep.set_defaults(run=command_report)
 
-    from cardlab.cfr.solvers import SCHEDULES, SOLVERS
+    from cardlab.cfr.solvers import SAMPLERS, SCHEDULES, SOLVERS
 
     tra = sub.add_parser(
         "train", help="solve a small game with tabular CFR and save the policy (.npz), resumable",
@@ -364,7 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
         "OpenSpiel game through its API), runs the solver and checkpoints into --out.",
     )
     tra.add_argument("--game", required=True, help="a cardlab game or an OpenSpiel game (kuhn_poker)")
-    tra.add_argument("--solver", choices=list(SOLVERS), default="cfr+")
+    tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS), default="cfr+",
+                     help="a tabular solver, or external/outcome-sampling MCCFR (cardlab games)")
+    tra.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
     tra.add_argument("--schedule", choices=list(SCHEDULES), default="openspiel",
                      help="player updates per iteration (default openspiel: each in turn)")
     tra.add_argument("--iterations", type=int, required=True, help="iterations in all")

@@ -134,3 +134,24 @@ def test_cli_train_writes_and_resumes(tmp_path, capsys):
     assert main(base + ["--iterations", "10", "--resume"]) == 2
     assert "more than the 10 asked for" in capsys.readouterr().err
     assert main(["train", "--game", "no_such_game", "--iterations", "5", "--out", str(out)]) == 2
+
+
+# Slow: the sampling walks recurse, and numba compiles recursive functions in every process.
+@pytest.mark.slow
+def test_cli_trains_mccfr_on_kaiser_and_the_cfr_agent_plays_it(tmp_path, capsys):
+    whole, split = tmp_path / "whole.npz", tmp_path / "split.npz"
+    base = ["train", "--game", "kaiser", "--solver", "outcome", "--seed", "4", "--quiet"]
+    assert main(base + ["--iterations", "300", "--out", str(whole)]) == 0
+    assert main(base + ["--iterations", "120", "--out", str(split)]) == 0
+    assert main(base + ["--iterations", "300", "--out", str(split), "--resume"]) == 0
+    a, b = load_policy(whole), load_policy(split)
+    assert a.names == b.names and a.metadata["naming"] == "key"
+    np.testing.assert_array_equal(a.probabilities, b.probabilities)
+    assert main(["train", "--game", "kuhn_poker", "--solver", "external", "--iterations", "3",
+                 "--out", str(tmp_path / "k.npz")]) == 2
+    assert "walks the cardlab engines" in capsys.readouterr().err
+    kaiser = pyspiel.load_game("cardlab_kaiser")
+    bots = [agents.make("cfr", kaiser, seat, seed=seat, policy=str(whole), fallback="rules")
+            for seat in range(4)]
+    returns = pyspiel.evaluate_bots(kaiser.new_initial_state(), bots, 7)
+    assert sum(returns) == 0

@@ -33,12 +33,13 @@ import pyspiel
 from numba import njit, types
 from numba.typed import Dict
 
+from cardlab.cfr.policy import PolicyTable, game_identity
+from cardlab.cfr.solvers import SAMPLERS
 from cardlab.cfr.tree import CHANCE, TERMINAL, GameTree
 from cardlab.core import infostate
 from cardlab.core.rng import make_stream, random_below, random_unit
 from cardlab.games import game_spec, kernels
 
-SAMPLERS = ("external", "outcome")
 #: Default room for information-set actions in the table (three float/int arrays of this size).
 CAPACITY = 1 << 22
 MAX_DEPTH = 512
@@ -284,6 +285,18 @@ class MCCFRSolver:
                            sums / total if total > 0 else np.full(n, 1.0 / n))
         return policy
 
+    def policy_table(self, **metadata) -> PolicyTable:
+        """The average policy as a :class:`~cardlab.cfr.policy.PolicyTable` (sets named by key)."""
+        average = self.average_policy()
+        offsets = np.zeros(len(average) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(actions) for actions, _ in average.values()])
+        actions = np.concatenate([a for a, _ in average.values()] or [np.zeros(0, np.int64)])
+        probabilities = np.concatenate([p for _, p in average.values()] or [np.zeros(0)])
+        info = {**game_identity(self.game), "naming": "key", "solver": self.sampler,
+                "iterations": self.iteration, **metadata}
+        return PolicyTable(tuple(str(key) for key in average), offsets, actions, probabilities,
+                           info)
+
     def policy_on(self, tree: GameTree) -> np.ndarray:
         """The average policy as a per-action array of an engine-built ``tree`` (uniform where unmet)."""
         if tree.naming != "key":
@@ -303,7 +316,7 @@ class MCCFRSolver:
         keys, starts = _entries(self._index)
         used = int(self._used[0])
         return {"keys": keys, "starts": starts, "count": self._count[:used].copy(),
-                "actions": self._actions[:used].copy(), "regrets": self.regrets[:used].copy(),
+                "entry_actions": self._actions[:used].copy(), "regrets": self.regrets[:used].copy(),
                 "cumulative": self.cumulative[:used].copy(), "stream": self._stream.copy()}
 
     def restore(self, arrays: dict[str, np.ndarray], iteration: int) -> None:
@@ -314,7 +327,7 @@ class MCCFRSolver:
                              f"{len(self.regrets)}")
         self._index = _new_index()
         _fill_index(self._index, arrays["keys"].astype(np.uint64), arrays["starts"])
-        for name, target in (("count", self._count), ("actions", self._actions),
+        for name, target in (("count", self._count), ("entry_actions", self._actions),
                              ("regrets", self.regrets), ("cumulative", self.cumulative)):
             target[:] = 0
             target[:used] = arrays[name]

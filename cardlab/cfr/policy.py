@@ -8,7 +8,7 @@ built with; a cardlab state answers both.
 File format (one ``.npz``, read without pickle): arrays ``names`` (unicode),
 ``offsets`` (``int64``, the actions of set ``i`` are ``offsets[i]:offsets[i + 1]``),
 ``actions`` (``int64``), ``probabilities`` (``float64``), optionally a solver's
-state to resume from (``regrets``, ``cumulative``, ``current_policy``), and
+state to resume from (any other arrays: ``regrets``, ``cumulative``, ...), and
 ``metadata``: a JSON text with ``format``, ``version``, ``game``,
 ``parameters``, ``naming``, ``solver``, ``iterations``, ``commit`` (of the
 code that trained it) and ``checksum`` (SHA-256 of the arrays). A policy
@@ -37,7 +37,6 @@ FORMAT = "cardlab-cfr-policy"
 VERSION = 1
 NAMINGS = ("string", "key")
 _TABLE_ARRAYS = ("names", "offsets", "actions", "probabilities")
-SOLVER_ARRAYS = ("regrets", "cumulative", "current_policy")
 
 
 @dataclass(frozen=True)
@@ -193,6 +192,6 @@ def load_policy(path: str | Path, game: pyspiel.Game | None = None) -> PolicyTab
             check_game(metadata, game)
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
-    solver_state = {name: arrays[name] for name in SOLVER_ARRAYS if name in arrays}
+    solver_state = {name: array for name, array in arrays.items() if name not in _TABLE_ARRAYS}
     return PolicyTable(tuple(str(name) for name in arrays["names"]), offsets, arrays["actions"],
                        arrays["probabilities"], metadata, solver_state)

@@ -34,6 +34,8 @@ from numba import njit
 from cardlab.cfr.tree import CHANCE, TERMINAL, FlatTree, GameTree
 
 SCHEDULES = ("openspiel", "simultaneous", "alternating")
+#: The sampling solvers of :mod:`cardlab.cfr.mccfr` (named here, where the command line looks).
+SAMPLERS = ("external", "outcome")
 _OPENSPIEL, _SIMULTANEOUS, _ALTERNATING = range(3)
 
 
