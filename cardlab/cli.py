@@ -5,6 +5,7 @@
     cardlab tournament --game kaiser --agents rules,random --deals 10000 --seed 7 --out results/k1
     cardlab report results/k1
     cardlab variants --game kaiser
+    cardlab train --game leduc_poker --solver cfr+ --iterations 1000 --out leduc.npz
 """
 
 from __future__ import annotations
@@ -276,6 +277,43 @@ def command_variants(args: argparse.Namespace) -> None:
         print(f"  {variant.name}  [{variant.variant_class}, {variant.status}]  {settings}")
 
 
+def _training_game(name: str, params: dict) -> pyspiel.Game:
+    """A cardlab game by alias, or any OpenSpiel game by its short name (``kuhn_poker``)."""
+    from cardlab.games import game_spec
+
+    try:
+        game_spec(name)
+    except ValueError:
+        try:
+            return pyspiel.load_game(name, params)
+        except pyspiel.SpielError as error:
+            raise CliError(str(error).splitlines()[0]) from error
+    return load(name, params)
+
+
+def command_train(args: argparse.Namespace) -> None:
+    from cardlab.cfr.solvers import SAMPLERS
+    from cardlab.cfr.train import train, train_sampling
+
+    game = _training_game(args.game, parse_params(args.param))
+    if args.resume and not Path(args.out).exists():
+        raise CliError(f"--resume: {args.out} does not exist")
+    if args.solver in SAMPLERS:
+        if not game.get_type().short_name.startswith("cardlab_"):
+            raise CliError(f"--solver {args.solver} (MCCFR) walks the cardlab engines: "
+                           f"not {game.get_type().short_name}")
+        table = train_sampling(game, args.out, args.iterations, args.solver, args.seed,
+                               args.resume, args.checkpoints, progress=not args.quiet)
+        print(f"{args.out}: {args.solver} MCCFR on {game}, {table.metadata['iterations']} "
+              f"iterations, {len(table.names)} information sets")
+        return
+    table = train(game, args.out, args.iterations, args.solver, args.schedule, args.resume,
+                  args.checkpoints, progress=not args.quiet)
+    info = table.metadata
+    print(f"{args.out}: {info['solver']} on {game}, {info['iterations']} iterations, "
+          f"{info['tree']['infosets']} information sets, exploitability {info['exploitability']:.6g}")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors in the one-line form of every other error."""
 
@@ -333,6 +371,27 @@ def build_parser() -> argparse.ArgumentParser:
     var = sub.add_parser("variants", help="a game's parameters and named rule variants")
     var.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")
     var.set_defaults(run=command_variants)
+
+    from cardlab.cfr.solvers import SAMPLERS, SCHEDULES, SOLVERS
+
+    tra = sub.add_parser(
+        "train", help="solve a small game with tabular CFR and save the policy (.npz), resumable",
+        description="Builds the whole game tree (cardlab games from their engines, any other "
+        "OpenSpiel game through its API), runs the solver and checkpoints into --out.",
+    )
+    tra.add_argument("--game", required=True, help="a cardlab game or an OpenSpiel game (kuhn_poker)")
+    tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS), default="cfr+",
+                     help="a tabular solver, or external/outcome-sampling MCCFR (cardlab games)")
+    tra.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
+    tra.add_argument("--schedule", choices=list(SCHEDULES), default="openspiel",
+                     help="player updates per iteration (default openspiel: each in turn)")
+    tra.add_argument("--iterations", type=int, required=True, help="iterations in all")
+    tra.add_argument("--out", required=True, help="policy file (.npz), rewritten at each checkpoint")
+    tra.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    tra.add_argument("--checkpoints", type=int, default=10, help="saves during the run (default 10)")
+    tra.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
+    tra.add_argument("--quiet", action="store_true", help="no progress bar")
+    tra.set_defaults(run=command_train)
     return parser
 
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: Width of an agent's options row: a compiled agent reads the columns it declares.
 ROW_WIDTH = 8
 
-Kind = Literal["int", "float", "bool", "choice"]
+Kind = Literal["int", "float", "bool", "choice", "text"]
 
 
 def _number(value: float | None) -> str:
@@ -44,7 +44,8 @@ class Option:
 
     Numbers are valid from ``low`` (excluded when ``low_open``) up to ``high``;
     a ``default`` of ``None`` means the option may also be left unset. A
-    ``choice`` maps each allowed name to the code the kernels read.
+    ``choice`` maps each allowed name to the code the kernels read; a
+    ``text`` (a file path) is any non-empty string and never compiled.
     ``column`` is the option's place in the options row, for options the
     compiled arena can run; the others need the agent's Python bot.
     ``needs`` names a :class:`~cardlab.games.spec.GameSpec` flag that a
@@ -110,6 +111,8 @@ class Option:
             return None
         if self.kind == "choice":
             return value if isinstance(value, str) and value in self.choices else None
+        if self.kind == "text":
+            return value if isinstance(value, str) and value else None
         if isinstance(value, bool | np.bool_):
             return None
         convert = int if self.kind == "int" else float

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardlab.agents.cfr import make_cfr
 from cardlab.agents.ismcts import make_ismcts
 from cardlab.agents.random_agent import make_random
 from cardlab.agents.rules import make_rules
@@ -27,6 +28,7 @@ BUILTIN_AGENTS: dict[str, Factory] = {
     "random": make_random,
     "rules": make_rules,
     "ismcts": make_ismcts,
+    "cfr": make_cfr,  # needs a policy file: cfr:policy=PATH
 }
 _REGISTERED: dict[tuple[str, str | None], Factory] = {}
 

@@ -1,0 +1,1 @@
+"""Counterfactual regret minimisation: flat game trees, tabular and sampling solvers, CFR agents."""

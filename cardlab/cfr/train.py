@@ -1,0 +1,111 @@
+"""Training runs of the tabular solvers: build the tree, iterate, checkpoint, resume, save the policy.
+
+A run writes its policy file (:mod:`cardlab.cfr.policy`) at every checkpoint,
+with the solver's regrets, cumulative policy and current policy beside the
+average policy. Resuming reads them back and continues the same run: CFR is
+deterministic, so a run stopped and resumed ends with the very arrays of a
+run that never stopped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyspiel
+from tqdm import tqdm
+
+from cardlab.cfr.engine_tree import build_from_engine
+from cardlab.cfr.evaluation import nash_conv
+from cardlab.cfr.mccfr import MCCFRSolver
+from cardlab.cfr.policy import PolicyTable, load_policy, policy_table, save_policy
+from cardlab.cfr.pyspiel_tree import build_from_pyspiel
+from cardlab.cfr.solvers import SAMPLERS, TabularSolver
+from cardlab.cfr.tree import GameTree
+
+
+def build_tree(game: pyspiel.Game) -> GameTree:
+    """The whole tree of ``game``: from its engine's kernels for a cardlab game, else through pyspiel."""
+    if game.get_type().short_name.startswith("cardlab_"):
+        return build_from_engine(game)
+    return build_from_pyspiel(game)
+
+
+def train(game: pyspiel.Game, out: str | Path, iterations: int, solver: str = "cfr+",
+          schedule: str = "openspiel", resume: bool = False, checkpoints: int = 10,
+          progress: bool = True) -> PolicyTable:
+    """Run ``solver`` on ``game`` until ``iterations`` in all, saving to ``out`` ``checkpoints`` times.
+
+    With ``resume``, continues the run saved in ``out`` (same game, parameters,
+    solver and schedule, else ``ValueError``). The progress bar shows
+    iterations per second and the exploitability at the last checkpoint.
+    """
+    if iterations < 1 or checkpoints < 1:
+        raise ValueError(f"iterations and checkpoints must be >= 1, got {iterations}, {checkpoints}")
+    tree = build_tree(game)
+    run = TabularSolver(tree, solver, schedule)
+    if resume:
+        saved = load_policy(out, game)
+        for key, value in (("solver", solver), ("schedule", schedule)):
+            if saved.metadata.get(key) != value:
+                raise ValueError(f"{out}: the saved run used {key} {saved.metadata.get(key)!r}, "
+                                 f"not {value!r}")
+        if saved.names != tree.infoset_names:
+            raise ValueError(f"{out}: the saved run's information sets differ from this tree's")
+        run.restore(saved.solver_state, saved.metadata["iterations"])
+    if run.iteration > iterations:
+        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
+                         f"the {iterations} asked for")
+    step = max(1, -(-iterations // checkpoints))
+    table = None
+    with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
+              desc=f"{solver} {game.get_type().short_name}") as bar:
+        while table is None or run.iteration < iterations:
+            count = min(step, iterations - run.iteration)
+            run.run(count)
+            bar.update(count)
+            policy = run.average_policy()
+            value = nash_conv(tree, policy)
+            bar.set_postfix(exploitability=f"{value / tree.num_players:.3g}")
+            table = policy_table(tree, policy, game, solver=solver, schedule=schedule,
+                                 iterations=run.iteration, nash_conv=value,
+                                 exploitability=value / tree.num_players)
+            table.solver_state.update(run.state_arrays())
+            save_policy(table, out)
+    return table
+
+
+def train_sampling(game: pyspiel.Game, out: str | Path, iterations: int, sampler: str = "external",
+                   seed: int = 0, resume: bool = False, checkpoints: int = 10,
+                   progress: bool = True) -> PolicyTable:
+    """MCCFR (``sampler``: external or outcome) on a cardlab ``game`` from its start, like :func:`train`.
+
+    No tree is built, so no exploitability is known: the progress bar shows the
+    information sets met instead.
+    """
+    if sampler not in SAMPLERS:
+        raise ValueError(f"unknown sampler {sampler!r}; choose from {', '.join(SAMPLERS)}")
+    if iterations < 1 or checkpoints < 1:
+        raise ValueError(f"iterations and checkpoints must be >= 1, got {iterations}, {checkpoints}")
+    run = MCCFRSolver(game, sampler, seed)
+    if resume:
+        saved = load_policy(out, game)
+        if (saved.metadata.get("solver"), saved.metadata.get("seed")) != (sampler, seed):
+            raise ValueError(f"{out}: the saved run used solver {saved.metadata.get('solver')!r} "
+                             f"and seed {saved.metadata.get('seed')}, not {sampler!r} and {seed}")
+        run.restore(saved.solver_state, saved.metadata["iterations"])
+    if run.iteration > iterations:
+        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
+                         f"the {iterations} asked for")
+    step = max(1, -(-iterations // checkpoints))
+    table = None
+    with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
+              desc=f"{sampler} MCCFR {game.get_type().short_name}") as bar:
+        while table is None or run.iteration < iterations:
+            count = min(step, iterations - run.iteration)
+            run.run(count)
+            bar.update(count)
+            bar.set_postfix(infosets=run.num_infosets)
+            table = run.policy_table(seed=seed)
+            table.solver_state.update(run.state_arrays())
+            save_policy(table, out)
+    return table
