@@ -72,9 +72,10 @@ NO_CARD = -1
 KEY_LOW, KEY_HIGH, TAG, LOWER, UPPER, BEST = 0, 1, 2, 3, 4, 5
 TT_COLUMNS = 6
 DEFAULT_TT_BITS = 18
-# Counters: the generation the table's live entries carry, and nodes searched.
-GENERATION, NODES = 0, 1
-NUM_COUNTERS = 2
+# Counters: the generation the table's live entries carry, nodes searched, and the
+# contract (game, strain, flags) the live entries were searched under.
+GENERATION, NODES, CONTRACT = 0, 1, 2
+NUM_COUNTERS = 3
 MAX_DEPTH = 33  # one row of move scratch per card played, plus the root
 
 
@@ -84,6 +85,7 @@ class Table:
     def __init__(self, bits: int = DEFAULT_TT_BITS):
         self.entries = new_table(bits)
         self.counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+        self.counters[CONTRACT] = -1
         self.scratch = new_scratch()
 
     def forget(self) -> None:
@@ -102,6 +104,14 @@ def new_table(bits):
 def forget(counters):
     """A new generation: entries of the old one no longer match."""
     counters[GENERATION] += 1
+
+
+@njit(cache=True)
+def prepare(counters, contract):
+    """Keep the table's entries for the same ``contract`` code, forget them for another."""
+    if counters[CONTRACT] != contract:
+        counters[GENERATION] += 1
+        counters[CONTRACT] = contract
 
 
 @njit(cache=True)
@@ -389,7 +399,8 @@ MOVE_SLOTS = 32
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
-def new_scratch() -> np.ndarray:
+@njit(cache=True)
+def new_scratch():
     """The stack of nodes a search walks: one row per card played, plus the root."""
     return np.zeros((MAX_DEPTH, NODE_WIDTH), dtype=np.int64)
 
@@ -579,8 +590,12 @@ def _store(table, slot, key_low, key_high, tag, value, alpha, beta, best_move):
 
 
 @njit(cache=True)
-def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from):
-    """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window."""
+def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+                guess=-1000):
+    """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window.
+
+    ``guess`` (e.g. the value of a sibling) starts MTD(f) nearer the answer.
+    """
     negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
     low = negative - 1
     high = highest + 1
@@ -589,7 +604,8 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
                       trumps_from, low, high)
     lower = negative
     upper = highest
-    guess = (negative + highest) // 2
+    if not negative <= guess <= highest:
+        guess = (negative + highest) // 2
     while lower < upper:
         beta = max(guess, lower + 1)
         guess = search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
@@ -626,6 +642,7 @@ def card_values(rules, table, counters, scratch, hands, trick, size, leader, tri
         trick_points += rules[POINTS + trick[position]]
     best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
     n = 0
+    guess = -1000
     while cards != 0:
         card = lowest_card(cards)
         cards &= cards - 1
@@ -633,8 +650,8 @@ def card_values(rules, table, counters, scratch, hands, trick, size, leader, tri
         hands[seat] &= ~bit
         trick[size] = card
         if size < NUM_SEATS - 1:
-            result = exact_value(rules, table, counters, scratch, hands, trick, size + 1, leader, tricks_left,
-                           trumps_from)
+            result = exact_value(rules, table, counters, scratch, hands, trick, size + 1, leader,
+                                 tricks_left, trumps_from, guess)
         else:
             winning = best_position
             if beats(rules, card, size, trick[best_position], best_position, trumps_from):
@@ -645,11 +662,12 @@ def card_values(rules, table, counters, scratch, hands, trick, size, leader, tri
                 gained = trick_points + rules[POINTS + card] + rules[TRICK_BASE]
             first, second, third = trick[0], trick[1], trick[2]
             result = gained + exact_value(rules, table, counters, scratch, hands, trick, 0, winner,
-                                          tricks_left - 1, 0)
+                                          tricks_left - 1, 0, guess - gained)
             trick[0], trick[1], trick[2] = first, second, third
         hands[seat] |= bit
         trick[size] = NO_CARD
         cards_out[n] = card
         values_out[n] = result
+        guess = result
         n += 1
     return n
