@@ -17,6 +17,7 @@ import numpy as np
 import pyspiel
 
 from cardlab.agents.ismcts import make_ismcts
+from cardlab.agents.pimc import make_pimc
 from cardlab.agents.random_agent import make_random
 from cardlab.agents.rules import make_rules
 
@@ -27,6 +28,7 @@ BUILTIN_AGENTS: dict[str, Factory] = {
     "random": make_random,
     "rules": make_rules,
     "ismcts": make_ismcts,
+    "pimc": make_pimc,  # Kaiser and Twenty-Eight only (the double-dummy solver's games)
 }
 _REGISTERED: dict[tuple[str, str | None], Factory] = {}
 
