@@ -19,10 +19,11 @@ ALLOWED = {
     "core": set(),
     "results": set(),
     "games": {"core"},
-    "agents": {"core", "games"},
+    "solver": {"core", "games"},
+    "agents": {"core", "games", "solver"},
     "analysis": {"core", "games", "results"},
-    "arena": {"core", "games", "agents", "analysis", "results"},
-    "cli": {"core", "games", "agents", "analysis", "results", "arena"},
+    "arena": {"core", "games", "solver", "agents", "analysis", "results"},
+    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
 }
 
 
