@@ -10,7 +10,7 @@ from test_solver import kaiser_ending, random_play_state
 from cardlab import agents
 from cardlab.arena import native
 from cardlab.arena.agents import AgentSpec, bot_factory, native_row
-from cardlab.core.cards import parse_card
+from cardlab.core.cards import CLUBS, parse_card
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
 from cardlab.games.kaiser import engine as K
@@ -34,9 +34,10 @@ def test_pimc_plays_the_same_card_as_bot_and_native(name):
 
 
 def test_pimc_cashes_the_ace_every_world_agrees_on():
-    # The ending of test_solver's "cash the ace first": leading the AD is never worse,
-    # whatever the other hands hold.
+    # The ending of test_solver's "cash the ace first", partner known to be void in
+    # clubs: in every world the opponents hold the clubs and a club lead loses the AD.
     state = kaiser_ending(["AD 7C", "8C 9C", "KD QD", "TC JC"], leader=0, trump=None, won=(4, 4))
+    state.array[K.VOIDS + 2] = 1 << CLUBS
     bot = agents.make("pimc", pyspiel.load_game("cardlab_kaiser"), 0, seed=1, worlds=6)
     assert bot.step(state) == parse_card("AD")
 

@@ -116,14 +116,13 @@ def test_twenty_eight_ruff_takes_the_jack():
 # ---- Agreement with exhaustive minimax ----------------------------------------------------
 def random_play_state(game: pyspiel.Game, rng: np.random.Generator, tricks_left: int) -> pyspiel.State:
     """A play-phase state of a random game with ``tricks_left`` tricks to go, maybe mid-trick."""
+    engine = K if game.get_type().short_name == "cardlab_kaiser" else T
     while True:
         state = game.new_initial_state()
         extra = int(rng.integers(4))
         while not state.is_terminal():
             s = state.array
-            playing = K.PLAYING if game is KAISER_GAME else T.PLAYING
-            trick_number = K.TRICK_NUMBER if game is KAISER_GAME else T.TRICK_NUMBER
-            trick_size = K.TRICK_SIZE if game is KAISER_GAME else T.TRICK_SIZE
+            playing, trick_number, trick_size = engine.PLAYING, engine.TRICK_NUMBER, engine.TRICK_SIZE
             if s[PHASE] == playing and (8 - s[trick_number]) * 4 - s[trick_size] == tricks_left * 4 - extra:
                 return state
             legal = state.legal_actions()
