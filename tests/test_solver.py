@@ -261,3 +261,22 @@ def test_cli_prints_the_table_and_rejects_a_bad_deal(capsys):
     assert main(["solve", "--game", "kaiser", "--hands", "AS KS / 7C"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "4 hands" in err
+
+
+def test_a_threshold_is_one_zero_window_question():
+    from cardlab.solver.position import KAISER, load
+    from cardlab.solver.search import Table, exact_value, reaches
+
+    rng = np.random.default_rng(6)
+    table = Table(12)
+    for _ in range(5):
+        state = random_play_state(KAISER_GAME, rng, 4)
+        hands = np.zeros(4, dtype=np.int64)
+        trick = np.full(4, -1, dtype=np.int64)
+        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
+                                                                    hands, trick)
+        table.forget()
+        args = (rules, table.entries, table.counters, table.scratch, hands, trick, size, leader,
+                tricks_left, trumps_from)
+        value = exact_value(*args)
+        assert reaches(*args, value) and not reaches(*args, value + 1)
