@@ -2,8 +2,10 @@
 
 The built-in agents are one explicit table, :data:`BUILTIN_AGENTS`; every one
 of them plays every cardlab game (each game's spec names its rule-based player
-and its search defaults). Outside code adds agents with :func:`register`, for
-one game (``"cardlab_kaiser"``) or every game (``None``); a game-specific
+and its search defaults), but ``pimc``, which plays the games of the
+double-dummy solver (Kaiser and Twenty-Eight) and refuses the others.
+Outside code adds agents with :func:`register`, for one game
+(``"cardlab_kaiser"``) or every game (``None``); a game-specific
 factory wins over a general one. A factory takes ``(game, player, seed,
 **options)`` and must reject options it does not know.
 """
