@@ -88,16 +88,6 @@ def to_search(mask, search_card_of):
 
 
 @njit(cache=True)
-def to_cards(mask, card_of):
-    """A mask of search cards as a mask of card ids."""
-    out = np.int64(0)
-    while mask != 0:
-        out |= card_bit(card_of[lowest_card(mask)])
-        mask &= mask - 1
-    return out
-
-
-@njit(cache=True)
 def kaiser_strain_tables(strain):
     """``(trump, search_card_of, card_of, points)`` of a Kaiser strain: a suit, NT or low NT."""
     if strain == LOW_NO_TRUMP_STRAIN:
