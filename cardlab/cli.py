@@ -6,6 +6,7 @@
     cardlab report results/k1
     cardlab variants --game kaiser
     cardlab train --game leduc_poker --solver cfr+ --iterations 1000 --out leduc.npz
+    cardlab solve --game kaiser --deal-seed 7
 """
 
 from __future__ import annotations
@@ -314,6 +315,31 @@ def command_train(args: argparse.Namespace) -> None:
           f"{info['tree']['infosets']} information sets, exploitability {info['exploitability']:.6g}")
 
 
+def command_solve(args: argparse.Namespace) -> None:
+    """The double-dummy table and par of a deal: seeded (as the arena deals it) or typed in."""
+    from cardlab.core.cards import cards_string
+    from cardlab.games import game_spec
+    from cardlab.solver import analyse, deal_from_seed, par, parse_hands
+    from cardlab.solver.analysis import contract_text
+
+    name = game_spec(args.game).name
+    if args.hands is not None:
+        hands = parse_hands(name, args.hands)
+    else:
+        _seed_in_range(args.deal_seed, "--deal-seed")
+        hands = deal_from_seed(name, args.deal_seed, args.dealer)
+    for seat, hand in enumerate(hands):
+        print(f"seat {seat}: {cards_string(int(hand))}")
+    table = analyse(name, hands)
+    print()
+    print(table.text())
+    best0, best1, par_contract = par(table, dealer=args.dealer)
+    print()
+    print(f"best for team 0: {contract_text(name, best0)}")
+    print(f"best for team 1: {contract_text(name, best1)}")
+    print(f"par:             {contract_text(name, par_contract)}")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with its errors in the one-line form of every other error."""
 
@@ -392,6 +418,13 @@ def build_parser() -> argparse.ArgumentParser:
     tra.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     tra.add_argument("--quiet", action="store_true", help="no progress bar")
     tra.set_defaults(run=command_train)
+
+    solve = sub.add_parser("solve", help="the double-dummy table and par of a deal")
+    solve.add_argument("--game", default="kaiser", help="kaiser or twenty_eight (28)")
+    solve.add_argument("--deal-seed", type=int, default=0, help="the deal of this seed (default 0)")
+    solve.add_argument("--hands", help='a typed deal, seats 0 to 3: "AS KS ... / ... / ... / ..."')
+    solve.add_argument("--dealer", type=int, default=0, choices=range(4), help="dealer seat (default 0)")
+    solve.set_defaults(run=command_solve)
     return parser
 
 

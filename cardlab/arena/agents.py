@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cardlab.agents import ismcts, random_agent, rules
+from cardlab.agents import ismcts, pimc, random_agent, rules
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import OptionSet
 from cardlab.arena import native
@@ -56,9 +56,12 @@ class NativeAgent:
 
     kind: int
     options: OptionSet
+    games: tuple[str, ...] | None = None  # the games it plays, if not every game
 
     def options_row(self, given: dict[str, Any], game: GameSpec) -> np.ndarray:
         """The row of ``given`` in ``game``: the very row the agent's Python bot hands the kernels."""
+        if self.games is not None and game.name not in self.games:
+            raise ValueError(f"{self.options.agent} plays {' and '.join(self.games)} only, not {game.name}")
         return self.options.resolve(given, game).row()
 
 
@@ -67,6 +70,7 @@ NATIVE_AGENTS: dict[str, NativeAgent] = {
     "random": NativeAgent(native.RANDOM, random_agent.OPTIONS),
     "rules": NativeAgent(native.RULES, rules.OPTIONS),
     "ismcts": NativeAgent(native.ISMCTS, ismcts.OPTIONS),
+    "pimc": NativeAgent(native.PIMC, pimc.OPTIONS, ("cardlab_kaiser", "cardlab_twenty_eight")),
 }
 
 

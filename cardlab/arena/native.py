@@ -27,6 +27,7 @@ from numba import njit
 
 from cardlab.agents.ismcts import search
 from cardlab.agents.options import ROW_WIDTH
+from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import monotonic_ns
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import derive_seed, next_u64, random_below
@@ -36,6 +37,7 @@ from cardlab.games import kernels
 RANDOM = 0  # uniform over the legal actions; no options
 RULES = 1  # the game's rule-based strategy kernel; no options
 ISMCTS = 2  # numba ISMCTS; its row's columns are named in cardlab.agents.ismcts.options
+PIMC = 3  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in cardlab.agents.pimc.options
 
 # ---- error codes returned by play_games ------------------------------------------
 OK = 0
@@ -69,6 +71,8 @@ def agent_action(game, kind, options, s, stream, scratch):
         return kernels.rules_action(game, s, stream)
     if kind == ISMCTS:
         return search.decide(game, s, kernels.current_player(game, s), options, stream)
+    if kind == PIMC:
+        return pimc_search.decide(game, s, options, stream)
     return -1
 
 

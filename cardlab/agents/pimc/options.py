@@ -1,0 +1,30 @@
+"""The options of the PIMC agent, and the columns of the row its kernels read.
+
+:data:`OPTIONS` is the one declaration read by :class:`~cardlab.agents.pimc.PIMCBot`,
+the registry's ``make_pimc`` and the arena's compiled loop.
+"""
+
+from __future__ import annotations
+
+from cardlab.agents.options import Option, OptionSet
+
+# Columns of the options row that the kernels read.
+WORLDS = 0
+BIDDING = 1
+BID_WORLDS = 2
+
+# Codes of the bidding choices.
+BID_BY_RULES = 0
+BID_BY_SIMULATION = 1
+
+OPTIONS = OptionSet("pimc", (
+    Option("worlds", "int", 20, "sampled worlds solved double-dummy per card played (without time_ms)",
+           low=1, column=WORLDS),
+    Option("time_ms", "float", None, "a clock budget per card instead: worlds until it is spent",
+           low=0, low_open=True),
+    Option("bidding", "choice", "simulation",
+           "bids by simulation (Kaiser: mean score of each contract over sampled worlds) or by "
+           "the rule-based player (Twenty-Eight always bids by the rules)",
+           choices={"rules": BID_BY_RULES, "simulation": BID_BY_SIMULATION}, column=BIDDING),
+    Option("bid_worlds", "int", 8, "sampled worlds per bidding decision", low=1, column=BID_WORLDS),
+))

@@ -1,0 +1,673 @@
+"""The double-dummy search: alpha-beta over the play of four open hands, compiled with numba.
+
+Kaiser and Twenty-Eight share the shape of their play: four seats, partners
+opposite, eight cards of each suit, eight tricks, follow suit or play anything,
+the highest trump or else the highest card of the led suit wins. They differ
+only in data, which a *rules* vector holds (:func:`make_rules`): the trump
+suit, the points a trick is worth by itself (Kaiser 1, Twenty-Eight 0) and the
+points each card carries (Kaiser: 5H +5 and 3S -3; Twenty-Eight: J 3, 9 2,
+A 1, 10 1).
+
+Cards are renumbered for the search so that strength is bit order: *search
+card* ``8 * suit + k`` is the ``k``-th weakest card of its suit in the
+contract being played (:mod:`cardlab.solver.position` maps the engines' card
+ids). A hand is then a 32-bit mask, "the cards above this one" is a shift, and
+two cards of one hand are equivalent when no live card of another hand lies
+between them and they carry the same points.
+
+Values are always *team 0's points from here on* (the current trick
+included); team 0 maximises, team 1 minimises. What makes the search fast
+(each switchable by a bit of ``flags``, for the ablation benchmark):
+
+* ``USE_TT``: a transposition table at trick boundaries, keyed by the four
+  hands and the leader, storing lower and upper bounds and the best lead;
+* ``USE_EQUIVALENCE``: equivalent cards of one hand searched once;
+* ``USE_ORDERING``: cheap winners first, points onto partner's tricks, low
+  discards;
+* ``USE_QUICK_TRICKS``: a cut-off when the leader's sure winners (top cards
+  in sequence, drawn trumps) already decide the window, and when even the
+  bounds of the points left decide it;
+* ``USE_MTD``: the value found by zero-window searches (MTD(f)) rather than
+  one full-window search; :func:`reaches` asks a single zero-window question.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.core.bitboard import lowest_card, popcount
+
+# ---- The rules vector -------------------------------------------------------------
+TRUMP = 0  # search suit of trumps, -1 for no trump
+TRICK_BASE = 1  # points of a trick by itself
+FLAGS = 2  # the techniques switched on (bits below)
+POINTS = 3  # 32 slots: the points of each search card
+POINT_CLASS = POINTS + 32  # 32 slots: which of the game's (at most 4) point values the card has
+RULES_SIZE = POINT_CLASS + 32
+
+USE_TT = 1
+USE_EQUIVALENCE = 2
+USE_ORDERING = 4
+USE_QUICK_TRICKS = 8
+USE_MTD = 16
+ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD
+TECHNIQUE_NAMES = {
+    "transposition_table": USE_TT,
+    "equivalent_cards": USE_EQUIVALENCE,
+    "move_ordering": USE_ORDERING,
+    "quick_tricks": USE_QUICK_TRICKS,
+    "zero_window_mtd": USE_MTD,
+}
+
+NUM_SEATS = 4
+CARDS_PER_SUIT = 8
+SUIT_BITS = np.int64(0xFF)
+NO_CARD = -1
+
+# ---- The transposition table ------------------------------------------------------
+# One row per entry: the two halves of the key (suits 0|1 and 2|3, see _relative_key), a
+# tag (generation, suit lengths and leader), the lower and upper bound of the value and
+# the best lead found (as suit and rank among the cards left, so it fits every match).
+KEY_LOW, KEY_HIGH, TAG, LOWER, UPPER, BEST = 0, 1, 2, 3, 4, 5
+TT_COLUMNS = 6
+DEFAULT_TT_BITS = 18
+# Counters: the generation the table's live entries carry, nodes searched, and the
+# contract (game, strain, flags) the live entries were searched under.
+GENERATION, NODES, CONTRACT = 0, 1, 2
+NUM_COUNTERS = 3
+MAX_DEPTH = 33  # one row of move scratch per card played, plus the root
+
+
+class Table:
+    """A transposition table and its counters, reusable across solves of one contract."""
+
+    def __init__(self, bits: int = DEFAULT_TT_BITS):
+        self.entries = new_table(bits)
+        self.counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+        self.counters[CONTRACT] = -1
+        self.scratch = new_scratch()
+
+    def forget(self) -> None:
+        """Invalidate every entry (needed when the rules change: trump, points)."""
+        forget(self.counters)
+
+
+@njit(cache=True)
+def new_table(bits):
+    entries = np.zeros((1 << bits, TT_COLUMNS), dtype=np.int64)
+    entries[:, TAG] = -1
+    return entries
+
+
+@njit(cache=True)
+def forget(counters):
+    """A new generation: entries of the old one no longer match."""
+    counters[GENERATION] += 1
+
+
+@njit(cache=True)
+def prepare(counters, contract):
+    """Keep the table's entries for the same ``contract`` code, forget them for another."""
+    if counters[CONTRACT] != contract:
+        counters[GENERATION] += 1
+        counters[CONTRACT] = contract
+
+
+@njit(cache=True)
+def make_rules(trump, trick_base, points, flags):
+    """The rules vector: trump suit (-1: none), points per trick, points per search card."""
+    rules = np.zeros(RULES_SIZE, dtype=np.int64)
+    rules[TRUMP] = trump
+    rules[TRICK_BASE] = trick_base
+    rules[FLAGS] = flags
+    rules[POINTS:POINTS + 32] = points
+    values = np.unique(points)
+    if values.shape[0] > 4:
+        raise ValueError("the solver's table keys allow at most 4 distinct card point values")
+    for card in range(32):
+        for k in range(values.shape[0]):
+            if values[k] == points[card]:
+                rules[POINT_CLASS + card] = k
+    return rules
+
+
+@njit(cache=True, inline="always")
+def _suit_bits(suit):
+    return SUIT_BITS << np.int64(CARDS_PER_SUIT * suit)
+
+
+@njit(cache=True, inline="always")
+def _above(card):
+    """The search cards of ``card``'s suit stronger than it."""
+    suit_end = (card // CARDS_PER_SUIT + 1) * CARDS_PER_SUIT
+    return ((np.int64(1) << suit_end) - 1) & ~((np.int64(2) << card) - 1)
+
+
+@njit(cache=True, inline="always")
+def _points_of(rules, mask):
+    total = 0
+    while mask != 0:
+        total += rules[POINTS + lowest_card(mask)]
+        mask &= mask - 1
+    return total
+
+
+@njit(cache=True)
+def playable(hand, trick, size):
+    """Follow suit if possible, otherwise anything; the leader plays anything."""
+    if size == 0:
+        return hand
+    same = hand & _suit_bits(trick[0] // CARDS_PER_SUIT)
+    return same if same != 0 else hand
+
+
+@njit(cache=True)
+def beats(rules, card, position, best, best_position, trumps_from):
+    """Does ``card`` at ``position`` beat ``best`` (at ``best_position``) in this trick?
+
+    A trump-suit card is a trump only from position ``trumps_from`` on
+    (Twenty-Eight's show in mid-trick; 0 otherwise).
+    """
+    trump = rules[TRUMP]
+    card_trump = card // CARDS_PER_SUIT == trump and position >= trumps_from
+    best_trump = best // CARDS_PER_SUIT == trump and best_position >= trumps_from
+    if card_trump:
+        return not best_trump or card > best
+    return not best_trump and card // CARDS_PER_SUIT == best // CARDS_PER_SUIT and card > best
+
+
+@njit(cache=True)
+def trick_leader_position(rules, trick, size, trumps_from):
+    """Position of the card winning the first ``size`` cards of ``trick``."""
+    best = 0
+    for position in range(1, size):
+        if beats(rules, trick[position], position, trick[best], best, trumps_from):
+            best = position
+    return best
+
+
+@njit(cache=True)
+def points_left(rules, hands, trick, size, tricks_left):
+    """All the points still to be won: ``(lowest, highest)`` a team can end with, and the total."""
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    for position in range(size):
+        live |= np.int64(1) << trick[position]
+    negative = 0
+    positive = 0
+    while live != 0:
+        p = rules[POINTS + lowest_card(live)]
+        if p < 0:
+            negative += p
+        else:
+            positive += p
+        live &= live - 1
+    tricks = tricks_left * rules[TRICK_BASE]
+    return negative, positive + tricks, negative + positive + tricks
+
+
+@njit(cache=True)
+def _sure_winners(rules, hands, leader):
+    """The leader's cards that win their tricks however the others play, led one after another.
+
+    Top trumps in sequence; then, once those leave the opponents without
+    trumps (or in no trump), the top cards in sequence of every other suit.
+    """
+    mine = hands[leader]
+    others = 0
+    for seat in range(NUM_SEATS):
+        if seat != leader:
+            others |= hands[seat]
+    trump = rules[TRUMP]
+    winners = np.int64(0)
+    side_suits_safe = True
+    if trump >= 0:
+        trumps = _suit_bits(trump)
+        my_trumps = mine & trumps
+        others_trumps = others & trumps
+        if others_trumps != 0:
+            my_trumps &= _above(_top_card(others_trumps))
+        winners |= my_trumps
+        drawn = popcount(my_trumps)
+        for step in (1, 3):
+            if popcount(hands[(leader + step) % NUM_SEATS] & trumps) > drawn:
+                side_suits_safe = False
+    if side_suits_safe:
+        for suit in range(4):
+            if suit == trump:
+                continue
+            my_cards = mine & _suit_bits(suit)
+            if my_cards == 0:
+                continue
+            others_cards = others & _suit_bits(suit)
+            if others_cards != 0:
+                my_cards &= _above(_top_card(others_cards))
+            winners |= my_cards
+    return winners
+
+
+@njit(cache=True, inline="always")
+def _top_card(mask):
+    """The strongest search card of a non-empty mask of one suit."""
+    card = 31
+    while ((mask >> card) & 1) == 0:
+        card -= 1
+    return card
+
+
+@njit(cache=True)
+def quick_trick_bound(rules, hands, leader, negative):
+    """A lower bound of the leader's team's points from here: its sure winners, worst case.
+
+    The leader cashes his sure winners: each trick is the trick's base points
+    plus his card's points at least; every negative point still out may land
+    in his team's tricks, and nothing else is counted.
+    """
+    winners = _sure_winners(rules, hands, leader)
+    if winners == 0:
+        return negative
+    count = popcount(winners)
+    own = _points_of(rules, winners)
+    negatives_in_winners = 0
+    w = winners
+    while w != 0:
+        p = rules[POINTS + lowest_card(w)]
+        if p < 0:
+            negatives_in_winners += p
+        w &= w - 1
+    return count * rules[TRICK_BASE] + own + negative - negatives_in_winners
+
+
+@njit(cache=True)
+def _hash(key_low, key_high, tag, mask):
+    h = np.uint64(key_low) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(key_high) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= np.uint64(tag) * np.uint64(0x165667B19E3779F9)
+    h ^= h >> np.uint64(29)
+    return np.int64(h & np.uint64(mask))
+
+
+@njit(cache=True)
+def _relative_key(rules, hands, leader, generation):
+    """``(key_low, key_high, tag)`` of a trick boundary, by *relative* rank (as DDS keys).
+
+    Only the order of the cards left in each suit matters, not which cards
+    have gone: every suit is written as the list, weakest first, of who holds
+    each card left and which of the game's point values it carries (4 bits a
+    card). Two positions that differ only in the cards already played share
+    an entry. The tag adds the suit lengths, the leader and the generation.
+    """
+    keys = np.zeros(2, dtype=np.int64)
+    lengths = 0
+    for suit in range(4):
+        code = np.int64(0)
+        count = 0
+        for k in range(CARDS_PER_SUIT):
+            card = CARDS_PER_SUIT * suit + k
+            bit = np.int64(1) << card
+            for seat in range(NUM_SEATS):
+                if hands[seat] & bit:
+                    code = (code << 4) | (rules[POINT_CLASS + card] << 2) | seat
+                    count += 1
+                    break
+        keys[suit >> 1] |= code << (32 * (suit & 1))
+        lengths = lengths * 16 + count
+    return keys[0], keys[1], (generation * 65536 + lengths) * NUM_SEATS + leader
+
+
+@njit(cache=True)
+def _relative_card(hands, card):
+    """``card`` as suit and rank among the cards left in its suit (the table's best lead)."""
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    below = live & _suit_bits(card // CARDS_PER_SUIT) & ((np.int64(1) << card) - 1)
+    return (card // CARDS_PER_SUIT) * CARDS_PER_SUIT + popcount(below)
+
+
+@njit(cache=True)
+def _absolute_card(hands, relative):
+    """Inverse of :func:`_relative_card` in the position ``hands``."""
+    suit = relative // CARDS_PER_SUIT
+    cards = (hands[0] | hands[1] | hands[2] | hands[3]) & _suit_bits(suit)
+    for _ in range(relative % CARDS_PER_SUIT):
+        cards &= cards - 1
+    return lowest_card(cards) if cards != 0 else NO_CARD
+
+
+@njit(cache=True)
+def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
+    """Sort ``moves[:n]`` best first by a cheap guess (the table's best lead first of all)."""
+    scores = np.empty(n, dtype=np.int64)
+    partner_winning = size > 0 and ((seat - size + best_position) & 1) == (seat & 1)
+    for i in range(n):
+        card = moves[i]
+        points = rules[POINTS + card]
+        strength = card % CARDS_PER_SUIT
+        if card == tt_move:
+            score = 1000
+        elif size == 0:
+            is_top = (live & _above(card) & ~hands[seat]) == 0
+            score = 200 + points if is_top else 100 - strength
+        elif partner_winning:
+            wins = beats(rules, card, size, trick[best_position], best_position, trumps_from)
+            score = 100 + 10 * points - strength - (50 if wins else 0)
+        elif beats(rules, card, size, trick[best_position], best_position, trumps_from):
+            score = 300 - strength + (10 * points if size == 3 else 0)
+        else:
+            score = 50 - 10 * points - strength
+        scores[i] = score
+    for i in range(1, n):  # insertion sort, descending: at most eight moves
+        card = moves[i]
+        score = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < score:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = card
+        scores[j + 1] = score
+
+
+@njit(cache=True)
+def _list_moves(rules, hands, trick, size, seat, live, out):
+    """The playable cards into ``out``, one card per run of equivalent cards if asked."""
+    cards = playable(hands[seat], trick, size)
+    n = 0
+    equivalence = (rules[FLAGS] & USE_EQUIVALENCE) != 0
+    while cards != 0:
+        card = lowest_card(cards)
+        cards &= cards - 1
+        if equivalence:
+            higher = cards & _above(card)
+            if higher != 0:
+                next_card = lowest_card(higher)
+                between = _above(card) & ~_above(next_card - 1) & ~(np.int64(1) << next_card)
+                if (live & between) == 0 and rules[POINTS + card] == rules[POINTS + next_card]:
+                    continue  # the next card of the run stands for this one
+        out[n] = card
+        n += 1
+    return n
+
+
+# ---- One node of the search: a row of the scratch array ------------------------------
+# Columns 0..31 hold the node's moves; the rest are the node's fields. The search walks
+# the tree with an explicit stack of these rows (numba cannot cache recursive kernels).
+MOVE_SLOTS = 32
+(NODE_SIZE, NODE_LEADER, NODE_TRICKS_LEFT, NODE_TRUMPS_FROM, NODE_ALPHA, NODE_BETA,
+ NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
+ NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_TAG, NODE_GAINED, NODE_BEST_POSITION,
+ NODE_TRICK_POINTS, NODE_SAVED) = range(MOVE_SLOTS, MOVE_SLOTS + 20)
+NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
+
+
+@njit(cache=True)
+def new_scratch():
+    """The stack of nodes a search walks: one row per card played, plus the root."""
+    return np.zeros((MAX_DEPTH, NODE_WIDTH), dtype=np.int64)
+
+
+@njit(cache=True)
+def _enter(rules, table, counters, node, hands, trick):
+    """Open the node whose position fields are set: ``(True, value)`` if decided at once.
+
+    Otherwise lists and orders its moves and returns ``(False, 0)``.
+    """
+    counters[NODES] += 1
+    flags = rules[FLAGS]
+    size = node[NODE_SIZE]
+    leader = node[NODE_LEADER]
+    tricks_left = node[NODE_TRICKS_LEFT]
+    trumps_from = node[NODE_TRUMPS_FROM]
+    alpha = node[NODE_ALPHA]
+    beta = node[NODE_BETA]
+    if size == 0 and tricks_left == 0:
+        return True, 0
+    node[NODE_SLOT] = -1
+    tt_move = NO_CARD
+    if size == 0:
+        negative, highest, total = points_left(rules, hands, trick, 0, tricks_left)
+        if flags & USE_QUICK_TRICKS:
+            if highest <= alpha:
+                return True, highest
+            if negative >= beta:
+                return True, negative
+            bound = quick_trick_bound(rules, hands, leader, negative)
+            if (leader & 1) == 0:
+                if bound >= beta:
+                    return True, bound
+            elif total - bound <= alpha:
+                return True, total - bound
+        if flags & USE_TT:
+            key_low, key_high, tag = _relative_key(rules, hands, leader, counters[GENERATION])
+            slot = _hash(key_low, key_high, tag, table.shape[0] - 1)
+            node[NODE_SLOT] = slot
+            node[NODE_KEY_LOW] = key_low
+            node[NODE_KEY_HIGH] = key_high
+            node[NODE_TAG] = tag
+            if (table[slot, TAG] == tag and table[slot, KEY_LOW] == key_low
+                    and table[slot, KEY_HIGH] == key_high):
+                lower = table[slot, LOWER]
+                upper = table[slot, UPPER]
+                if lower >= beta or lower == upper:
+                    return True, lower
+                if upper <= alpha:
+                    return True, upper
+                alpha = max(alpha, lower)
+                beta = min(beta, upper)
+                tt_move = _absolute_card(hands, table[slot, BEST])
+    node[NODE_ALPHA] = node[NODE_WINDOW_ALPHA] = alpha
+    node[NODE_BETA] = node[NODE_WINDOW_BETA] = beta
+    seat = (leader + size) % NUM_SEATS
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    trick_points = 0
+    for position in range(size):
+        live |= np.int64(1) << trick[position]
+        trick_points += rules[POINTS + trick[position]]
+    best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+    n = _list_moves(rules, hands, trick, size, seat, live, node)
+    if flags & USE_ORDERING:
+        _order_moves(rules, node, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move)
+    node[NODE_COUNT] = n
+    node[NODE_NEXT] = 0
+    node[NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
+    node[NODE_BEST_MOVE] = node[0]
+    node[NODE_BEST_POSITION] = best_position
+    node[NODE_TRICK_POINTS] = trick_points
+    return False, 0
+
+
+@njit(cache=True)
+def _close(table, hands, node):
+    """The node's value, stored as a bound in the table at a trick boundary."""
+    if node[NODE_SLOT] >= 0:
+        _store(table, node[NODE_SLOT], node[NODE_KEY_LOW], node[NODE_KEY_HIGH], node[NODE_TAG],
+               node[NODE_BEST], node[NODE_WINDOW_ALPHA], node[NODE_WINDOW_BETA],
+               _relative_card(hands, node[NODE_BEST_MOVE]))
+    return node[NODE_BEST]
+
+
+@njit(cache=True)
+def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+           alpha, beta):
+    """Team 0's points from here on under perfect play, fail-soft within ``(alpha, beta)``.
+
+    ``hands`` (search-card masks by seat) and ``trick`` (the cards of the
+    current trick, ``size`` of them, led by ``leader``) are changed during the
+    search and restored. ``tricks_left`` counts the current trick.
+    """
+    depth = 0
+    node = scratch[0]
+    node[NODE_SIZE] = size
+    node[NODE_LEADER] = leader
+    node[NODE_TRICKS_LEFT] = tricks_left
+    node[NODE_TRUMPS_FROM] = trumps_from
+    node[NODE_ALPHA] = alpha
+    node[NODE_BETA] = beta
+    returning, result = _enter(rules, table, counters, node, hands, trick)
+    while True:
+        if returning:
+            if depth == 0:
+                return result
+            depth -= 1
+            node = scratch[depth]
+            size = node[NODE_SIZE]
+            seat = (node[NODE_LEADER] + size) % NUM_SEATS
+            card = node[node[NODE_NEXT]]
+            hands[seat] |= np.int64(1) << card
+            if size == NUM_SEATS - 1:
+                trick[0] = node[NODE_SAVED]
+                trick[1] = node[NODE_SAVED + 1]
+                trick[2] = node[NODE_SAVED + 2]
+            v = node[NODE_GAINED] + result
+            if (seat & 1) == 0:
+                if v > node[NODE_BEST]:
+                    node[NODE_BEST] = v
+                    node[NODE_BEST_MOVE] = card
+                node[NODE_ALPHA] = max(node[NODE_ALPHA], v)
+            else:
+                if v < node[NODE_BEST]:
+                    node[NODE_BEST] = v
+                    node[NODE_BEST_MOVE] = card
+                node[NODE_BETA] = min(node[NODE_BETA], v)
+            node[NODE_NEXT] += 1
+            if node[NODE_ALPHA] >= node[NODE_BETA] or node[NODE_NEXT] >= node[NODE_COUNT]:
+                result = _close(table, hands, node)
+                continue
+        elif node[NODE_NEXT] >= node[NODE_COUNT]:
+            result = _close(table, hands, node)
+            returning = True
+            continue
+        # Play the node's next move and open the child.
+        size = node[NODE_SIZE]
+        leader = node[NODE_LEADER]
+        seat = (leader + size) % NUM_SEATS
+        card = node[node[NODE_NEXT]]
+        hands[seat] &= ~(np.int64(1) << card)
+        trick[size] = card
+        child = scratch[depth + 1]
+        child[NODE_TRUMPS_FROM] = node[NODE_TRUMPS_FROM]
+        child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT]
+        child[NODE_LEADER] = leader
+        gained = 0
+        if size < NUM_SEATS - 1:
+            child[NODE_SIZE] = size + 1
+        else:
+            best_position = node[NODE_BEST_POSITION]
+            winning = best_position
+            if beats(rules, card, size, trick[best_position], best_position, node[NODE_TRUMPS_FROM]):
+                winning = size
+            winner = (leader + winning) % NUM_SEATS
+            if (winner & 1) == 0:
+                gained = node[NODE_TRICK_POINTS] + rules[POINTS + card] + rules[TRICK_BASE]
+            node[NODE_SAVED] = trick[0]
+            node[NODE_SAVED + 1] = trick[1]
+            node[NODE_SAVED + 2] = trick[2]
+            child[NODE_SIZE] = 0
+            child[NODE_LEADER] = winner
+            child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT] - 1
+            child[NODE_TRUMPS_FROM] = 0
+        node[NODE_GAINED] = gained
+        child[NODE_ALPHA] = node[NODE_ALPHA] - gained
+        child[NODE_BETA] = node[NODE_BETA] - gained
+        depth += 1
+        node = child
+        returning, result = _enter(rules, table, counters, node, hands, trick)
+
+
+@njit(cache=True)
+def _store(table, slot, key_low, key_high, tag, value, alpha, beta, best_move):
+    if not (table[slot, TAG] == tag and table[slot, KEY_LOW] == key_low
+            and table[slot, KEY_HIGH] == key_high):
+        table[slot, KEY_LOW] = key_low
+        table[slot, KEY_HIGH] = key_high
+        table[slot, TAG] = tag
+        table[slot, LOWER] = -1000
+        table[slot, UPPER] = 1000
+    if value > alpha:
+        table[slot, LOWER] = max(table[slot, LOWER], value)
+    if value < beta:
+        table[slot, UPPER] = min(table[slot, UPPER], value)
+    table[slot, BEST] = best_move
+
+
+@njit(cache=True)
+def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+                guess=-1000):
+    """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window.
+
+    ``guess`` (e.g. the value of a sibling) starts MTD(f) nearer the answer.
+    """
+    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
+    low = negative - 1
+    high = highest + 1
+    if (rules[FLAGS] & USE_MTD) == 0:
+        return search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                      trumps_from, low, high)
+    lower = negative
+    upper = highest
+    if not negative <= guess <= highest:
+        guess = (negative + highest) // 2
+    while lower < upper:
+        beta = max(guess, lower + 1)
+        guess = search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                       trumps_from, beta - 1, beta)
+        if guess < beta:
+            upper = guess
+        else:
+            lower = guess
+    return lower
+
+
+@njit(cache=True)
+def reaches(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+            target):
+    """Does team 0 take at least ``target`` points from here on? One zero-window search."""
+    return search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                  trumps_from, target - 1, target) >= target
+
+
+@njit(cache=True)
+def card_values(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+                cards_out, values_out):
+    """Every playable card of the seat to move and team 0's points from here on after it.
+
+    Writes the cards ascending into ``cards_out`` and their values into
+    ``values_out``; returns how many (equivalent cards are each listed).
+    """
+    seat = (leader + size) % NUM_SEATS
+    cards = playable(hands[seat], trick, size)
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    trick_points = 0
+    for position in range(size):
+        live |= np.int64(1) << trick[position]
+        trick_points += rules[POINTS + trick[position]]
+    best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+    n = 0
+    guess = -1000
+    while cards != 0:
+        card = lowest_card(cards)
+        cards &= cards - 1
+        bit = np.int64(1) << card
+        hands[seat] &= ~bit
+        trick[size] = card
+        if size < NUM_SEATS - 1:
+            result = exact_value(rules, table, counters, scratch, hands, trick, size + 1, leader,
+                                 tricks_left, trumps_from, guess)
+        else:
+            winning = best_position
+            if beats(rules, card, size, trick[best_position], best_position, trumps_from):
+                winning = size
+            winner = (leader + winning) % NUM_SEATS
+            gained = 0
+            if (winner & 1) == 0:
+                gained = trick_points + rules[POINTS + card] + rules[TRICK_BASE]
+            first, second, third = trick[0], trick[1], trick[2]
+            result = gained + exact_value(rules, table, counters, scratch, hands, trick, 0, winner,
+                                          tricks_left - 1, 0, guess - gained)
+            trick[0], trick[1], trick[2] = first, second, third
+        hands[seat] |= bit
+        trick[size] = NO_CARD
+        cards_out[n] = card
+        values_out[n] = result
+        guess = result
+        n += 1
+    return n

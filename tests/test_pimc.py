@@ -1,0 +1,80 @@
+"""The PIMC agent: legal play, the same choice as a bot and in the compiled arena, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+from test_solver import kaiser_ending, random_play_state
+
+from cardlab import agents
+from cardlab.arena import native
+from cardlab.arena.agents import AgentSpec, bot_factory, native_row
+from cardlab.core.cards import CLUBS, parse_card
+from cardlab.core.rng import make_stream
+from cardlab.games import game_spec
+from cardlab.games.kaiser import engine as K
+
+
+@pytest.mark.parametrize("name", ["cardlab_kaiser", "cardlab_twenty_eight"])
+def test_pimc_plays_the_same_card_as_bot_and_native(name):
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(1)
+    row = native_row(AgentSpec("pimc", "pimc", {"worlds": 3}), game_spec(name))
+    for _ in range(4):
+        state = random_play_state(game, rng, 3)
+        player = state.current_player()
+        bot = agents.make("pimc", game, player, seed=9, worlds=3)
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        scratch = np.empty(1100, dtype=np.int64)
+        same = native.native_agent_step(game_spec(name).kernel_id, native.PIMC, row, state.array,
+                                        make_stream(9), scratch)
+        assert same == action
+
+
+def test_pimc_cashes_the_ace_every_world_agrees_on():
+    # The ending of test_solver's "cash the ace first", partner known to be void in
+    # clubs: in every world the opponents hold the clubs and a club lead loses the AD.
+    state = kaiser_ending(["AD 7C", "8C 9C", "KD QD", "TC JC"], leader=0, trump=None, won=(4, 4))
+    state.array[K.VOIDS + 2] = 1 << CLUBS
+    bot = agents.make("pimc", pyspiel.load_game("cardlab_kaiser"), 0, seed=1, worlds=6)
+    assert bot.step(state) == parse_card("AD")
+
+
+def test_pimc_bids_and_names_trump_legally():
+    game = pyspiel.load_game("cardlab_kaiser")
+    state = game.new_initial_state()
+    rng = np.random.default_rng(2)
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    bots = [agents.make("pimc", game, p, seed=p, bid_worlds=2, worlds=1) for p in range(4)]
+    while state.array[0] != K.PLAYING and not state.is_terminal():
+        action = bots[state.current_player()].step(state)
+        assert action in state.legal_actions()
+        assert action != 57  # simulation bidding never throws the hand in
+        state.apply_action(action)
+
+
+def test_pimc_time_budget_solves_at_least_one_batch_of_worlds():
+    game = pyspiel.load_game("cardlab_twenty_eight")
+    state = random_play_state(game, np.random.default_rng(3), 3)
+    bot = agents.make("pimc", game, state.current_player(), seed=1, time_ms=1.0)
+    assert bot.step(state) in state.legal_actions()
+    assert bot.last_worlds >= 1
+
+
+def test_pimc_refuses_games_the_solver_does_not_play():
+    literature = pyspiel.load_game("cardlab_literature")
+    with pytest.raises(ValueError, match="Kaiser and Twenty-Eight"):
+        agents.make("pimc", literature, 0)
+    with pytest.raises(ValueError, match="plays cardlab_kaiser and cardlab_twenty_eight only"):
+        native_row(AgentSpec("pimc", "pimc", {}), game_spec("cardlab_literature"))
+    with pytest.raises(ValueError):
+        agents.make("pimc", pyspiel.load_game("cardlab_kaiser"), 0, worlds=0)
+
+
+def test_pimc_is_a_native_arena_agent():
+    game = pyspiel.load_game("cardlab_kaiser")
+    factory = bot_factory(AgentSpec("pimc", "pimc", {"worlds": 2}), game)
+    assert factory(game, 1, 0).kind == native.PIMC

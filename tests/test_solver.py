@@ -1,0 +1,282 @@
+"""The double-dummy solver: hand-built endings, agreement with plain minimax, tables and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+from cardlab.cli import main
+from cardlab.core.cards import card_id, cards_string, mask_of, parse_card
+from cardlab.core.layout import CARDS_DEALT, DEALT, PHASE, TO_MOVE, UNDEALT
+from cardlab.games.kaiser import engine as K
+from cardlab.games.kaiser import rules as kaiser_rules
+from cardlab.games.twenty_eight import engine as T
+from cardlab.solver import analyse, deal_from_seed, par, parse_hands, reference_points, solve
+from cardlab.solver.analysis import analyse_many
+from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_NAMES
+
+KAISER_GAME = pyspiel.load_game("cardlab_kaiser")
+TWENTY_EIGHT_GAME = pyspiel.load_game("cardlab_twenty_eight")
+
+
+def kaiser_ending(hands: list[str], leader: int, trump: str | None, won: tuple[int, int] = (0, 0),
+                  low: bool = False) -> pyspiel.State:
+    """A Kaiser play-phase state with only ``hands`` left (equal sizes), ``leader`` to lead."""
+    state = KAISER_GAME.new_initial_state()
+    s = state.array
+    masks = [mask_of(h.split()) for h in hands]
+    s[PHASE] = K.PLAYING
+    s[CARDS_DEALT] = 32
+    s[UNDEALT] = 0
+    kind = kaiser_rules.LOW_NO_TRUMP if low else (kaiser_rules.WITH_TRUMP if trump else kaiser_rules.NO_TRUMP)
+    s[K.HIGH_BID] = 3 * 7 + kind
+    s[K.DECLARER] = leader
+    s[K.TRUMP] = "CDHS".index(trump) if trump else -1
+    s[K.TRICK_NUMBER] = 8 - len(hands[0].split())
+    s[K.TRICK_LEADER] = s[TO_MOVE] = leader
+    s[K.HAND_POINTS], s[K.HAND_POINTS + 1] = won
+    for seat in range(4):
+        s[K.HANDS + seat] = s[DEALT + seat] = masks[seat]
+    state.refresh()
+    return state
+
+
+def twenty_eight_ending(hands: list[str], leader: int, trump: str, won: tuple[int, int],
+                        bidder: int = 0, bid: int = 16) -> pyspiel.State:
+    """A Twenty-Eight state with the trump shown and only ``hands`` left."""
+    state = TWENTY_EIGHT_GAME.new_initial_state()
+    s = state.array
+    s[PHASE] = T.PLAYING
+    s[CARDS_DEALT] = 32
+    s[UNDEALT] = 0
+    s[T.BIDDER] = s[T.FIRST_BIDDER] = s[T.HIGH_BIDDER] = bidder
+    s[T.HIGH_BID] = bid
+    s[T.TRUMP] = "CDHS".index(trump)
+    s[T.INDICATOR] = card_id("CDHS".index(trump), 9)
+    s[T.TRUMP_SHOWN] = 1
+    s[T.TRUMPS_FROM] = 0
+    s[T.TRICK_NUMBER] = 8 - len(hands[0].split())
+    s[T.TRICK_LEADER] = s[TO_MOVE] = leader
+    s[T.CARD_POINTS_WON], s[T.CARD_POINTS_WON + 1] = won
+    for seat in range(4):
+        s[T.HANDS + seat] = s[DEALT + seat] = mask_of(hands[seat].split())
+    state.refresh()
+    return state
+
+
+# ---- Hand-built endings ---------------------------------------------------------------
+def test_the_five_of_hearts_goes_with_the_trick():
+    state = kaiser_ending(["8H", "5H", "9H", "TH"], leader=0, trump=None, won=(3, 1))
+    assert solve(state).points == (3, 1 + 1 + 5)  # seat 3's TH takes the trick and the 5H
+
+
+def test_the_three_of_spades_is_dumped_on_the_opponents_trick():
+    # Seat 3 holds no club: whichever club trick team 0 wins gets the 3S.
+    state = kaiser_ending(["AC 7C", "KC QC", "8C 9C", "3S 8D"], leader=0, trump=None, won=(5, 6))
+    solution = solve(state)
+    assert solution.points == (5 + 1 - 3, 6 + 1)
+    assert solution.action_points == {parse_card("7C"): (3, 7), parse_card("AC"): (3, 7)}
+
+
+def test_order_of_play_matters_cash_the_ace_first():
+    # NT, seat 0 leads. The AD must be cashed now: after a club lead seat 3 keeps
+    # the lead with clubs and the AD is thrown away on them.
+    state = kaiser_ending(["AD 7C", "8C 9C", "KD QD", "TC JC"], leader=0, trump=None, won=(4, 4))
+    solution = solve(state)
+    assert solution.action_points[parse_card("AD")] == (5, 5)
+    assert solution.action_points[parse_card("7C")] == (4, 6)
+    assert solution.best_actions == [parse_card("AD")]
+    assert reference_points(state) == {a: p[0] for a, p in solution.action_points.items()}
+
+
+def test_trumps_and_low_no_trump_change_the_winner():
+    hands = ["AS", "8H", "9S", "KH"]
+    assert solve(kaiser_ending(hands, 0, None, won=(5, 4))).points == (6, 4)  # AS wins, spades led
+    assert solve(kaiser_ending(hands, 0, "H", won=(5, 4))).points == (5, 5)  # KH trumps it
+    low = kaiser_ending(["AC", "8H", "7C", "KH"], 0, None, won=(5, 4), low=True)
+    assert solve(low).points == (6, 4)  # 7C is the highest club in low no trump
+
+
+def test_twenty_eight_jack_catches_the_nine_and_ace():
+    # Spades trump. Whatever seat 0 leads, seats 1 and 3 must follow hearts to the
+    # JH in the end: J 3 + 9 2 + A 1 to team 0 (J 9 A is the order of strength).
+    state = twenty_eight_ending(["JH 7S", "9H 8C", "7D 8D", "AH KC"], leader=0, trump="S", won=(10, 12))
+    solution = solve(state)
+    assert solution.points == (16, 12)
+    assert reference_points(state) == {a: p[0] for a, p in solution.action_points.items()}
+
+
+def test_twenty_eight_ruff_takes_the_jack():
+    # Seat 1, void in hearts, ruffs partner-less JH with a trump: 3 + 1 points to team 1.
+    state = twenty_eight_ending(["JH", "7S", "8H", "TH"], leader=0, trump="S", won=(10, 14))
+    assert solve(state).points == (10, 18)
+
+
+# ---- Agreement with exhaustive minimax ----------------------------------------------------
+def random_play_state(game: pyspiel.Game, rng: np.random.Generator, tricks_left: int) -> pyspiel.State:
+    """A play-phase state of a random game with ``tricks_left`` tricks to go, maybe mid-trick."""
+    engine = K if game.get_type().short_name == "cardlab_kaiser" else T
+    while True:
+        state = game.new_initial_state()
+        extra = int(rng.integers(4))
+        while not state.is_terminal():
+            s = state.array
+            playing, trick_number, trick_size = engine.PLAYING, engine.TRICK_NUMBER, engine.TRICK_SIZE
+            if s[PHASE] == playing and (8 - s[trick_number]) * 4 - s[trick_size] == tricks_left * 4 - extra:
+                return state
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+
+
+def shown(state: pyspiel.State) -> pyspiel.State:
+    """Twenty-Eight: the same position with the trump shown now (the solver's open reading)."""
+    state = state.clone()
+    s = state.array
+    if T.trump_hidden(s):
+        s[T.TRUMP_SHOWN] = 1
+        s[T.TRUMPS_FROM] = s[T.TRICK_SIZE]
+        s[T.HANDS + s[T.BIDDER]] |= 1 << int(s[T.INDICATOR])
+        state.refresh()
+    return state
+
+
+def check_against_minimax(game: pyspiel.Game, positions: int, tricks: tuple[int, ...], seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for i in range(positions):
+        state = random_play_state(game, rng, tricks[i % len(tricks)])
+        if game is TWENTY_EIGHT_GAME:
+            state = shown(state)
+        solution = solve(state, techniques=int(rng.integers(ALL_TECHNIQUES + 1)))
+        expected = reference_points(state)
+        assert {a: p[0] for a, p in solution.action_points.items()} == expected, state
+        best = solution.best_actions[0]
+        assert best in state.legal_actions()
+        after = state.clone()
+        after.apply_action(best)
+        if not after.is_terminal():
+            assert solve(after).points == solution.points
+
+
+@pytest.mark.parametrize("game", [KAISER_GAME, TWENTY_EIGHT_GAME], ids=["kaiser", "twenty_eight"])
+def test_solver_equals_minimax_on_random_endings(game):
+    check_against_minimax(game, 150, (2, 3), seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [KAISER_GAME, TWENTY_EIGHT_GAME], ids=["kaiser", "twenty_eight"])
+def test_solver_equals_minimax_on_ten_thousand_endings(game):
+    check_against_minimax(game, 5000, (2, 3, 4), seed=2)
+
+
+def test_engine_rules_search_equals_minimax_before_the_show():
+    rng = np.random.default_rng(3)
+    checked = 0
+    while checked < 20:
+        state = random_play_state(TWENTY_EIGHT_GAME, rng, 3)
+        s = state.array
+        if not T.trump_hidden(s) or T.bidding_team_held_all_trumps(s):
+            continue
+        solution = solve(state, rules="engine")
+        assert {a: p[0] for a, p in solution.action_points.items()} == reference_points(state)
+        checked += 1
+
+
+def test_every_technique_switched_off_gives_the_same_values():
+    rng = np.random.default_rng(5)
+    for game in (KAISER_GAME, TWENTY_EIGHT_GAME):
+        for _ in range(3):
+            state = random_play_state(game, rng, 5)
+            if game is TWENTY_EIGHT_GAME:
+                state = shown(state)
+            expected = solve(state).action_points
+            for flag in TECHNIQUE_NAMES.values():
+                assert solve(state, techniques=ALL_TECHNIQUES & ~flag).action_points == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["cardlab_kaiser", "cardlab_twenty_eight"])
+def test_full_deals_equal_the_engine_search(name):
+    """200 full deals: the table's no-trump/first-suit entry equals alpha-beta over engine states."""
+    from cardlab.solver import engine_search
+    from cardlab.solver.solve import game_id_of
+
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(4)
+    entries, generation = engine_search.new_table()
+    for _ in range(200):
+        state = random_play_state(game, rng, 8)
+        if name == "cardlab_twenty_eight":
+            state = shown(state)
+        generation[0] += 1
+        exact = engine_search.alpha_beta(game_id_of(name), state.array, -1000, 1000, entries, generation)
+        assert solve(state).points[0] == exact
+
+
+# ---- Tables, par and the command line ---------------------------------------------------------
+def test_table_entries_equal_solving_the_engine_state():
+    hands = deal_from_seed("cardlab_kaiser", 7)
+    table = analyse("cardlab_kaiser", hands)
+    assert sum(table.team_points(0, 0)) == kaiser_rules.POINTS_PER_HAND
+    state = kaiser_ending([cards_string(int(h)) for h in hands], 0, "H")
+    assert solve(state).points == table.team_points(0, 2)
+    assert (analyse_many("cardlab_kaiser", np.array([hands, hands]))[1] == table.points).all()
+
+
+def test_par_is_a_contract_of_the_table():
+    table = analyse("cardlab_kaiser", deal_from_seed("cardlab_kaiser", 7))
+    best0, best1, par_contract = par(table)
+    assert best0.declarer % 2 == 0 and best1.declarer % 2 == 1
+    assert par_contract in (best0, best1) or par_contract.rank > min(best0.rank, best1.rank)
+    assert par_contract.points == table.team_points(par_contract.declarer, par_contract.strain)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("AS KS", "4 hands"),
+    ("AS / KS / QS / JS", "1 cards"),
+    ("2C 7C 8C 9C TC JC QC KC / AC 7D 8D 9D TD JD QD KD / AD 8H 9H TH JH QH KH AH / "
+     "5H 8S 9S TS JS QS KS AS", "2C not in"),
+    ("7C 7C 8C 9C TC JC QC KC / AC 7D 8D 9D TD JD QD KD / AD 8H 9H TH JH QH KH AH / "
+     "5H 8S 9S TS JS QS KS AS", "written twice"),
+    ("XX / KS / QS / JS", "not a card"),
+])
+def test_bad_typed_deals_are_one_line_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_hands("cardlab_kaiser", text)
+
+
+def test_solve_refuses_other_phases_and_games():
+    with pytest.raises(ValueError, match="play phase"):
+        solve(KAISER_GAME.new_initial_state())
+    with pytest.raises(ValueError, match="Kaiser and Twenty-Eight"):
+        solve(pyspiel.load_game("cardlab_literature").new_initial_state())
+    with pytest.raises(ValueError, match="rules must be"):
+        solve(kaiser_ending(["AS", "8H", "9S", "KH"], 0, None, won=(5, 4)), rules="closed")
+
+
+def test_cli_prints_the_table_and_rejects_a_bad_deal(capsys):
+    assert main(["solve", "--game", "kaiser", "--deal-seed", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "declarer" in out and "par:" in out
+    assert main(["solve", "--game", "kaiser", "--hands", "AS KS / 7C"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "4 hands" in err
+
+
+def test_a_threshold_is_one_zero_window_question():
+    from cardlab.solver.position import KAISER, load
+    from cardlab.solver.search import Table, exact_value, reaches
+
+    rng = np.random.default_rng(6)
+    table = Table(12)
+    for _ in range(5):
+        state = random_play_state(KAISER_GAME, rng, 4)
+        hands = np.zeros(4, dtype=np.int64)
+        trick = np.full(4, -1, dtype=np.int64)
+        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
+                                                                    hands, trick)
+        table.forget()
+        args = (rules, table.entries, table.counters, table.scratch, hands, trick, size, leader,
+                tricks_left, trumps_from)
+        value = exact_value(*args)
+        assert reaches(*args, value) and not reaches(*args, value + 1)
