@@ -65,7 +65,10 @@ def parse_params(items: list[str]) -> dict:
             try:
                 params[key] = int(value)
             except ValueError:
-                params[key] = value
+                try:
+                    params[key] = float(value)
+                except ValueError:
+                    params[key] = value
     return params
 
 

@@ -21,11 +21,26 @@ from cardlab.solver.solve import STANDARD_DECKS, game_id_of
 WORLDS_PER_CHUNK = 4  # worlds between clock checks under time_ms
 
 
+#: Rule variants that change which cards may be played, or what a trick is worth, in ways
+#: the double-dummy solver does not model (it plays the standard trick and point rules).
+UNMODELLED_VARIANTS = {
+    "cardlab_kaiser": ("kitty_34_card", "high_or_low_announced_after_bid", "any_contract_high_or_low",
+                       "kaiser_bid_solo", "kaiser_bid_team", "kaiser_40",
+                       "three_spades_needs_three_tricks"),
+    "cardlab_twenty_eight": ("jack_discard_restriction", "thani"),
+}
+
+
 def check_pimc_game(game: pyspiel.Game) -> int:
-    """The solver's id of ``game``; ValueError unless it is standard four-player Kaiser or Twenty-Eight."""
-    game_id = game_id_of(game.get_type().short_name)
+    """The solver's id of ``game``; ValueError unless it is four-player Kaiser or Twenty-Eight it models."""
+    name = game.get_type().short_name
+    game_id = game_id_of(name)
     if game.num_players() != 4 or game.new_initial_state().array[DECK] != STANDARD_DECKS[game_id]:
         raise ValueError("pimc needs the standard four-player game and deck (the solver's)")
+    parameters = game.get_parameters()
+    unmodelled = [key for key in UNMODELLED_VARIANTS.get(name, ()) if parameters.get(key)]
+    if unmodelled:
+        raise ValueError(f"pimc: the double-dummy solver does not model {', '.join(unmodelled)}")
     return game_id
 
 

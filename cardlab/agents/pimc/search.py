@@ -167,7 +167,7 @@ def kaiser_bid(s, worlds, stream):
         action = legal[i]
         if action == kaiser_rules.PASS:
             may_pass = True
-        elif action >= kaiser_rules.BID:
+        elif kaiser_rules.BID <= action < kaiser_rules.KAISER_BID:  # the contract's bids only
             value = (action - kaiser_rules.BID) // 3
             kind = (action - kaiser_rules.BID) % 3
             score = kaiser_contract_score(points, value, kind)
@@ -184,6 +184,7 @@ def decide(game, s, options, stream):
     """The PIMC agent's action for the player to move in ``s`` (Kaiser or Twenty-Eight)."""
     if is_play_phase(game, s):
         return play(game, s, np.int64(options[WORLDS]), stream)
-    if game == KAISER and options[BIDDING] == BID_BY_SIMULATION:
+    if game == KAISER and options[BIDDING] == BID_BY_SIMULATION and (
+            s[PHASE] == kaiser.BIDDING or s[PHASE] == kaiser.NAMING_TRUMP):
         return kaiser_bid(s, np.int64(options[BID_WORLDS]), stream)
     return kernels.rules_action(game, s, stream)
