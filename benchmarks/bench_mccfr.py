@@ -10,10 +10,10 @@ updates every player once in both. Target: >= 10x the peer.
 
 from __future__ import annotations
 
-import numpy as np
 import pyspiel
 
 from benchmarks.common import best_rates, emit
+from cardlab.cfr.engine_tree import late_history
 from cardlab.cfr.mccfr import MCCFRSolver
 from cardlab.games import game_spec
 
@@ -23,17 +23,6 @@ OURS_ITERATIONS = 2000
 PEER_ITERATIONS = 4
 
 
-def late_history(game: pyspiel.Game, actions_left: int, seed: int) -> list[int]:
-    """A random game's history, short of its last ``actions_left`` actions."""
-    rng = np.random.default_rng(seed)
-    state, history = game.new_initial_state(), []
-    while not state.is_terminal():
-        legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                 else state.legal_actions())
-        action = int(rng.choice(legal))
-        state.apply_action(action)
-        history.append(action)
-    return history[:len(history) - actions_left]
 
 
 def position_game(game: pyspiel.Game, history: list[int]) -> pyspiel.Game:

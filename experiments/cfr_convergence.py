@@ -17,10 +17,9 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import pyspiel
 
-from cardlab.cfr.engine_tree import build_from_engine
+from cardlab.cfr.engine_tree import build_from_engine, late_history
 from cardlab.cfr.evaluation import nash_conv
 from cardlab.cfr.pyspiel_tree import build_from_pyspiel
 from cardlab.cfr.solvers import SOLVERS, TabularSolver
@@ -29,17 +28,6 @@ from cardlab.games import game_spec
 CHECKPOINTS = (1, 10, 30, 100, 300, 1000)
 
 
-def late_history(game: pyspiel.Game, actions_left: int, seed: int) -> list[int]:
-    """A random game's history, short of its last ``actions_left`` actions."""
-    rng = np.random.default_rng(seed)
-    state, history = game.new_initial_state(), []
-    while not state.is_terminal():
-        legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                 else state.legal_actions())
-        action = int(rng.choice(legal))
-        state.apply_action(action)
-        history.append(action)
-    return history[:len(history) - actions_left]
 
 
 def swapped_deals(game: pyspiel.Game, history: list[int], count: int) -> list[list[int]]:

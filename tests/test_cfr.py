@@ -7,7 +7,7 @@ import pyspiel
 import pytest
 from open_spiel.python.algorithms import exploitability
 
-from cardlab.cfr.engine_tree import build_from_engine
+from cardlab.cfr.engine_tree import build_from_engine, late_history
 from cardlab.cfr.evaluation import best_response_value, expected_values, nash_conv
 from cardlab.cfr.mccfr import SAMPLERS, MCCFRSolver
 from cardlab.cfr.policy import to_tabular_policy
@@ -103,17 +103,6 @@ def test_bad_solver_arguments_are_refused(kuhn):
         nash_conv(tree, np.ones(3))
 
 
-def _late_history(game: pyspiel.Game, actions_left: int, seed: int) -> list[int]:
-    """A random game's history, short of its last ``actions_left`` actions."""
-    rng = np.random.default_rng(seed)
-    state, history = game.new_initial_state(), []
-    while not state.is_terminal():
-        legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                 else state.legal_actions())
-        action = int(rng.choice(legal))
-        state.apply_action(action)
-        history.append(action)
-    return history[:len(history) - actions_left]
 
 
 def _other_worlds(game: pyspiel.Game, history: list[int], count: int) -> list[list[int]]:
@@ -152,7 +141,7 @@ def _other_worlds(game: pyspiel.Game, history: list[int], count: int) -> list[li
 @pytest.mark.parametrize("name, actions_left", [("kaiser", 9), ("twenty_eight", 9)])
 def test_engine_and_pyspiel_builders_give_the_same_tree(name, actions_left):
     game = game_spec(name).load(game_spec(name).small_parameters)
-    history = _late_history(game, actions_left, seed=3)
+    history = late_history(game, actions_left, seed=3)
     worlds = _other_worlds(game, history, count=3)
     engine_tree = build_from_engine(game, worlds)
     roots = []
@@ -181,7 +170,7 @@ def test_engine_and_pyspiel_builders_give_the_same_tree(name, actions_left):
 def kaiser_position():
     """A Kaiser hand 16 actions before its end, in three deals (two seats' cards swapped)."""
     game = game_spec("kaiser").load()
-    worlds = _other_worlds(game, _late_history(game, 16, seed=3), count=3)
+    worlds = _other_worlds(game, late_history(game, 16, seed=3), count=3)
     return game, worlds, build_from_engine(game, worlds)
 
 

@@ -212,3 +212,16 @@ def build_from_engine(game: pyspiel.Game, histories: Sequence[Sequence[int]] | N
     )
     names = tuple(str(int(key)) for key in infoset_key)
     return GameTree(arrays, num_players, names, naming="key")
+
+
+def late_history(game: pyspiel.Game, actions_left: int, seed: int) -> list[int]:
+    """A seeded random game's history, short of its last ``actions_left`` actions: a small root."""
+    rng = np.random.default_rng(seed)
+    state, history = game.new_initial_state(), []
+    while not state.is_terminal():
+        legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                 else state.legal_actions())
+        action = int(rng.choice(legal))
+        state.apply_action(action)
+        history.append(action)
+    return history[:len(history) - actions_left]
