@@ -214,7 +214,7 @@ def test_pot():
     # Winners: +1 + 6 - 2; losers: -1 - 4. Zero-sum per seat.
     assert seat_returns(s) == [5.0, -5.0, 5.0, -5.0]
     # A drawn match refunds every stake.
-    s[E.WINNER] = 2
+    s[E.WINNER] = E.DRAWN
     assert seat_returns(s) == [0.0, 0.0, 0.0, 0.0]
 
 

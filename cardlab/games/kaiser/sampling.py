@@ -1,10 +1,11 @@
 """Drawing the hidden cards of a Kaiser hand that fit everything a player knows.
 
 What a seat knows in Kaiser: its own hand, every card played, and which suits
-each player has shown out of. With the 34-card kitty (11.1) two more cards are
-hidden: the kitty until the declarer takes it up (from everyone), and then his
-two discards (from everyone but him), which are never the 5H or the 3S. Every
-constraint is per card, so the core sampler
+each player has shown out of. With a kitty (the 34-card game, 11.1, and the
+three players' missy, 11.12) two more cards are hidden: the kitty until the
+declarer takes it up (from everyone), and then his two discards (from
+everyone but him), which are never the 5H or the 3S. Every constraint is
+per card, so the core sampler
 (:func:`cardlab.core.sampling.sample_hidden_hands`) draws the hidden cards
 exactly uniformly, the kitty or the discards as one more "hand".
 """
@@ -16,7 +17,7 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, highest_card, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS
-from cardlab.core.layout import DEALING, DEALT, UNDEALT, recount_undealt
+from cardlab.core.layout import DEALING, DEALT, NUM_PLAYERS, UNDEALT, recount_undealt
 from cardlab.core.rng import random_below
 from cardlab.core.sampling import redraw_deal_so_far, sample_hidden_hands
 from cardlab.games.kaiser.engine import (
@@ -25,17 +26,17 @@ from cardlab.games.kaiser.engine import (
     DISCARDS,
     HANDS,
     KITTY,
-    KITTY_34_CARD,
     PHASE,
     VOIDS,
+    takes_kitty,
 )
-from cardlab.games.kaiser.rules import KITTY_SIZE, NUM_PLAYERS, UNDISCARDABLE
+from cardlab.games.kaiser.rules import KITTY_SIZE, UNDISCARDABLE
 
 
 @njit(cache=True)
 def hidden_stash(s, seat):
     """The cards ``seat`` cannot see outside the hands: the untaken kitty, or another's discards."""
-    if not s[KITTY_34_CARD]:
+    if not takes_kitty(s):
         return np.int64(0)
     if s[PHASE] < DISCARDING:
         return s[KITTY]
@@ -46,7 +47,7 @@ def hidden_stash(s, seat):
 def cards_unseen_by(s, seat):
     """Cards dealt this hand that ``seat`` has not seen: the others' hands and the hidden stash."""
     unseen = hidden_stash(s, seat)
-    for other in range(NUM_PLAYERS):
+    for other in range(s[NUM_PLAYERS]):
         if other != seat:
             unseen |= s[HANDS + other]
     return unseen
@@ -56,8 +57,8 @@ def cards_unseen_by(s, seat):
 def may_hold_masks(s, seat):
     """For each seat, the cards it may hold as far as ``seat`` knows (voids shown)."""
     unseen = cards_unseen_by(s, seat)
-    may_hold = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    for other in range(NUM_PLAYERS):
+    may_hold = np.zeros(s[NUM_PLAYERS], dtype=np.int64)
+    for other in range(s[NUM_PLAYERS]):
         if other == seat:
             may_hold[other] = s[HANDS + seat]
             continue
@@ -104,14 +105,16 @@ def _discards_in_order(world):
 @njit(cache=True)
 def _draw_world(s, seat, stream):
     world = s.copy()
+    players = s[NUM_PLAYERS]
+    kitty = takes_kitty(s)
     may_hold = may_hold_masks(s, seat)
     stash = hidden_stash(s, seat)
-    groups = NUM_PLAYERS - 1 + (stash != 0)
+    groups = players - 1 + (stash != 0)
     hidden = np.empty(groups, dtype=np.int64)
     sizes = np.empty(groups, dtype=np.int64)
     allowed = np.empty(groups, dtype=np.int64)
     k = 0
-    for other in range(NUM_PLAYERS):
+    for other in range(players):
         if other != seat:
             hidden[k] = other
             sizes[k] = popcount(s[HANDS + other])
@@ -122,19 +125,19 @@ def _draw_world(s, seat, stream):
         allowed[k] = cards_unseen_by(s, seat) & (~UNDISCARDABLE if s[PHASE] >= DISCARDING else -1)
     cards = np.zeros(groups, dtype=np.int64)
     sample_hidden_hands(cards_unseen_by(s, seat), allowed, sizes, stream, cards)
-    for k in range(NUM_PLAYERS - 1):
+    for k in range(players - 1):
         other = hidden[k]
         played = s[DEALT + other] & ~s[HANDS + other]
-        if s[KITTY_34_CARD] and s[PHASE] >= DISCARDING and other == s[DECLARER]:
+        if kitty and s[PHASE] >= DISCARDING and other == s[DECLARER]:
             played = (s[DEALT + other] | s[KITTY]) & ~s[HANDS + other] & ~s[DISCARDS]
         world[HANDS + other] = cards[k]
         world[DEALT + other] = cards[k] | played
-    if s[KITTY_34_CARD] and s[PHASE] < DISCARDING:
-        world[KITTY] = cards[NUM_PLAYERS - 1]
-    elif s[KITTY_34_CARD] and s[DECLARER] != seat:
+    if kitty and s[PHASE] < DISCARDING:
+        world[KITTY] = cards[players - 1]
+    elif kitty and s[DECLARER] != seat:
         declarer = s[DECLARER]
         if stash != 0:
-            world[DISCARDS] = cards[NUM_PLAYERS - 1]
+            world[DISCARDS] = cards[players - 1]
         held = world[DEALT + declarer] | world[DISCARDS]  # his ten cards: eight dealt, the kitty
         kitty = _draw_cards(held, KITTY_SIZE, stream)
         world[KITTY] = kitty
