@@ -1,6 +1,7 @@
-"""Kaiser for 3, 5 and 6 players (11.12-11.14, variants spec §2.3-2.6): packs, the three players'
-kitty, sides from the side table, scoring with more than two sides (V-K2, V-K18), the end check
-(V-K3) and the m-side returns of §0 "Sides", with hand-built scenarios and random-play invariants.
+"""Kaiser for 2, 3, 5 and 6 players (11.11-11.14, variants spec §2.3-2.6): packs, the two players'
+piles (V-K17), the three players' kitty, sides from the side table, scoring with more than two
+sides (V-K2, V-K18), the end check (V-K3) and the m-side returns of §0 "Sides", with hand-built
+scenarios and random-play invariants.
 
 The checks every game passes (engine and wrapper agree, random_sim_test, the rule player reading
 only its own information, every built-in agent) run over these configurations in
@@ -21,8 +22,9 @@ from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import new_engine_state
 from cardlab.games.kaiser.rules import bid_action
 
-CONFIGURATIONS = [{"players": 3}, {"players": 5}, {"players": 6}, {"players": 6, "three_teams": True}]
-IDS = ["three", "five", "six", "six-three-teams"]
+CONFIGURATIONS = [{"players": 2}, {"players": 3}, {"players": 5}, {"players": 6},
+                  {"players": 6, "three_teams": True}]
+IDS = ["two", "three", "five", "six", "six-three-teams"]
 
 
 def load(**params) -> pyspiel.Game:
@@ -77,21 +79,21 @@ def deltas(s: np.ndarray) -> list[int]:
 
 
 # ---- Packs, seats and sides (§2.3) ----------------------------------------------------------------
-@pytest.mark.parametrize("params, size, sides, side_of", [
-    ({"players": 3}, 26, 3, [0, 1, 2]),
-    ({"players": 4}, 32, 2, [0, 1, 0, 1]),
-    ({"players": 5}, 40, 5, [0, 1, 2, 3, 4]),
-    ({"players": 6}, 48, 2, [0, 1, 0, 1, 0, 1]),
-    ({"players": 6, "three_teams": True}, 48, 3, [0, 1, 2, 0, 1, 2]),
-], ids=["three", "four", "five", "six", "six-three-teams"])
-def test_packs_and_sides_per_player_count(params, size, sides, side_of):
+@pytest.mark.parametrize("params, size, dealt, sides, side_of", [
+    ({"players": 2}, 32, 32, 2, [0, 1]),
+    ({"players": 3}, 26, 26, 3, [0, 1, 2]),
+    ({"players": 4}, 32, 32, 2, [0, 1, 0, 1]),
+    ({"players": 5}, 40, 40, 5, [0, 1, 2, 3, 4]),
+    ({"players": 6}, 48, 48, 2, [0, 1, 0, 1, 0, 1]),
+    ({"players": 6, "three_teams": True}, 48, 48, 3, [0, 1, 2, 0, 1, 2]),
+], ids=["two", "three", "four", "five", "six", "six-three-teams"])
+def test_packs_and_sides_per_player_count(params, size, dealt, sides, side_of):
     game = load(**params)
     s = game.new_initial_state().array
     players = params["players"]
     assert game.num_players() == players == s[E.NUM_PLAYERS]
-    assert bin(int(s[E.DECK])).count("1") == size
+    assert bin(int(s[E.DECK])).count("1") == size and E.cards_to_deal(s) == dealt
     assert s[E.NUM_SIDES] == sides and s[E.SIDE_OF:E.SIDE_OF + players].tolist() == side_of
-    assert E.cards_to_deal(s) == 8 * players + (2 if players == 3 else 0)
 
 
 def test_the_packs_hold_the_cards_the_rules_name():
@@ -101,6 +103,95 @@ def test_the_packs_hold_the_cards_the_rules_name():
     assert five & cards("5S 4S 4H 2C") == 0 and five & cards("3S 5H 5C 5D 6S") == cards("3S 5H 5C 5D 6S")
     six = int(load(players=6).new_initial_state().array[E.DECK])
     assert six & cards("2C 2D 2H 2S") == 0 and six & cards("3C 3D 3H 3S 4S 5H") == cards("3C 3D 3H 3S 4S 5H")
+
+
+# ---- Two players (11.11, V-K17): four piles of two each, turned up after the auction ------------
+TWO_HANDS = {0: "7C 8C 9C TC JC QC KC AC", 1: "7D 8D 9D TD JD QD KD AD"}
+# (seat, pile): bottom, top.
+TWO_PILES = {(1, 0): "8H 9H", (1, 1): "TH JH", (1, 2): "QH KH", (1, 3): "AH 5H",
+             (0, 0): "8S 9S", (0, 1): "TS JS", (0, 2): "QS KS", (0, 3): "AS 3S"}
+
+
+def two_player_state(hands=TWO_HANDS) -> pyspiel.State:
+    """Dealer 0: the hands (P1 first), then the bottoms of P1's pile 0, P0's pile 0, P1's pile 1,
+    ..., then the tops in the same order."""
+    order = [(1, 0), (0, 0), (1, 1), (0, 1), (1, 2), (0, 2), (1, 3), (0, 3)]
+    piles = [TWO_PILES[place].split()[level] for level in (0, 1) for place in order]
+    return dealt(load(players=2), hands, " ".join(piles))
+
+
+def test_two_player_deal_fills_the_hands_then_the_piles():
+    state = two_player_state()
+    s = state.array
+    assert s[E.HANDS] == cards(TWO_HANDS[0]) and s[E.HANDS + 1] == cards(TWO_HANDS[1])
+    for (seat, pile), text in TWO_PILES.items():
+        bottom, top = text.split()
+        assert s[E.PILES + 8 * seat + 2 * pile] == parse_card(bottom)
+        assert s[E.PILES + 8 * seat + 2 * pile + 1] == parse_card(top)
+    assert s[E.FACE_UP] == 0 and s[E.PHASE] == E.BIDDING and state.current_player() == 1
+    # Face down and unknown to both players, their owner included.
+    for player in range(2):
+        assert "piles: P0 ??/?? ??/?? ??/?? ??/??, P1 ??/?? ??/?? ??/?? ??/??" in \
+            state.information_state_string(player)
+        assert "dealt: " + TWO_HANDS[player] in state.information_state_string(player)
+
+
+def test_two_player_pile_tops_turn_up_after_the_auction_and_are_playable():
+    state = two_player_state()
+    act(state, "bid 6", "pass")
+    tops = cards("9H JH KH 5H 9S JS KS 3S")
+    assert state.array[E.FACE_UP] == tops  # V-K17: right after the auction, before trump
+    assert state.array[E.PHASE] == E.NAMING_TRUMP
+    piles = "piles: P0 ??/9S ??/JS ??/KS ??/3S, P1 ??/9H ??/JH ??/KH ??/5H"
+    assert piles in state.information_state_string(0)
+    act(state, "trump D")
+    # P1 leads from his hand or his own face-up tops.
+    assert state.legal_actions() == sorted(parse_card(c) for c in (TWO_HANDS[1] + " 9H JH KH 5H").split())
+    act(state, "KH")
+    assert state.array[E.FACE_UP] == (tops & ~cards("KH")) | cards("QH")  # the card beneath turns up
+    # P0 has no heart, hand or piles: any playable card, the spade tops included.
+    assert state.legal_actions() == sorted(parse_card(c) for c in (TWO_HANDS[0] + " 9S JS KS 3S").split())
+    act(state, "3S")
+    assert state.array[E.TRICK_WINNERS] == 1 and state.array[E.HAND_POINTS + 1] == -2
+    strings = [state.information_state_string(p) for p in range(2)]
+    assert all("P1 ??/9H ??/JH QH/- ??/5H" in string for string in strings)
+    play_lowest(state)
+    s = state.array
+    assert s[E.TRICK_NUMBER] == 16 and s[E.TRICKS_WON] + s[E.TRICKS_WON + 1] == 16
+    assert s[E.HAND_POINTS] + s[E.HAND_POINTS + 1] == 18 and s[E.PILE_CARDS] == 0
+    assert sum(state.returns()) == 0
+
+
+def test_two_player_misdeal_looks_at_the_hand_only():
+    weak = {0: "7C 8C 9C TC 7D 8D 9D TD", 1: "JC QC KC AC JD QD KD AD"}
+    state = two_player_state(weak)  # P0's piles hold every spade honour and the 3S
+    act(state, "pass")
+    assert 57 in state.legal_actions()
+    act(state, "misdeal")
+    assert state.is_terminal() and state.returns() == [0.0, 0.0]
+
+
+def test_two_player_resampling_redraws_every_face_down_card():
+    from cardlab.games.kaiser.sampling import resample_hidden_hands
+
+    state = two_player_state()
+    act(state, "bid 6", "pass", "trump D", "KH")
+    s = state.array
+    face_down = s[E.PILE_CARDS] & ~s[E.FACE_UP]
+    differs = False
+    for seat in range(2):
+        hidden = s[E.HANDS + 1 - seat] | face_down
+        for k in range(20):
+            world = resample_hidden_hands(s, seat, make_stream(k))
+            assert world[E.HANDS + seat] == s[E.HANDS + seat] and world[E.FACE_UP] == s[E.FACE_UP]
+            assert world[E.HANDS + 1 - seat] | (world[E.PILE_CARDS] & ~world[E.FACE_UP]) == hidden
+            assert bin(int(world[E.HANDS + 1 - seat])).count("1") == 8
+            differs |= bool(world[E.PILES + 0] != s[E.PILES + 0])  # P0's own face-down card too
+    assert differs
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for seat in range(2):
+        world = state.resample_from_infostate(seat, sampler)
+        assert world.information_state_string(seat) == state.information_state_string(seat)
 
 
 # ---- Three players (11.12): the missy, minimum bid 7, each seat alone ---------------------------
@@ -157,7 +248,7 @@ def test_three_player_kitty_is_seen_by_the_declarer_only():
     strings = {}
     for discards in (("9D", "TD"), ("9C", "KS")):
         state = three_player_state()
-        act(state, "bid 7", "pass", "pass", "trump C", *discards)
+        act(state, "pass", "pass", "bid 7", "trump C", *discards)
         strings[discards] = [state.information_state_string(p) for p in range(3)]
         tensors = [state.information_state_tensor(p) for p in range(3)]
         assert tensors[0] != tensors[1]
@@ -171,7 +262,7 @@ def test_three_player_resampling_keeps_what_each_seat_knows():
     from cardlab.games.kaiser.sampling import resample_hidden_hands
 
     state = three_player_state()
-    act(state, "bid 7", "pass", "pass", "trump C", "9D")
+    act(state, "pass", "pass", "bid 7", "trump C", "9D")
     for seat in range(3):
         for k in range(20):
             world = resample_hidden_hands(state.array, seat, make_stream(k))
@@ -326,14 +417,9 @@ def test_standard_tensors_are_unchanged_by_the_seat_blocks():
 
 
 # ---- Refusals, invariants, the arena --------------------------------------------------------------
-def test_two_players_are_refused_until_their_piles_are_implemented():
-    with pytest.raises(ValueError, match="players = 2.*not implemented yet"):
-        load(players=2)
-
-
 def random_play_invariants(params: dict, hands: int) -> None:
     """Play ``hands`` random games in the engine: every card dealt once and played once, the
-    hand's 10 points shared out, partners' returns equal, every game zero-sum."""
+    hand's 10 points (two players: 18) shared out, partners' returns equal, every game zero-sum."""
     template = new_engine_state(params)
     players, sides = int(template[E.NUM_PLAYERS]), int(template[E.NUM_SIDES])
     side_of = template[E.SIDE_OF:E.SIDE_OF + players]
@@ -355,16 +441,20 @@ def random_play_invariants(params: dict, hands: int) -> None:
             assert out[seat] == out[np.flatnonzero(side_of == side_of[seat])[0]]
         if s[E.WINNER] == E.DRAWN:
             continue
-        assert s[E.HAND_POINTS:E.HAND_POINTS + sides].sum() == 10
-        assert s[E.TRICKS_WON:E.TRICKS_WON + sides].sum() == 8
-        history = s[E.TRICK_HISTORY:E.TRICK_HISTORY + 8 * players]
+        tricks = E.tricks_per_hand(s)
+        assert s[E.HAND_POINTS:E.HAND_POINTS + sides].sum() == tricks + 2
+        assert s[E.TRICKS_WON:E.TRICKS_WON + sides].sum() == tricks
+        history = s[E.TRICK_HISTORY:E.TRICK_HISTORY + tricks * players]
         assert sorted(history.tolist()) == [c for c in range(52) if (int(s[E.DECK]) >> c) & 1
                                             and not (int(s[E.DISCARDS]) >> c) & 1]
         assert all(s[E.HANDS + seat] == 0 for seat in range(players))
 
 
-MATCHES = [{**params, "match": True} for params in CONFIGURATIONS]
+#: Random bidders mostly fail their contracts, so random matches end at minus the target.
+MATCHES = [{**params, "match": True, "minus_target_loses": True} for params in CONFIGURATIONS]
 COMBINATIONS = [
+    {"players": 2, "low_no_trump": True, "high_low_no_trump_equal": True,
+     "match": True, "must_bid_to_win": True},
     {"players": 3, "low_no_trump": True, "no_overtricks": True, "dealer_may_pass": True},
     {"players": 5, "any_contract_high_or_low": True, "four_of_a_rank_misdeal": True},
     {"players": 6, "three_teams": True, "match": True, "minus_target_loses": True, "pot": 1.0,

@@ -662,10 +662,8 @@ def test_wrong_types_are_rejected_by_the_game_itself(params, message):
 
 @pytest.mark.parametrize("name", NOT_IMPLEMENTED)
 def test_unfinished_variants_are_refused_not_played_as_the_standard_game(name):
-    value = {"players": 5, "three_teams": True}.get(name, True)
-    params = {name: value, **({"players": 6} if name == "three_teams" else {})}
     with pytest.raises(ValueError, match=f"'{name}'.*not implemented yet"):
-        load(**params)
+        load(**{name: True})
 
 
 def test_every_variant_is_declared_and_the_implemented_ones_load():

@@ -33,23 +33,23 @@ def mark_voids(out, offset, s, voids_slot, player, num_players):
 
 @njit(cache=True)
 def mark_tricks_played(out, offset, s, history, leaders, trick_number, trick_leader, player,
-                       by_trick, num_players=4):
+                       by_trick, num_players=4, num_tricks=8):
     """Every card played this hand, as planes of 52 cards by seat (relative to ``player``).
 
     ``history`` is the slot of the hand's cards in play order (``num_players``
     per trick, -1 where not played), ``leaders`` of each finished trick's leader,
     ``trick_number`` and ``trick_leader`` of the current trick's number and
-    leader. With ``by_trick`` every one of the 8 tricks has its own planes (the
-    order of play, for perfect recall); otherwise the tricks share them.
+    leader. With ``by_trick`` every one of the ``num_tricks`` tricks has its own
+    planes (the order of play, for perfect recall); otherwise the tricks share them.
     """
-    for trick in range(8):
+    for trick in range(num_tricks):
         leader = s[leaders + trick] if trick < s[trick_number] else s[trick_leader]
         for position in range(num_players):
             card = s[history + num_players * trick + position]
             if card >= 0:
                 plane = (leader + position - player) % num_players + (num_players * trick if by_trick else 0)
                 out[offset + plane * 52 + card] = 1.0
-    return offset + (8 * num_players if by_trick else num_players) * 52
+    return offset + (num_tricks * num_players if by_trick else num_players) * 52
 
 
 @njit(cache=True)

@@ -146,9 +146,15 @@ DISCARDS = 191  # the declarer's discards (11.1, 11.12), seen by him only
 # The table (fixed for the game, derived from PLAYERS and THREE_TEAMS by new_state).
 NUM_SIDES = 192  # sides that score separately: teams, or seats playing alone
 SIDE_OF = 193  # 6 slots: the side of each seat (§0 "Sides")
-STATE_SIZE = 199
+# Two players' piles (11.11): the card dealt to each place, kept for the whole hand.
+PILES = 199  # 16 slots: seat * 8 + pile * 2 + level (0 bottom, 1 top); -1 before it is dealt
+PILE_CARDS = 215  # mask of the pile cards not played yet
+FACE_UP = 216  # mask of the pile cards lying face up (seen by both players)
+STATE_SIZE = 217
 
 HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
+NUM_PILES = 4  # per player (11.11), two cards each
+PILE_DEAL_START = 16  # the deal's card k >= this goes to a pile (11.11: the hands are dealt first)
 DRAWN = MAX_SEATS  # WINNER of a drawn match or a thrown-in hand: no side has this number
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
@@ -194,6 +200,18 @@ def side_of(s, seat):
     return s[SIDE_OF + seat]
 
 
+@njit(cache=True, inline="always")
+def has_piles(s):
+    """Two players each have four piles of two cards beside the hand (11.11)."""
+    return s[NUM_PLAYERS] == 2
+
+
+@njit(cache=True, inline="always")
+def tricks_per_hand(s):
+    """8 tricks; two players play 16 two-card tricks (11.11)."""
+    return 2 * NUM_TRICKS if has_piles(s) else NUM_TRICKS
+
+
 @njit(cache=True)
 def takes_kitty(s):
     """The declarer takes a 2-card kitty: the 34-card game (11.1) and three players' missy (11.12)."""
@@ -223,6 +241,8 @@ def start_hand(s, dealer):
     s[FIVE_HEARTS_TEAM] = s[THREE_SPADES_TEAM] = -1
     s[PLAYED_LOW] = 0
     s[KITTY] = s[DISCARDS] = 0
+    s[PILES:PILES + 2 * 2 * NUM_PILES] = -1
+    s[PILE_CARDS] = s[FACE_UP] = 0
 
 
 @njit(cache=True)
@@ -317,7 +337,35 @@ def legal_actions(s, out):
 @njit(cache=True)
 def playable_cards(s, seat):
     led_suit = suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
-    return follow_suit_choices(s[HANDS + seat], led_suit)
+    return follow_suit_choices(held_cards(s, seat), led_suit)
+
+
+@njit(cache=True, inline="always")
+def held_cards(s, seat):
+    """The cards ``seat`` may play from: his hand, and with two players his face-up pile cards."""
+    if has_piles(s):
+        return s[HANDS + seat] | (s[FACE_UP] & own_pile_cards(s, seat))
+    return s[HANDS + seat]
+
+
+@njit(cache=True)
+def own_pile_cards(s, seat):
+    """The cards of ``seat``'s piles not played yet, face up or down (11.11)."""
+    mine = np.int64(0)
+    for place in range(seat * 2 * NUM_PILES, (seat + 1) * 2 * NUM_PILES):
+        if s[PILES + place] >= 0:
+            mine |= card_bit(s[PILES + place])
+    return mine & s[PILE_CARDS]
+
+
+@njit(cache=True)
+def _play_pile_card(s, seat, card):
+    """A face-up pile card leaves its pile; the card beneath a played top turns face up (11.11)."""
+    s[PILE_CARDS] &= ~card_bit(card)
+    s[FACE_UP] &= ~card_bit(card)
+    for place in range(seat * 2 * NUM_PILES + 1, (seat + 1) * 2 * NUM_PILES, 2):
+        if s[PILES + place] == card:
+            s[FACE_UP] |= card_bit(s[PILES + place - 1])
 
 
 @njit(cache=True)
@@ -367,14 +415,32 @@ def apply_action(s, action):
 
 @njit(cache=True)
 def cards_to_deal(s):
-    """The chance nodes of a deal: the hands, then the kitty's two cards (11.1, 11.12)."""
+    """The chance nodes of a deal: the hands, then the kitty's two cards (11.1, 11.12) or the
+    two players' piles (11.11)."""
+    if has_piles(s):
+        return PILE_DEAL_START + 2 * 2 * NUM_PILES
     return s[NUM_PLAYERS] * HAND_SIZE + (KITTY_SIZE if takes_kitty(s) else 0)
+
+
+@njit(cache=True)
+def pile_place(dealer, k):
+    """The PILES index (seat * 8 + pile * 2 + level) of the deal's card ``k`` >= 16 (11.11):
+    pile (k - 16) mod 8 // 2 of seat (dealer + 1 + k) % 2, bottoms first, then tops."""
+    seat = (dealer + 1 + k) % 2
+    pile = ((k - PILE_DEAL_START) % 8) // 2
+    level = 0 if k < PILE_DEAL_START + 8 else 1
+    return seat * 2 * NUM_PILES + pile * 2 + level
 
 
 @njit(cache=True)
 def _deal_card(s, card):
     players = s[NUM_PLAYERS]
-    if s[CARDS_DEALT] >= players * HAND_SIZE:  # the last two cards make the kitty
+    if has_piles(s) and s[CARDS_DEALT] >= PILE_DEAL_START:  # face down, seen by nobody
+        s[PILES + pile_place(s[DEALER], s[CARDS_DEALT])] = card
+        s[PILE_CARDS] |= card_bit(card)
+        s[UNDEALT] &= ~card_bit(card)
+        s[CARDS_DEALT] += 1
+    elif s[CARDS_DEALT] >= players * HAND_SIZE:  # the last two cards make the kitty
         s[KITTY] |= card_bit(card)
         s[UNDEALT] &= ~card_bit(card)
         s[CARDS_DEALT] += 1
@@ -404,6 +470,9 @@ def _bid(s, action):
             _throw_in(s)
             return
         s[TO_MOVE] = s[DECLARER]
+        if has_piles(s):  # V-K17: the pile tops turn face up before trump is named
+            for place in range(1, 2 * 2 * NUM_PILES, 2):
+                s[FACE_UP] |= card_bit(s[PILES + place])
         if names_trump(s[HIGH_BID]):
             s[PHASE] = NAMING_TRUMP
         else:
@@ -491,7 +560,10 @@ def _play_card(s, card):
         led_suit = suit_of(s[TRICK])
         if suit_of(card) != led_suit:
             s[VOIDS + seat] |= 1 << led_suit
-    s[HANDS + seat] &= ~card_bit(card)
+    if has_piles(s) and (s[PILE_CARDS] >> card) & 1:
+        _play_pile_card(s, seat, card)
+    else:
+        s[HANDS + seat] &= ~card_bit(card)
     s[PLAYED] |= card_bit(card)
     s[TRICK + position] = card
     s[TRICK_HISTORY + players * s[TRICK_NUMBER] + position] = card
@@ -535,7 +607,7 @@ def _finish_trick(s):
     s[TRICK_SIZE] = 0
     s[TRICK_LEADER] = winner
     s[TO_MOVE] = winner
-    if s[TRICK_NUMBER] == NUM_TRICKS:
+    if s[TRICK_NUMBER] == tricks_per_hand(s):
         _score_hand(s)
 
 
@@ -561,7 +633,7 @@ def is_no_trump(bid):
 @njit(cache=True)
 def tricks_of_seat(s, seat):
     count = 0
-    for trick in range(NUM_TRICKS):
+    for trick in range(tricks_per_hand(s)):
         if s[TRICK_WINNERS + trick] == seat:
             count += 1
     return count
@@ -571,7 +643,7 @@ def tricks_of_seat(s, seat):
 def seat_winning(s, card):
     """The seat that won the trick holding ``card`` this hand, -1 if none did."""
     players = s[NUM_PLAYERS]
-    for position in range(players * NUM_TRICKS):
+    for position in range(players * tricks_per_hand(s)):
         if s[TRICK_HISTORY + position] == card:
             return s[TRICK_WINNERS + position // players]
     return -1
@@ -598,9 +670,9 @@ def made_contract(s):
 
 @njit(cache=True)
 def hand_utility_bound(s):
-    """A bound on a seat's hand-mode return: a doubled 12 against 10 points, the Kaiser bid's
-    +-target (V-K26), Kaiser 40's +-40 against 13 points."""
-    bound = 44
+    """A bound on a seat's hand-mode return: a doubled 12 against 10 points (two players: a
+    doubled 21 against -3), the Kaiser bid's +-target (V-K26), Kaiser 40's +-40 against 13 points."""
+    bound = 45 if has_piles(s) else 44
     if offers_kaiser_bid(s):
         bound = max(bound, s[TARGET])
     if s[KAISER_40]:
@@ -615,7 +687,7 @@ def hand_deltas(s):
     declarer_team = side_of(s, s[DECLARER])
     bid = s[HIGH_BID]
     value = bid // 3
-    deltas = np.zeros(MAX_SEATS, dtype=np.int64)
+    deltas = np.zeros(s[NUM_SIDES], dtype=np.int64)
     sign = 1 if made_contract(s) else -1
     if bid == KAISER_RANK:  # the game is won or lost on it (V-K26): the other team scores nothing
         deltas[declarer_team] = sign * s[TARGET]

@@ -40,7 +40,6 @@ from cardlab.games.kaiser.rules import (
     NAME_TRUMP,
     NUM_DISTINCT_ACTIONS,
     NUM_PLAYERS,
-    NUM_TRICKS,
     PASS,
     PLAY_HIGH,
     PLAY_LOW,
@@ -62,8 +61,6 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
 NOT_IMPLEMENTED = FORMS + PASSING
-#: Player counts load_game still refuses (11.11: two players' piles).
-PLAYERS_NOT_IMPLEMENTED = (2,)
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -210,15 +207,16 @@ def check_combination(p: dict[str, Any]) -> None:
     if p["must_bid_to_win"] and p["five_hearts_breaks_limit"]:
         _reject("'must_bid_to_win' has no non-bidder limit for 'five_hearts_breaks_limit' to break")
     unfinished = [name for name in NOT_IMPLEMENTED if p[name] != DEFAULT_PARAMETERS[name]]
-    if players in PLAYERS_NOT_IMPLEMENTED:
-        unfinished.append(f"players = {players}")
     if unfinished:
         _reject(f"the variant {unfinished} is not implemented yet (docs/rules/kaiser.md#variants)")
 
 
 def hand_length(players: int) -> int:
-    """The most nodes a hand can take: deal and kitty, bids, trump, high or low, discards, play."""
-    return (players * HAND_SIZE + KITTY_SIZE) + players + 2 + KITTY_SIZE + players * NUM_TRICKS
+    """The most nodes a hand can take: deal and kitty, bids, trump, high or low, discards, play.
+
+    Every dealt card is played but the discards; two players also deal and play their piles."""
+    cards = 4 * HAND_SIZE if players == 2 else players * HAND_SIZE
+    return (cards + KITTY_SIZE) + players + 2 + KITTY_SIZE + cards
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -337,6 +335,27 @@ def _seat_name(seat: int) -> str:
     return f"P{seat}"
 
 
+def _piles_string(s: np.ndarray, player: int | None) -> str:
+    """Two players' piles (11.11), bottom/top: face-up cards by name, face-down ones as ``??`` for
+    a player (he does not know his own), by name for the full view; ``-`` where played."""
+    seats = []
+    for seat in range(2):
+        piles = []
+        for pile in range(E.NUM_PILES):
+            levels = []
+            for level in range(2):
+                card = int(s[E.PILES + seat * 2 * E.NUM_PILES + pile * 2 + level])
+                if card < 0 or not (int(s[E.PILE_CARDS]) >> card) & 1:
+                    levels.append("-")
+                elif player is None or (int(s[E.FACE_UP]) >> card) & 1:
+                    levels.append(card_string(card))
+                else:
+                    levels.append("??")
+            piles.append("/".join(levels))
+        seats.append(f"{_seat_name(seat)} " + " ".join(piles))
+    return ", ".join(seats)
+
+
 def _side_name(s: np.ndarray, side: int) -> str:
     """``team 0`` where seats score together, ``P2`` where each seat plays alone (3 and 5 players)."""
     return f"team {side}" if s[E.NUM_SIDES] < s[E.NUM_PLAYERS] else _seat_name(side)
@@ -358,6 +377,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if player is None:
         for seat in range(players):
             lines.append(f"{_seat_name(seat)} hand: {cards_string(int(s[E.HANDS + seat]))}")
+        if E.has_piles(s):
+            lines.append(f"piles: {_piles_string(s, None)}")
         if E.takes_kitty(s):
             lines.append(f"kitty: {cards_string(int(s[E.KITTY]))}, "
                          f"discarded: {cards_string(int(s[E.DISCARDS])) or '-'}")
@@ -366,6 +387,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
         lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
         if perfect_recall:
             lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
+        if E.has_piles(s):
+            lines.append(f"piles: {_piles_string(s, player)}")
         kitty, discards = observation.kitty_seen_by(s, player)
         if kitty:
             discarded = cards_string(int(discards)) or "-"
@@ -433,7 +456,11 @@ def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -
 
 KaiserGame.state_class = KaiserState
 def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
-    """The world's cards for the next chance node of ``replay``: a seat's, or the kitty's (11.1, 11.12)."""
+    """The world's cards for the next chance node of ``replay``: a seat's, the kitty's (11.1, 11.12),
+    or the one card of the pile place being dealt (11.11)."""
+    k = int(replay[E.CARDS_DEALT])
+    if E.has_piles(replay) and k >= E.PILE_DEAL_START:
+        return 1 << int(world[E.PILES + E.pile_place(int(replay[E.DEALER]), k)])
     if E.takes_kitty(replay) and replay[E.CARDS_DEALT] >= replay[E.NUM_PLAYERS] * HAND_SIZE:
         return int(world[E.KITTY]) & ~int(replay[E.KITTY])
     return next_dealt_cards(world, replay)

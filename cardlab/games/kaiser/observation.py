@@ -4,11 +4,14 @@ Seats are relative to the observer (0 = self, 1 = left, 2 = partner, 3 =
 right), so one network serves every seat. Card planes are 52 wide (all card
 ids) so that variant decks fit the same layout. With 2, 3, 5 or 6 players
 (11.11-11.14) every per-seat piece has one block per seat, and the per-side
-pieces one per side, own side first, then the others in turn order.
+pieces one per side, own side first, then the others in turn order. Two
+players add their piles: the face-up pile cards of each and how many cards
+lie face down in each pile.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import highest_card, lowest_card
@@ -21,6 +24,7 @@ from cardlab.core.encoding import (
     mark_voids,
 )
 from cardlab.core.infostate import deal_token, seen_action, unseen_action
+from cardlab.core.rng import mix64
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import HAND_SIZE
 
@@ -47,6 +51,8 @@ OBSERVATION_PIECES = (
     ("team_points_tricks", 4),
     ("match_scores", 3),
 )
+#: Two players' piles (11.11): each seat's face-up pile cards, then its face-down count per pile.
+PILES_SIZE = 2 * NUM_CARDS + 2 * E.NUM_PILES
 #: Pieces with one block per seat (size in the table: four seats) and per side (two sides).
 PER_SEAT = ("played_by_seat", "current_trick", "bids", "declarer", "voids", "dealer", "to_move")
 PER_SIDE = {"team_points_tricks": 2, "match_scores": 1}  # size = this * sides + the rest
@@ -86,8 +92,11 @@ def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
         pieces.append(("played_low", 1))
     if E.takes_kitty(s):
         pieces.append(("kitty_and_discards", 2 * NUM_CARDS))  # as far as the player has seen them
+    if E.has_piles(s):
+        pieces.append(("piles", PILES_SIZE))
     if perfect_recall:
-        pieces += [("dealt_hand", NUM_CARDS), ("trick_history", 8 * players * NUM_CARDS)]
+        tricks = 2 * E.NUM_TRICKS if E.has_piles(s) else E.NUM_TRICKS
+        pieces += [("dealt_hand", NUM_CARDS), ("trick_history", tricks * players * NUM_CARDS)]
     return tuple(pieces)
 
 
@@ -192,12 +201,30 @@ def encode(s, player, perfect_recall, out):
         mark_cards(out, o, kitty)
         mark_cards(out, o + NUM_CARDS, discards)
         o += 2 * NUM_CARDS
+    if E.has_piles(s):
+        o = mark_piles(out, o, s, player)
     if not perfect_recall:
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
     mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER, E.TRICK_LEADER,
-                       player, True, players)
+                       player, True, players, E.tricks_per_hand(s))
+
+
+@njit(cache=True)
+def mark_piles(out, o, s, player):
+    """The piles as both players see them (11.11): face-up cards by seat (own first), and the
+    face-down cards left in each pile (0, 1 or 2, as halves)."""
+    for relative in range(2):
+        seat = (player + relative) % 2
+        mark_cards(out, o + relative * NUM_CARDS, s[E.FACE_UP] & E.own_pile_cards(s, seat))
+        for pile in range(E.NUM_PILES):
+            place = E.PILES + seat * 2 * E.NUM_PILES + pile * 2
+            for level in range(2):
+                card = s[place + level]
+                if card >= 0 and (s[E.PILE_CARDS] >> card) & 1 and not (s[E.FACE_UP] >> card) & 1:
+                    out[o + 2 * NUM_CARDS + relative * E.NUM_PILES + pile] += 0.5
+    return o + PILES_SIZE
 
 
 @njit(cache=True)
@@ -205,7 +232,8 @@ def observation_token(s, action, player):
     """What ``player`` observes when ``action`` is applied in ``s`` (:mod:`cardlab.core.infostate`).
 
     Kaiser hides the deal: the player sees its hand once every card is out (the
-    kitty's two cards of 11.1 included, which nobody sees). Every other action
+    kitty's two cards of 11.1 and two players' face-down piles of 11.11
+    included, which nobody sees). Pile cards turning face up are seen by both. Every other action
     (bid, misdeal, trump, high or low, card) is seen by everyone and reveals
     nothing more: who wins a trick, and the score, follow from the cards. With
     a kitty, the declarer alone sees it when he takes it up (the detail of the
@@ -216,9 +244,16 @@ def observation_token(s, action, player):
         k = s[E.CARDS_DEALT]
         players = s[E.NUM_PLAYERS]
         receiver = receiving_seat(s[E.DEALER], k, players) if k < players * HAND_SIZE else -1
+        # (two players: 2 * HAND_SIZE is where the face-down piles begin, seen by nobody)
         return deal_token(s[E.HANDS + player], action, receiver, player, k + 1 == E.cards_to_deal(s), 0)
     if hides_choice(s, player):
         return unseen_action(mover)
+    if E.has_piles(s) and (s[E.PHASE] == E.BIDDING or s[E.PHASE] == E.PLAYING):
+        after = s.copy()
+        E.apply_action(after, action)
+        turned_up = after[E.FACE_UP] & ~s[E.FACE_UP]
+        if turned_up:  # the pile tops after the auction, a card beneath a played top (11.11)
+            return seen_action(mover, action, 1 + (mix64(turned_up) >> np.uint64(20)))
     if E.takes_kitty(s) and s[E.PHASE] < E.DISCARDING:
         after = s.copy()
         E.apply_action(after, action)

@@ -7,7 +7,9 @@ declarer takes it up (from everyone), and then his two discards (from
 everyone but him), which are never the 5H or the 3S. Every constraint is
 per card, so the core sampler
 (:func:`cardlab.core.sampling.sample_hidden_hands`) draws the hidden cards
-exactly uniformly, the kitty or the discards as one more "hand".
+exactly uniformly, the kitty or the discards as one more "hand". Two players
+(11.11) hide the face-down pile cards from both: they are one more group,
+spread uniformly over the face-down places.
 """
 
 from __future__ import annotations
@@ -17,17 +19,23 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, highest_card, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS
-from cardlab.core.layout import DEALING, DEALT, NUM_PLAYERS, UNDEALT, recount_undealt
+from cardlab.core.layout import CARDS_DEALT, DEALING, DEALT, NUM_PLAYERS, UNDEALT, recount_undealt
 from cardlab.core.rng import random_below
 from cardlab.core.sampling import redraw_deal_so_far, sample_hidden_hands
 from cardlab.games.kaiser.engine import (
     DECLARER,
     DISCARDING,
     DISCARDS,
+    FACE_UP,
     HANDS,
     KITTY,
+    NUM_PILES,
     PHASE,
+    PILE_CARDS,
+    PILE_DEAL_START,
+    PILES,
     VOIDS,
+    has_piles,
     takes_kitty,
 )
 from cardlab.games.kaiser.rules import KITTY_SIZE, UNDISCARDABLE
@@ -80,6 +88,8 @@ def resample_hidden_hands(s, seat, stream):
     dealt the cards not dealt yet are unseen too (:func:`redraw_deal_so_far`);
     once the kitty is being dealt, it is one more hidden group.
     """
+    if has_piles(s) and (s[PHASE] != DEALING or s[CARDS_DEALT] > PILE_DEAL_START):
+        return _draw_world_with_piles(s, seat, stream)
     if s[PHASE] == DEALING and s[KITTY] == 0:
         return redraw_deal_so_far(s, seat, HANDS, stream)
     for _ in range(MAX_DRAWS):
@@ -160,3 +170,45 @@ def _draw_cards(mask, count, stream):
                 break
             n -= 1
     return drawn
+
+
+@njit(cache=True)
+def _draw_world_with_piles(s, seat, stream):
+    """Two players (11.11): the other's hand (never a suit he showed out of) and every face-down
+    pile card, the undealt cards too while the piles are being dealt."""
+    world = s.copy()
+    other = 1 - seat
+    places = np.empty(2 * 2 * NUM_PILES, dtype=np.int64)
+    face_down = np.int64(0)
+    count = 0
+    for place in range(2 * 2 * NUM_PILES):
+        card = s[PILES + place]
+        if card >= 0 and (s[PILE_CARDS] >> card) & 1 and not (s[FACE_UP] >> card) & 1:
+            face_down |= card_bit(card)
+            places[count] = place
+            count += 1
+    undealt = s[UNDEALT]
+    unseen = s[HANDS + other] | face_down | undealt
+    allowed_hand = unseen
+    for suit in range(4):
+        if (s[VOIDS + other] >> suit) & 1:
+            allowed_hand &= ~SUIT_MASKS[suit]
+    sizes = np.array([popcount(s[HANDS + other]), count, popcount(undealt)], dtype=np.int64)
+    allowed = np.array([allowed_hand, unseen, unseen], dtype=np.int64)
+    cards = np.zeros(3, dtype=np.int64)
+    sample_hidden_hands(unseen, allowed, sizes, stream, cards)
+    world[HANDS + other] = cards[0]
+    world[DEALT + other] = cards[0] | (s[DEALT + other] & ~s[HANDS + other])
+    drawn = np.empty(count, dtype=np.int64)
+    k = 0
+    for card in cards_in(cards[1]):
+        drawn[k] = card
+        k += 1
+    for i in range(count - 1, 0, -1):  # uniformly over the face-down places
+        j = random_below(stream, i + 1)
+        drawn[i], drawn[j] = drawn[j], drawn[i]
+    for i in range(count):
+        world[PILES + places[i]] = drawn[i]
+    world[PILE_CARDS] = (s[PILE_CARDS] & ~face_down) | cards[1]
+    world[UNDEALT] = cards[2]
+    return world

@@ -16,7 +16,7 @@ from numba import njit
 from cardlab.core.bitboard import card_bit, cards_in, popcount
 from cardlab.core.cards import ACE, JACK, KING, NINE, QUEEN, SUIT_MASKS, suit_of
 from cardlab.core.layout import NUM_PLAYERS
-from cardlab.core.tricks import follow_suit_choices, trick_winner
+from cardlab.core.tricks import trick_winner
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
     BID,
@@ -37,6 +37,7 @@ from cardlab.games.kaiser.rules import (
 )
 
 PARTNER_EXPECTED_POINTS = 2.5  # what an unknown partner adds on average (four players)
+PILES_EXPECTED_POINTS = 4.5  # two players: the own face-down piles, half the cards of a 9-point share
 KAISER_BID_ESTIMATE = 9.0  # no-trump points a hand needs for bid 99 (seven tricks and the 5H)
 KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
@@ -100,7 +101,10 @@ def estimated_points(hand, trump):
 @njit(cache=True)
 def partners_expected_points(s):
     """What the seat's unknown partners add on average: a fair share of the hand's points each
-    (PARTNER_EXPECTED_POINTS with four players, nothing for a seat playing alone)."""
+    (PARTNER_EXPECTED_POINTS with four players, nothing for a seat playing alone); two players
+    count on their own unseen piles instead (11.11)."""
+    if E.has_piles(s):
+        return PILES_EXPECTED_POINTS
     players = s[E.NUM_PLAYERS]
     partners = players // s[E.NUM_SIDES] - 1
     return partners * POINTS_PER_HAND / players
@@ -371,8 +375,7 @@ def rules_action(s, stream):
         return PLAY_LOW if prefers_low(s[E.HANDS + seat]) else PLAY_HIGH
     if phase == E.DISCARDING:
         return choose_discard(s)
-    led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
-    choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
+    choices = E.playable_cards(s, seat)
     if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid
         return play_under_partner(s, seat, choices)
     if s[E.TRICK_SIZE] == 0:
