@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act
+from conftest import act, deal, tournament_rows
 
 from cardlab.core.cards import parse_card
-from cardlab.core.dealing import chance_sequence
 from cardlab.core.rng import make_stream
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import new_engine_state
@@ -35,13 +34,11 @@ def cards(text: str) -> int:
     return sum(1 << parse_card(card) for card in text.split())
 
 
-def dealt(game: pyspiel.Game, hands: dict[int, str], kitty: str = "") -> pyspiel.State:
-    """A state after dealing ``hands`` (dealer 0) and then the kitty's cards."""
-    state = game.new_initial_state()
-    sequence = chance_sequence({seat: [parse_card(c) for c in text.split()] for seat, text in hands.items()},
-                               0, len(hands))
-    for card in sequence + [parse_card(c) for c in kitty.split()]:
-        state.apply_action(card)
+def dealt(game: pyspiel.Game, hands: dict[int, str], then: str = "") -> pyspiel.State:
+    """A state after dealing ``hands`` (dealer 0), then the cards ``then`` (a kitty, or piles)."""
+    state = deal(game.new_initial_state(), hands)
+    for card in then.split():
+        state.apply_action(parse_card(card))
     return state
 
 
@@ -486,16 +483,8 @@ def test_random_play_invariants_ten_thousand_hands(params):
     random_play_invariants(params, 10_000)
 
 
-def test_a_tournament_runs_five_players_in_the_compiled_arena(capsys, tmp_path):
-    import pyarrow.parquet as pq
-
-    from cardlab.cli import main
-
-    out = tmp_path / "r"
-    code = main(["tournament", "--game", "kaiser", "--agents", "rules,random", "--deals", "2",
-                 "--seed", "5", "--out", str(out), "--workers", "1", "--quiet",
-                 "--param", "players=5"])
-    assert code == 0, capsys.readouterr().err
-    rows = [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
+def test_a_tournament_runs_five_players_in_the_compiled_arena(tmp_path):
+    rows = tournament_rows(tmp_path / "r", "--game", "kaiser", "--agents", "rules,random", "--deals", "2",
+                           "--seed", "5", "--param", "players=5")
     assert rows and all(len(row["returns"]) == 5 and abs(sum(row["returns"])) < 1e-9 for row in rows)
     assert all(len(row["actions"]) > 40 for row in rows)  # a 40-card deal starts every game

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal
+from conftest import act, deal, tournament_rows
 
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
@@ -741,24 +741,17 @@ def test_random_play_invariants_ten_thousand_hands(params):
     random_play_invariants(params, 10_000)
 
 
-def test_a_tournament_runs_variants_in_the_compiled_arena(capsys, tmp_path):
+def test_a_tournament_runs_variants_in_the_compiled_arena(tmp_path):
     """``cardlab tournament --param ...``: the compiled loop plays the variant (pot given as 1.5)."""
     import json
 
-    import pyarrow.parquet as pq
-
-    from cardlab.cli import main
-
     out = tmp_path / "r"
-    code = main(["tournament", "--game", "kaiser", "--agents", "rules,random", "--deals", "3",
-                 "--seed", "5", "--out", str(out), "--workers", "1", "--quiet",
-                 "--param", "kitty_34_card=true", "--param", "kaiser_bid_team=true",
-                 "--param", "high_or_low_announced_after_bid=true", "--param", "match=true",
-                 "--param", "pot=1.5", "--param", "max_hands=5"])
-    assert code == 0, capsys.readouterr().err
+    rows = tournament_rows(out, "--game", "kaiser", "--agents", "rules,random", "--deals", "3",
+                           "--seed", "5", "--param", "kitty_34_card=true", "--param", "kaiser_bid_team=true",
+                           "--param", "high_or_low_announced_after_bid=true", "--param", "match=true",
+                           "--param", "pot=1.5", "--param", "max_hands=5")
     parameters = json.loads((out / "manifest.json").read_text())["settings"]["parameters"]
     assert parameters["pot"] == 1.5 and parameters["kitty_34_card"] is True
-    rows = [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
     assert len(rows) == 6 and all(abs(sum(row["returns"])) < 1e-9 for row in rows)
     # A kitty game deals 34 cards: every game's actions start with them.
     assert all(len(row["actions"]) > 34 for row in rows)
