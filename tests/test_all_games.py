@@ -35,6 +35,10 @@ def _short(params: dict) -> dict:
 VARIANT_CASES = [pytest.param(spec, _short(variant.settings()), id=variant.name)
                  for spec in SPECS for variant in spec.variants
                  if variant.status == "implemented" and variant.parameters]
+#: Configurations a variant entry covers beside its own settings: Kaiser's six players in three
+#: teams of two (11.14, ``three_teams``).
+VARIANT_CASES += [pytest.param(SPECS[0], {"players": 6, "three_teams": True},
+                               id="kaiser.six_player-three_teams")]
 
 
 def _uniform(rng: np.random.Generator):

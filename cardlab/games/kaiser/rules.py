@@ -30,7 +30,10 @@ from cardlab.core.cards import (
     card_id,
 )
 
-NUM_PLAYERS = 4
+NUM_PLAYERS = 4  # the standard game's seats; 11.11-11.14 seat 2, 3, 5 or 6 (``players``)
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+MAX_SEATS = 6  # the engine's per-seat and per-side blocks hold this many
+MAX_TRICKS = 16  # two players play 16 two-card tricks (11.11); everyone else 8
 NUM_TRICKS = 8
 HAND_SIZE = 8
 NUM_SUITS = 4
@@ -52,6 +55,34 @@ def _standard_deck() -> int:
 
 
 STANDARD_DECK = _standard_deck()
+
+
+def _ranks_of(suit: int, ranks: tuple[int, ...]) -> int:
+    return sum(1 << card_id(suit, rank) for rank in ranks)
+
+
+def _three_player_deck() -> int:
+    """11.12: A K Q J 10 9 of each suit, the 5H and the 3S (26 cards)."""
+    top = (NINE, TEN, JACK, QUEEN, KING, ACE)
+    return sum(_ranks_of(suit, top) for suit in range(4)) | (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES)
+
+
+def _five_player_deck() -> int:
+    """11.13: A to 5 of clubs, diamonds and hearts; A to 6 and the 3 of spades (40 cards)."""
+    ranks = tuple(range(FIVE, ACE + 1))
+    return (_ranks_of(CLUBS, ranks) | _ranks_of(DIAMONDS, ranks) | _ranks_of(HEARTS, ranks)
+            | _ranks_of(SPADES, ranks[1:]) | (1 << THREE_OF_SPADES))
+
+
+def _six_player_deck() -> int:
+    """11.14: A to 3 of every suit, the 2s removed (48 cards)."""
+    return sum(_ranks_of(suit, tuple(range(THREE, ACE + 1))) for suit in range(4))
+
+
+#: The pack of each player count (§2.3 of the variants spec), indexed by ``players``.
+DECKS = np.array([0, 0, STANDARD_DECK, _three_player_deck(), STANDARD_DECK, _five_player_deck(),
+                  _six_player_deck()], dtype=np.int64)
+
 
 #: 11.1: the 34-card game adds the 7H and the 7S, and deals the last two cards to a kitty.
 KITTY_EXTRA_CARDS = (1 << card_id(HEARTS, SEVEN)) | (1 << card_id(SPADES, SEVEN))

@@ -1,10 +1,11 @@
 """A rule-based Kaiser player, compiled with numba.
 
 It reads only what its seat may know: its own hand, the bidding, the trump
-and the cards played. Bidding estimates the points the hand can take with a
-partner of average strength; play follows the old table advice: win a trick
-as cheaply as possible, give the 5 of hearts to your partner and never to the
-opponents, and get rid of the 3 of spades on an opponents' trick.
+and the cards played. Bidding estimates the points the hand can take with
+partners of average strength (none when each seat plays alone, 11.12,
+11.13); play follows the old table advice: win a trick as cheaply as
+possible, give the 5 of hearts to your partners and never to the opponents,
+and get rid of the 3 of spades on an opponents' trick.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, popcount
 from cardlab.core.cards import ACE, JACK, KING, NINE, QUEEN, SUIT_MASKS, suit_of
-from cardlab.core.tricks import follow_suit_choices, trick_winner
+from cardlab.core.layout import NUM_PLAYERS
+from cardlab.core.tricks import trick_winner
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
     BID,
@@ -22,17 +24,20 @@ from cardlab.games.kaiser.rules import (
     KAISER_40_RANK,
     KAISER_RANK,
     MAX_BID,
+    MAX_SEATS,
     MISDEAL,
     NAME_TRUMP,
     NO_TRUMP,
     PASS,
     PLAY_HIGH,
     PLAY_LOW,
+    POINTS_PER_HAND,
     THREE_OF_SPADES,
     WITH_TRUMP,
 )
 
-PARTNER_EXPECTED_POINTS = 2.5  # what an unknown partner adds on average
+PARTNER_EXPECTED_POINTS = 2.5  # what an unknown partner adds on average (four players)
+PILES_EXPECTED_POINTS = 4.5  # two players: the own face-down piles, half the cards of a 9-point share
 KAISER_BID_ESTIMATE = 9.0  # no-trump points a hand needs for bid 99 (seven tricks and the 5H)
 KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
@@ -94,6 +99,25 @@ def estimated_points(hand, trump):
 
 
 @njit(cache=True)
+def partners_expected_points(s):
+    """What the seat's unknown partners add on average: a fair share of the hand's points each
+    (PARTNER_EXPECTED_POINTS with four players, nothing for a seat playing alone); two players
+    count on their own unseen piles instead (11.11)."""
+    if E.has_piles(s):
+        return PILES_EXPECTED_POINTS
+    players = s[E.NUM_PLAYERS]
+    partners = players // s[E.NUM_SIDES] - 1
+    return partners * POINTS_PER_HAND / players
+
+
+@njit(cache=True)
+def partner_holds_contract(s, seat):
+    """Another seat of this seat's side is the declarer."""
+    declarer = s[E.DECLARER]
+    return declarer >= 0 and declarer != seat and E.side_of(s, declarer) == E.side_of(s, seat)
+
+
+@njit(cache=True)
 def choose_kaiser_bid(s, seat, is_dealer):
     """Bid 100 or 99 with an overwhelming no-trump hand holding the 5H and not the 3S, else -1."""
     hand = s[E.HANDS + seat]
@@ -119,10 +143,9 @@ def choose_bid(s, seat):
     if kaiser >= 0:
         return kaiser
     trump = best_trump_suit(hand)
-    with_trump = estimated_points(hand, trump) + PARTNER_EXPECTED_POINTS
-    no_trump = estimated_points(hand, -1) + PARTNER_EXPECTED_POINTS - 1.0
-    partner_rank = s[E.SPOKEN + (seat + 2) % 4]
-    partner_bid = partner_rank >= BID
+    partners = partners_expected_points(s)
+    with_trump = estimated_points(hand, trump) + partners
+    no_trump = estimated_points(hand, -1) + partners - 1.0
     best_rank = -1
     for value in range(s[E.MIN_BID], MAX_BID + 1):
         for kind in (WITH_TRUMP, NO_TRUMP):
@@ -133,7 +156,7 @@ def choose_bid(s, seat):
             if E.may_bid(s, rank, is_dealer):
                 best_rank = max(best_rank, rank)
     # Do not outbid a partner who holds the contract by a single step: his bid is ours.
-    if partner_bid and s[E.DECLARER] == (seat + 2) % 4 and best_rank < s[E.HIGH_BID] + 6:
+    if partner_holds_contract(s, seat) and best_rank < s[E.HIGH_BID] + 6:
         best_rank = -1
     if best_rank >= 0:
         # Bid only what is needed: the cheapest winning rank of the same kind.
@@ -177,7 +200,7 @@ def is_master(s, card):
 def choose_lead(s, seat, choices):
     strength = E.card_strength(s)
     trump = s[E.TRUMP]
-    declaring = (s[E.DECLARER] & 1) == (seat & 1)
+    declaring = E.side_of(s, s[E.DECLARER]) == E.side_of(s, seat)
     # Declarers draw trumps with a master trump.
     if declaring and trump >= 0:
         for card in cards_in(choices & SUIT_MASKS[trump]):
@@ -226,13 +249,14 @@ def choose_follow(s, seat, choices):
     strength = E.card_strength(s)
     trump = s[E.TRUMP]
     position = s[E.TRICK_SIZE]
-    trick = np.empty(4, dtype=np.int64)
+    players = s[NUM_PLAYERS]
+    trick = np.empty(MAX_SEATS, dtype=np.int64)
     for i in range(position):
         trick[i] = s[E.TRICK + i]
     leader = s[E.TRICK_LEADER]
     winning = trick_winner(trick, position, trump, 0, strength)
-    partner_winning = (leader + winning) % 4 == (seat + 2) % 4
-    is_last = position == 3
+    partner_winning = E.side_of(s, (leader + winning) % players) == E.side_of(s, seat)
+    is_last = position == players - 1
     holds_five = False
     trick_value = 1
     for i in range(position):
@@ -320,7 +344,7 @@ def prefers_low(hand):
 def partner_plays_alone(s, seat):
     """The partner declared a bid he must make without a trick from this seat (11.29, 11.31)."""
     bid = s[E.HIGH_BID]
-    return s[E.DECLARER] == (seat + 2) % 4 and (
+    return partner_holds_contract(s, seat) and (
         bid == KAISER_40_RANK or (bid == KAISER_RANK and s[E.KAISER_BID_SOLO]))
 
 
@@ -329,9 +353,10 @@ def play_under_partner(s, seat, choices):
     """Stay out of the partner's way: the 5H onto his winning trick, otherwise the lowest card."""
     strength = E.card_strength(s)
     position = s[E.TRICK_SIZE]
+    players = s[NUM_PLAYERS]
     if position > 0 and (choices >> FIVE_OF_HEARTS) & 1:
-        winning = trick_winner(s[E.TRICK:E.TRICK + 4], position, s[E.TRUMP], 0, strength)
-        if (s[E.TRICK_LEADER] + winning) % 4 == (seat + 2) % 4:
+        winning = trick_winner(s[E.TRICK:E.TRICK + players], position, s[E.TRUMP], 0, strength)
+        if partner_holds_contract(s, seat) and (s[E.TRICK_LEADER] + winning) % players == s[E.DECLARER]:
             return FIVE_OF_HEARTS
     pool = choices & ~card_bit(FIVE_OF_HEARTS)
     return lowest_of(strength, pool if pool != 0 else choices)
@@ -350,8 +375,7 @@ def rules_action(s, stream):
         return PLAY_LOW if prefers_low(s[E.HANDS + seat]) else PLAY_HIGH
     if phase == E.DISCARDING:
         return choose_discard(s)
-    led_suit = suit_of(s[E.TRICK]) if s[E.TRICK_SIZE] > 0 else -1
-    choices = follow_suit_choices(s[E.HANDS + seat], led_suit)
+    choices = E.playable_cards(s, seat)
     if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid
         return play_under_partner(s, seat, choices)
     if s[E.TRICK_SIZE] == 0:
@@ -373,15 +397,16 @@ def bidding_mismatches(world, observer):
     parameters[E.FIRST_DEALER - E.PARAMETERS] = dealer
     parameters[E.MATCH - E.PARAMETERS] = 0
     s = E.new_state(parameters)
-    for seat in range(4):
+    players = s[NUM_PLAYERS]
+    for seat in range(players):
         s[E.HANDS + seat] = s[E.DEALT + seat] = world[E.DEALT + seat]
-    s[E.CARDS_DEALT] = 32
+    s[E.CARDS_DEALT] = E.cards_to_deal(s)
     s[E.PHASE] = E.BIDDING
-    s[E.TO_MOVE] = (dealer + 1) % 4
+    s[E.TO_MOVE] = (dealer + 1) % players
     mismatches = 0
     unused = np.zeros(1, dtype=np.uint64)
-    for k in range(4):
-        seat = (dealer + 1 + k) % 4
+    for k in range(players):
+        seat = (dealer + 1 + k) % players
         actual = world[E.SPOKEN + seat]
         if actual < 0:
             break
