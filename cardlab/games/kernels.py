@@ -211,15 +211,16 @@ def game_parameters(game, s):
     All are fixed for the whole game, so every state of a game gives the same.
     """
     if game == TWENTY_EIGHT:
-        first, count = twenty_eight_engine.PARAMETERS, twenty_eight_engine.NUM_PARAMETERS
+        slots = twenty_eight_engine.PARAMETERS + np.arange(twenty_eight_engine.NUM_PARAMETERS)
     elif game == LITERATURE:
-        first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
-    else:
-        first, count = kaiser_engine.PARAMETERS, kaiser_engine.NUM_PARAMETERS
-    parameters = np.empty(2 + count, dtype=np.int64)
+        slots = literature_engine.PARAMETERS + np.arange(literature_engine.NUM_PARAMETERS)
+    else:  # a block and the form's slot after it
+        slots = kaiser_engine.PARAMETER_SLOTS.copy()
+    parameters = np.empty(2 + len(slots), dtype=np.int64)
     parameters[0] = s[layout.NUM_PLAYERS]
     parameters[1] = s[layout.DECK]
-    parameters[2:] = s[first:first + count]
+    for k in range(len(slots)):
+        parameters[2 + k] = s[slots[k]]
     return parameters
 
 

@@ -42,11 +42,18 @@ from cardlab.core.rng import random_below
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
+    BONUS_CARD,
+    BONUS_POINTS,
     FIVE_OF_HEARTS,
     FIVE_OF_HEARTS_POINTS,
+    FORM_DECK,
+    FORM_HAS_NO_LIMIT,
+    FORM_STRENGTH,
     FOUR_OF_A_RANK,
     HAND_SIZE,
     HIGH_STRENGTH,
+    JOFFRE,
+    JOFFRE_INSULT_POINTS,
     KAISER_40_POINTS,
     KAISER_40_RANK,
     KAISER_RANK,
@@ -61,11 +68,14 @@ from cardlab.games.kaiser.rules import (
     NUM_PLAYERS,
     NUM_TRICKS,
     PASS,
+    PENALTY_CARD,
+    PENALTY_POINTS,
     PLAY_HIGH,
     PLAY_LOW,
-    STANDARD_DECK,
+    STANDARD,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
+    TRUMP_BY_FIRST_LEAD,
     UNDISCARDABLE,
     WITH_TRUMP,
 )
@@ -107,7 +117,7 @@ KAISER_40 = 37  # 11.31: bid 100, every trick by the declarer alone
 HIGH_OR_LOW_AFTER_BID = 38  # 11.5: a no-trump declarer chooses high or low
 ANY_CONTRACT_HIGH_OR_LOW = 39  # 11.6: every declarer (not of bids 99, 100) chooses high or low
 KITTY_34_CARD = 40  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, KITTY_34_CARD + 1 - FIRST_DEALER
+PARAMETERS = FIRST_DEALER  # the first parameter slot; the form's slot is appended below
 # The hand being played.
 SPOKEN = 41  # 4 slots: each seat's bidding action, -1 before it speaks
 HIGH_BID = 45  # 3 * value + kind of the best bid so far, -1 if none
@@ -129,15 +139,21 @@ MISDEAL_BY = 70  # seat that threw in the last hand, -1 if none
 TRICK_HISTORY = 71  # 32 slots: every card of the hand in play order
 TRICK_LEADERS = 103  # 8 slots
 TRICK_WINNERS = 111  # 8 slots
-FIVE_HEARTS_TEAM = 119  # team that won the 5H trick this hand, -1 before
-THREE_SPADES_TEAM = 120  # team that won the 3S trick this hand, -1 before
+FIVE_HEARTS_TEAM = 119  # team that won the 5H trick (a form's bonus card, KH) this hand, -1 before
+THREE_SPADES_TEAM = 120  # team that won the 3S trick (a form's penalty card, KS) this hand, -1 before
 TARGET_IN_FORCE = 121  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
 LIMIT_IN_FORCE = 122  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
 POT_PAYMENTS = 123  # 2 slots, per team: contracts failed this match (each pays POT)
 PLAYED_LOW = 125  # 1 when the declarer chose to play the contract low (11.5, 11.6)
 KITTY = 126  # the kitty's cards this hand (11.1); the declarer takes them into his hand
 DISCARDS = 127  # the declarer's discards (11.1), seen by him only
-STATE_SIZE = 128
+# Appended for the forms (11.7-11.9).
+FORM = 128  # parameter: the form played, rules.FORM_NAMES (0: the standard game)
+STATE_SIZE = 129
+
+#: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then FORM.
+PARAMETER_SLOTS = np.array([*range(PARAMETERS, KITTY_34_CARD + 1), FORM], dtype=np.int64)
+NUM_PARAMETERS = len(PARAMETER_SLOTS)
 
 MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 
@@ -146,12 +162,13 @@ MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 def new_state(parameters):
     """The state before the first card of the first hand is dealt.
 
-    ``parameters`` holds the NUM_PARAMETERS parameter slots in slot order (the
+    ``parameters`` holds the values of PARAMETER_SLOTS in that order (the
     wrapper's ``engine_parameters`` builds it from the game parameters).
     """
     s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
-    s[PARAMETERS:PARAMETERS + NUM_PARAMETERS] = parameters
-    s[DECK] = STANDARD_DECK | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
+    for k in range(NUM_PARAMETERS):
+        s[PARAMETER_SLOTS[k]] = parameters[k]
+    s[DECK] = FORM_DECK[s[FORM]] | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
     s[TARGET_IN_FORCE] = s[TARGET]
     s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
     s[POT_PAYMENTS] = s[POT_PAYMENTS + 1] = 0
@@ -159,6 +176,15 @@ def new_state(parameters):
     s[MISDEAL_BY] = -1
     start_hand(s, s[FIRST_DEALER])
     return s
+
+
+@njit(cache=True)
+def parameter_values(s):
+    """The values of PARAMETER_SLOTS in ``s``: what ``new_state`` needs to start the same game."""
+    values = np.empty(NUM_PARAMETERS, dtype=np.int64)
+    for k in range(NUM_PARAMETERS):
+        values[k] = s[PARAMETER_SLOTS[k]]
+    return values
 
 
 @njit(cache=True)
@@ -190,8 +216,11 @@ def start_hand(s, dealer):
 def may_throw_in(s, seat):
     """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades.
 
-    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s.
+    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s. The forms
+    have no misdeal (V-K9).
     """
+    if s[FORM] != STANDARD:
+        return False
     hand = s[HANDS + seat]
     if not s[LOW_WEAK_HAND_NO_MISDEAL] and hand & MISDEAL_HONOURS == 0:
         return True
@@ -214,6 +243,15 @@ def bid_rank(s, bid):
 def offers_kaiser_bid(s):
     """Bid 99 (11.29 or 11.30) is in the auction."""
     return s[KAISER_BID_SOLO] or s[KAISER_BID_TEAM]
+
+
+@njit(cache=True)
+def bid_kinds(s):
+    """How many bid kinds the auction has: with trump and no trump, low no trump too (11.2);
+    the forms bid with trump only."""
+    if s[FORM] != STANDARD:
+        return 1
+    return 3 if s[ALLOW_LOW_NO_TRUMP] else 2
 
 
 @njit(cache=True)
@@ -247,9 +285,8 @@ def legal_actions(s, out):
         if may_throw_in(s, seat):
             out[n] = MISDEAL
             n += 1
-        kinds = 3 if s[ALLOW_LOW_NO_TRUMP] else 2
         for value in range(s[MIN_BID], MAX_BID + 1):
-            for kind in range(kinds):
+            for kind in range(bid_kinds(s)):
                 bid = 3 * value + kind
                 if may_bid(s, bid, is_dealer):
                     out[n] = BID + bid
@@ -364,7 +401,7 @@ def _bid(s, action):
             _throw_in(s)
             return
         s[TO_MOVE] = s[DECLARER]
-        if names_trump(s[HIGH_BID]):
+        if names_trump(s[HIGH_BID]) and not TRUMP_BY_FIRST_LEAD[s[FORM]]:
             s[PHASE] = NAMING_TRUMP
         else:
             s[TRUMP] = NO_TRUMP
@@ -450,6 +487,8 @@ def _play_card(s, card):
         led_suit = suit_of(s[TRICK])
         if suit_of(card) != led_suit:
             s[VOIDS + seat] |= 1 << led_suit
+    elif s[TRICK_NUMBER] == 0 and s[FORM] != STANDARD and TRUMP_BY_FIRST_LEAD[s[FORM]]:
+        s[TRUMP] = suit_of(card)  # the declarer's first lead fixes trump, this card included
     s[HANDS + seat] &= ~card_bit(card)
     s[PLAYED] |= card_bit(card)
     s[TRICK + position] = card
@@ -462,8 +501,17 @@ def _play_card(s, card):
 
 
 @njit(cache=True)
+def high_strength(s):
+    """The game's high order: A high, or the form's (11.7-11.9)."""
+    return FORM_STRENGTH[s[FORM]]
+
+
+@njit(cache=True)
 def card_strength(s):
-    """The strength table of the contract being played (low no trump or a low choice reverses it)."""
+    """The strength table of the contract being played (low no trump or a low choice reverses it;
+    a form has its own order)."""
+    if s[FORM] != STANDARD:
+        return high_strength(s)
     if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
         return LOW_STRENGTH
     return HIGH_STRENGTH
@@ -475,15 +523,19 @@ def _finish_trick(s):
     winning_position = trick_winner(s[TRICK:TRICK + 4], 4, s[TRUMP], 0, card_strength(s))
     winner = (leader + winning_position) % NUM_PLAYERS
     team = team_of(winner)
-    points = 1
+    if s[FORM] != STANDARD:
+        points = _form_trick_points(s, leader, winning_position)
+    else:
+        points = 1
+        for position in range(4):
+            card = s[TRICK + position]
+            if card == FIVE_OF_HEARTS:
+                points += FIVE_OF_HEARTS_POINTS
+                s[FIVE_HEARTS_TEAM] = team
+            elif card == THREE_OF_SPADES:
+                points += THREE_OF_SPADES_POINTS
+                s[THREE_SPADES_TEAM] = team
     for position in range(4):
-        card = s[TRICK + position]
-        if card == FIVE_OF_HEARTS:
-            points += FIVE_OF_HEARTS_POINTS
-            s[FIVE_HEARTS_TEAM] = team
-        elif card == THREE_OF_SPADES:
-            points += THREE_OF_SPADES_POINTS
-            s[THREE_SPADES_TEAM] = team
         s[TRICK + position] = -1
     s[TRICKS_WON + team] += 1
     s[HAND_POINTS + team] += points
@@ -495,6 +547,49 @@ def _finish_trick(s):
     s[TO_MOVE] = winner
     if s[TRICK_NUMBER] == NUM_TRICKS:
         _score_hand(s)
+
+
+@njit(cache=True)
+def trump_to_be_led(s):
+    """The declarer's first lead is still to fix trump (11.8, 11.9)."""
+    return TRUMP_BY_FIRST_LEAD[s[FORM]] and s[TRUMP] == NO_TRUMP and s[PHASE] == PLAYING
+
+
+@njit(cache=True)
+def bonus_card(s):
+    """The card whose trick scores extra: the 5H, or a form's KH."""
+    return BONUS_CARD[s[FORM]]
+
+
+@njit(cache=True)
+def penalty_card(s):
+    """The card whose trick scores less: the 3S, or a form's KS."""
+    return PENALTY_CARD[s[FORM]]
+
+
+@njit(cache=True)
+def _form_trick_points(s, leader, winning_position):
+    """A form's trick (11.7-11.9): 1, plus its bonus and penalty cards' points, to the winner.
+
+    Joffre's insult (V-K11): when the Kaiser (KS) wins a trick holding the Joffre (KH), the side
+    of the seat that played the Joffre also scores -5, whichever side won the trick.
+    """
+    form = s[FORM]
+    team = team_of((leader + winning_position) % NUM_PLAYERS)
+    points = 1
+    joffre_by = -1
+    for position in range(4):
+        card = s[TRICK + position]
+        if card == BONUS_CARD[form]:
+            points += BONUS_POINTS[form]
+            s[FIVE_HEARTS_TEAM] = team
+            joffre_by = (leader + position) % NUM_PLAYERS
+        elif card == PENALTY_CARD[form]:
+            points += PENALTY_POINTS[form]
+            s[THREE_SPADES_TEAM] = team
+    if form == JOFFRE and joffre_by >= 0 and s[TRICK + winning_position] == PENALTY_CARD[form]:
+        s[HAND_POINTS + team_of(joffre_by)] += JOFFRE_INSULT_POINTS
+    return points
 
 
 @njit(cache=True)
@@ -585,7 +680,8 @@ def hand_deltas(s):
         taken = s[HAND_POINTS + declarer_team]
         deltas[declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
     other_points = s[HAND_POINTS + other_team]
-    if (s[MUST_BID_TO_WIN] or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
+    no_limit = s[MUST_BID_TO_WIN] or FORM_HAS_NO_LIMIT[s[FORM]]  # 11.22, the Les Rois (V-K1)
+    if (no_limit or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
             or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
         deltas[other_team] = other_points
     return deltas
