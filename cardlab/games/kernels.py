@@ -211,16 +211,17 @@ def game_parameters(game, s):
     All are fixed for the whole game, so every state of a game gives the same.
     """
     if game == TWENTY_EIGHT:
-        slots = twenty_eight_engine.PARAMETERS + np.arange(twenty_eight_engine.NUM_PARAMETERS)
+        first, count = twenty_eight_engine.PARAMETERS, twenty_eight_engine.NUM_PARAMETERS
+        values = s[first:first + count]
     elif game == LITERATURE:
-        slots = literature_engine.PARAMETERS + np.arange(literature_engine.NUM_PARAMETERS)
+        first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
+        values = s[first:first + count]
     else:  # a block and the form's slot after it
-        slots = kaiser_engine.PARAMETER_SLOTS.copy()
-    parameters = np.empty(2 + len(slots), dtype=np.int64)
+        values = kaiser_engine.parameter_values(s)
+    parameters = np.empty(2 + len(values), dtype=np.int64)
     parameters[0] = s[layout.NUM_PLAYERS]
     parameters[1] = s[layout.DECK]
-    for k in range(len(slots)):
-        parameters[2 + k] = s[slots[k]]
+    parameters[2:] = values
     return parameters
 
 
