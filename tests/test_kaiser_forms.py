@@ -41,7 +41,7 @@ SUIT_EACH = {
     2: "7H 6H 5H 4H 3H 2H AH KH",
     3: "7S 6S 5S 4S 3S 2S AS KS",
 }
-# A mixed deal of the same pack: P0 holds no A, K, Q, J, 5H or 3S would be thrown in in Kaiser.
+# A mixed deal of the same pack.
 MIXED = {
     0: "7C 6D 5D KD 4H 3H 2S AS",
     1: "AC 7D 3D 2D 7H 6S 5S 4S",
@@ -104,7 +104,7 @@ def test_form_packs_and_strength_orders():
 def test_les_rois_tricks_points_and_trump_named():
     game = load(les_rois=True)
     state = deal(game.new_initial_state(), MIXED)
-    # V-K1, V-K8: trump bids 4 ... 12 only; V-K9: no misdeal, although P1's hand is weak in Kaiser.
+    # V-K1, V-K8: trump bids 4 ... 12 only, and no misdeal (V-K9).
     assert state.legal_actions() == [PASS] + [bid_action(v, 0) for v in range(4, 13)]
     act(state, "bid 6", "pass", "pass", "pass", "trump S")  # the declarer names trump (53-56)
     assert state.current_player() == 1 and state.array[E.TRUMP] == 3
@@ -183,25 +183,25 @@ def test_joffre_insult():
     assert state.returns() == [-15.0, 15.0, -15.0, 15.0]  # negative points count at any limit
 
 
+def joffre_trick(cards: str) -> list[int]:
+    """Each team's hand points after one Joffre trick with spades trump, led by P3 (P3, P0, P1, P2)."""
+    s = new_engine_state({"joffre": True})
+    s[E.PHASE], s[E.DECLARER], s[E.HIGH_BID], s[E.TRUMP] = E.PLAYING, 3, 15, 3
+    s[E.TRICK_LEADER] = s[E.TO_MOVE] = 3
+    for position, card in enumerate(cards.split()):
+        s[E.HANDS + (3 + position) % 4] = mask_of([card])
+    for card in cards.split():
+        E.apply_action(s, parse_card(card))
+    return s[E.HAND_POINTS:E.HAND_POINTS + 2].tolist()
+
+
 def test_joffre_insult_falls_on_the_side_that_played_the_joffre():
-    # The Kaiser's own partner played the Joffre: the winners' side loses the 5.
-    s = new_engine_state({"joffre": True})
-    s[E.PHASE], s[E.DECLARER], s[E.HIGH_BID], s[E.TRUMP] = E.PLAYING, 3, 15, 3
-    s[E.TRICK_LEADER] = s[E.TO_MOVE] = 3
-    s[E.HANDS + 3], s[E.HANDS + 0], s[E.HANDS + 1], s[E.HANDS + 2] = (
-        mask_of(["KS"]), mask_of(["7C"]), mask_of(["KH"]), mask_of(["7D"]))
-    for card in ("KS", "7C", "KH", "7D"):
-        E.apply_action(s, parse_card(card))
-    assert s[E.HAND_POINTS:E.HAND_POINTS + 2].tolist() == [0, 1 + 5 - 3 - 5]
-    # No insult when the KH is beaten by anything else, or the KS wins without it.
-    s = new_engine_state({"joffre": True})
-    s[E.PHASE], s[E.DECLARER], s[E.HIGH_BID], s[E.TRUMP] = E.PLAYING, 3, 15, 3
-    s[E.TRICK_LEADER] = s[E.TO_MOVE] = 3
-    s[E.HANDS + 3], s[E.HANDS + 0], s[E.HANDS + 1], s[E.HANDS + 2] = (
-        mask_of(["KS"]), mask_of(["AS"]), mask_of(["KH"]), mask_of(["7D"]))
-    for card in ("KS", "AS", "KH", "7D"):
-        E.apply_action(s, parse_card(card))
-    assert s[E.HAND_POINTS:E.HAND_POINTS + 2].tolist() == [1 + 5 - 3, 0]
+    # The Kaiser's own partner (P1) played the Joffre: the winners' side loses the 5.
+    assert joffre_trick("KS 7C KH 7D") == [0, 1 + 5 - 3 - 5]
+    # No insult when the KH is beaten by another card (the AS) ...
+    assert joffre_trick("KS AS KH 7D") == [1 + 5 - 3, 0]
+    # ... or when the KS wins a trick without it.
+    assert joffre_trick("KS 7C 7H 7D") == [0, 1 - 3]
 
 
 def scored(params: dict, scores: tuple[int, int], declarer: int, bid: int, points: tuple[int, int]):
@@ -316,3 +316,20 @@ def test_rules_player_fixes_trump_with_the_top_of_its_best_suit():
     # P1 holds AC 7D 3D 2D 7H 6S 5S 4S: diamonds (with the master 7) score as well as spades
     # (6 5 4), the first of them is trump, led with its top card.
     assert card_string(rules_action(state.array, make_stream(0))) == "7D"
+
+
+def test_a_tournament_plays_a_form_in_the_compiled_arena(capsys, tmp_path):
+    """``cardlab tournament --param joffre=true``: the compiled loop deals Joffre's pack."""
+    import pyarrow.parquet as pq
+
+    from cardlab.cli import main
+
+    out = tmp_path / "r"
+    code = main(["tournament", "--game", "kaiser", "--agents", "rules,random", "--deals", "3",
+                 "--seed", "5", "--out", str(out), "--workers", "1", "--quiet",
+                 "--param", "joffre=true", "--param", "match=true", "--param", "max_hands=5"])
+    assert code == 0, capsys.readouterr().err
+    rows = [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
+    assert len(rows) == 6 and all(abs(sum(row["returns"])) < 1e-9 for row in rows)
+    deck = int(FORM_DECK[JOFFRE])
+    assert all(all(deck >> card & 1 for card in row["actions"][:32]) for row in rows)
