@@ -16,7 +16,18 @@ from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import NOT_IMPLEMENTED, new_engine_state
-from cardlab.games.kaiser.rules import MISDEAL, PASS, PLAY_HIGH, PLAY_LOW, bid_action
+from cardlab.games.kaiser.rules import (
+    BONUS_POINTS,
+    JOFFRE,
+    JOFFRE_INSULT_POINTS,
+    MISDEAL,
+    NUM_TRICKS,
+    PASS,
+    PENALTY_POINTS,
+    PLAY_HIGH,
+    PLAY_LOW,
+    bid_action,
+)
 from cardlab.games.kaiser.variants import VARIANTS
 
 # A deal where P0 (the dealer, last to speak) may throw in: no A, K, Q, J, 5H or 3S.
@@ -691,6 +702,9 @@ COMBINATIONS = [
     {"kitty_34_card": True, "any_contract_high_or_low": True, "kaiser_40": True, "kaiser_bid_solo": True},
     {"kitty_34_card": True, "high_or_low_announced_after_bid": True, "kaiser_bid_team": True,
      "match": True, "pot": 1.0, "three_spades_needs_three_tricks": True},
+    {"les_rois": True, "match": True, "no_overtricks": True, "dealer_may_pass": True, "pot": 1.0},
+    {"les_rois_hetu": True, "min_bid": 7, "match": True, "minus_target_loses": True},
+    {"joffre": True, "match": True, "target": 42, "non_bidder_limit": 30},
 ]
 #: The four-player variants; the player counts (11.11-11.14) have their own invariants in
 #: tests/test_kaiser_players.py.
@@ -711,10 +725,14 @@ def random_play_invariants(params: dict, hands: int) -> None:
     else:
         played = results[:, 4] >= 0
         points = results[played, 1] + results[played, 2]
+        form = template[E.FORM]
+        per_hand = NUM_TRICKS + BONUS_POINTS[form] + PENALTY_POINTS[form]  # 10; Hetu's 11
         if params.get("three_spades_needs_three_tricks"):
             assert np.all((points >= -6) & (points <= 13))
+        elif form == JOFFRE:  # V-K11: the insult takes 5 more
+            assert np.all((points == per_hand) | (points == per_hand + JOFFRE_INSULT_POINTS))
         else:
-            assert np.all(points == 10)
+            assert np.all(points == per_hand)
         assert np.all(np.abs(results[:, 0]) <= E.hand_utility_bound(template))
     # The whole-state check: a game played through the kernels stays zero-sum at every end.
     s = template.copy()

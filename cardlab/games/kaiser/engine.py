@@ -43,12 +43,19 @@ from cardlab.core.rng import random_below
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
+    BONUS_CARD,
+    BONUS_POINTS,
     DECKS,
     FIVE_OF_HEARTS,
     FIVE_OF_HEARTS_POINTS,
+    FORM_DECK,
+    FORM_HAS_NO_LIMIT,
+    FORM_STRENGTH,
     FOUR_OF_A_RANK,
     HAND_SIZE,
     HIGH_STRENGTH,
+    JOFFRE,
+    JOFFRE_INSULT_POINTS,
     KAISER_40_POINTS,
     KAISER_40_RANK,
     KAISER_RANK,
@@ -64,10 +71,14 @@ from cardlab.games.kaiser.rules import (
     NAME_TRUMP,
     NUM_TRICKS,
     PASS,
+    PENALTY_CARD,
+    PENALTY_POINTS,
     PLAY_HIGH,
     PLAY_LOW,
+    STANDARD,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
+    TRUMP_BY_FIRST_LEAD,
     UNDISCARDABLE,
     WITH_TRUMP,
 )
@@ -113,7 +124,7 @@ ANY_CONTRACT_HIGH_OR_LOW = 43  # 11.6: every declarer (not of bids 99, 100) choo
 KITTY_34_CARD = 44  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
 PLAYERS = 45  # 11.11-11.14: seats at the table (2-6); new_state copies it into the header
 THREE_TEAMS = 46  # 11.14: six players in three teams of two (team = seat mod 3)
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, THREE_TEAMS + 1 - FIRST_DEALER
+PARAMETERS = FIRST_DEALER  # the first parameter slot; FORM is appended at the end of the layout
 # The hand being played. Per-side slots are indexed by side (SIDE_OF), per-seat ones by seat.
 SPOKEN = 47  # 6 slots: each seat's bidding action, -1 before it speaks
 HIGH_BID = 53  # 3 * value + kind of the best bid so far, -1 if none
@@ -150,7 +161,13 @@ SIDE_OF = 193  # 6 slots: the side of each seat (§0 "Sides")
 PILES = 199  # 16 slots: seat * 8 + pile * 2 + level (0 bottom, 1 top); -1 before it is dealt
 PILE_CARDS = 215  # mask of the pile cards not played yet
 FACE_UP = 216  # mask of the pile cards lying face up (seen by both players)
-STATE_SIZE = 217
+# Appended for the forms (11.7-11.9).
+FORM = 217  # parameter: the form played, rules.FORM_NAMES (0: the standard game)
+STATE_SIZE = 218
+
+#: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then FORM.
+PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM], dtype=np.int64)
+NUM_PARAMETERS = len(PARAMETER_SLOTS)
 
 HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
 NUM_PILES = 4  # per player (11.11), two cards each
@@ -164,13 +181,15 @@ MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
 def new_state(parameters):
     """The state before the first card of the first hand is dealt.
 
-    ``parameters`` holds the NUM_PARAMETERS parameter slots in slot order (the
+    ``parameters`` holds the values of PARAMETER_SLOTS in that order (the
     wrapper's ``engine_parameters`` builds it from the game parameters).
     """
     players = parameters[PLAYERS - PARAMETERS]
     s = empty_state(STATE_SIZE, players, GAME_OVER)
-    s[PARAMETERS:PARAMETERS + NUM_PARAMETERS] = parameters
-    s[DECK] = DECKS[players] | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
+    for k in range(NUM_PARAMETERS):
+        s[PARAMETER_SLOTS[k]] = parameters[k]
+    deck = DECKS[players] if s[FORM] == STANDARD else FORM_DECK[s[FORM]]
+    s[DECK] = deck | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
     seat_sides(s)
     s[TARGET_IN_FORCE] = s[TARGET]
     s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
@@ -216,6 +235,12 @@ def tricks_per_hand(s):
 def takes_kitty(s):
     """The declarer takes a 2-card kitty: the 34-card game (11.1) and three players' missy (11.12)."""
     return s[KITTY_34_CARD] or s[NUM_PLAYERS] == 3
+def parameter_values(s):
+    """The values of PARAMETER_SLOTS in ``s``: what ``new_state`` needs to start the same game."""
+    values = np.empty(NUM_PARAMETERS, dtype=np.int64)
+    for k in range(NUM_PARAMETERS):
+        values[k] = s[PARAMETER_SLOTS[k]]
+    return values
 
 
 @njit(cache=True)
@@ -249,8 +274,11 @@ def start_hand(s, dealer):
 def may_throw_in(s, seat):
     """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades.
 
-    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s.
+    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s. The forms
+    have no misdeal (V-K9).
     """
+    if s[FORM] != STANDARD:
+        return False
     hand = s[HANDS + seat]
     if not s[LOW_WEAK_HAND_NO_MISDEAL] and hand & MISDEAL_HONOURS == 0:
         return True
@@ -273,6 +301,15 @@ def bid_rank(s, bid):
 def offers_kaiser_bid(s):
     """Bid 99 (11.29 or 11.30) is in the auction."""
     return s[KAISER_BID_SOLO] or s[KAISER_BID_TEAM]
+
+
+@njit(cache=True)
+def bid_kinds(s):
+    """How many bid kinds the auction has: with trump and no trump, low no trump too (11.2);
+    the forms bid with trump only."""
+    if s[FORM] != STANDARD:
+        return 1
+    return 3 if s[ALLOW_LOW_NO_TRUMP] else 2
 
 
 @njit(cache=True)
@@ -306,9 +343,8 @@ def legal_actions(s, out):
         if may_throw_in(s, seat):
             out[n] = MISDEAL
             n += 1
-        kinds = 3 if s[ALLOW_LOW_NO_TRUMP] else 2
         for value in range(s[MIN_BID], MAX_BID + 1):
-            for kind in range(kinds):
+            for kind in range(bid_kinds(s)):
                 bid = 3 * value + kind
                 if may_bid(s, bid, is_dealer):
                     out[n] = BID + bid
@@ -473,7 +509,7 @@ def _bid(s, action):
         if has_piles(s):  # V-K17: the pile tops turn face up before trump is named
             for place in range(1, 2 * 2 * NUM_PILES, 2):
                 s[FACE_UP] |= card_bit(s[PILES + place])
-        if names_trump(s[HIGH_BID]):
+        if names_trump(s[HIGH_BID]) and not TRUMP_BY_FIRST_LEAD[s[FORM]]:
             s[PHASE] = NAMING_TRUMP
         else:
             s[TRUMP] = NO_TRUMP
@@ -560,6 +596,8 @@ def _play_card(s, card):
         led_suit = suit_of(s[TRICK])
         if suit_of(card) != led_suit:
             s[VOIDS + seat] |= 1 << led_suit
+    elif s[TRICK_NUMBER] == 0 and s[FORM] != STANDARD and TRUMP_BY_FIRST_LEAD[s[FORM]]:
+        s[TRUMP] = suit_of(card)  # the declarer's first lead fixes trump, this card included
     if has_piles(s) and (s[PILE_CARDS] >> card) & 1:
         _play_pile_card(s, seat, card)
     else:
@@ -575,8 +613,17 @@ def _play_card(s, card):
 
 
 @njit(cache=True)
+def high_strength(s):
+    """The game's high order: A high, or the form's (11.7-11.9)."""
+    return FORM_STRENGTH[s[FORM]]
+
+
+@njit(cache=True)
 def card_strength(s):
-    """The strength table of the contract being played (low no trump or a low choice reverses it)."""
+    """The strength table of the contract being played (low no trump or a low choice reverses it;
+    a form has its own order)."""
+    if s[FORM] != STANDARD:
+        return high_strength(s)
     if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
         return LOW_STRENGTH
     return HIGH_STRENGTH
@@ -589,15 +636,19 @@ def _finish_trick(s):
     winning_position = trick_winner(s[TRICK:TRICK + players], players, s[TRUMP], 0, card_strength(s))
     winner = (leader + winning_position) % players
     team = side_of(s, winner)
-    points = 1
+    if s[FORM] != STANDARD:
+        points = _form_trick_points(s, leader, winning_position)
+    else:
+        points = 1
+        for position in range(players):
+            card = s[TRICK + position]
+            if card == FIVE_OF_HEARTS:
+                points += FIVE_OF_HEARTS_POINTS
+                s[FIVE_HEARTS_TEAM] = team
+            elif card == THREE_OF_SPADES:
+                points += THREE_OF_SPADES_POINTS
+                s[THREE_SPADES_TEAM] = team
     for position in range(players):
-        card = s[TRICK + position]
-        if card == FIVE_OF_HEARTS:
-            points += FIVE_OF_HEARTS_POINTS
-            s[FIVE_HEARTS_TEAM] = team
-        elif card == THREE_OF_SPADES:
-            points += THREE_OF_SPADES_POINTS
-            s[THREE_SPADES_TEAM] = team
         s[TRICK + position] = -1
     s[TRICKS_WON + team] += 1
     s[HAND_POINTS + team] += points
@@ -609,6 +660,50 @@ def _finish_trick(s):
     s[TO_MOVE] = winner
     if s[TRICK_NUMBER] == tricks_per_hand(s):
         _score_hand(s)
+
+
+@njit(cache=True)
+def trump_to_be_led(s):
+    """The declarer's first lead is still to fix trump (11.8, 11.9)."""
+    return TRUMP_BY_FIRST_LEAD[s[FORM]] and s[TRUMP] == NO_TRUMP and s[PHASE] == PLAYING
+
+
+@njit(cache=True)
+def bonus_card(s):
+    """The card whose trick scores extra: the 5H, or a form's KH."""
+    return BONUS_CARD[s[FORM]]
+
+
+@njit(cache=True)
+def penalty_card(s):
+    """The card whose trick scores less: the 3S, or a form's KS."""
+    return PENALTY_CARD[s[FORM]]
+
+
+@njit(cache=True)
+def _form_trick_points(s, leader, winning_position):
+    """A form's trick (11.7-11.9): 1, plus its bonus and penalty cards' points, to the winner.
+
+    Joffre's insult (V-K11): when the Kaiser (KS) wins a trick holding the Joffre (KH), the side
+    of the seat that played the Joffre also scores -5, whichever side won the trick.
+    """
+    form = s[FORM]
+    players = s[NUM_PLAYERS]
+    team = side_of(s, (leader + winning_position) % players)
+    points = 1
+    joffre_by = -1
+    for position in range(players):
+        card = s[TRICK + position]
+        if card == BONUS_CARD[form]:
+            points += BONUS_POINTS[form]
+            s[FIVE_HEARTS_TEAM] = team
+            joffre_by = (leader + position) % players
+        elif card == PENALTY_CARD[form]:
+            points += PENALTY_POINTS[form]
+            s[THREE_SPADES_TEAM] = team
+    if form == JOFFRE and joffre_by >= 0 and s[TRICK + winning_position] == PENALTY_CARD[form]:
+        s[HAND_POINTS + side_of(s, joffre_by)] += JOFFRE_INSULT_POINTS
+    return points
 
 
 @njit(cache=True)
@@ -699,11 +794,12 @@ def hand_deltas(s):
     else:
         taken = s[HAND_POINTS + declarer_team]
         deltas[declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
+    no_limit = s[MUST_BID_TO_WIN] or FORM_HAS_NO_LIMIT[s[FORM]]  # 11.22, the Les Rois (V-K1)
     for other_team in range(s[NUM_SIDES]):
         if other_team == declarer_team:
             continue
         other_points = s[HAND_POINTS + other_team]
-        if (s[MUST_BID_TO_WIN] or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
+        if (no_limit or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
                 or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
             deltas[other_team] = other_points
     return deltas

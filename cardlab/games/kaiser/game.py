@@ -29,6 +29,7 @@ from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation, sampling
 from cardlab.games.kaiser.rules import (
     BID,
+    FORM_NAMES,
     HAND_SIZE,
     KAISER_40_BID,
     KAISER_BID,
@@ -43,6 +44,7 @@ from cardlab.games.kaiser.rules import (
     PASS,
     PLAY_HIGH,
     PLAY_LOW,
+    STANDARD,
     bid_of_action,
     bid_string,
     contract_name,
@@ -60,7 +62,7 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
               "must_bid_to_win", "pot")
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = FORMS + PASSING
+NOT_IMPLEMENTED = ("lost_heir",) + PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -259,8 +261,14 @@ KAISER_ENGINE = kaiser_engine(NUM_PLAYERS)
 GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", 2, MAX_SEATS, DEFAULT_PARAMETERS)
 
 
+def form_of(p: dict[str, Any]) -> int:
+    """The form these parameters play (rules.FORM_NAMES), STANDARD when none is set."""
+    return next((form for form, name in enumerate(FORM_NAMES) if form != STANDARD and p[name]),
+                STANDARD)
+
+
 def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
-    """The engine's parameter slots (slot order of :mod:`cardlab.games.kaiser.engine`)."""
+    """The values of the engine's PARAMETER_SLOTS (:mod:`cardlab.games.kaiser.engine`)."""
     p = {**DEFAULT_PARAMETERS, **parameters}
     min_bid, target, limit = effective_values(p)
     slots = {
@@ -280,12 +288,13 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.KAISER_40: p["kaiser_40"],
         E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
         E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
-        E.KITTY_34_CARD: p["kitty_34_card"],
+        E.KITTY_34_CARD: p["kitty_34_card"], E.FORM: form_of(p),
         E.PLAYERS: p["players"], E.THREE_TEAMS: p["three_teams"],
     }
+    position = {int(slot): k for k, slot in enumerate(E.PARAMETER_SLOTS)}
     values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
     for slot, value in slots.items():
-        values[slot - E.PARAMETERS] = int(value)
+        values[position[slot]] = int(value)
     return values
 
 
@@ -371,6 +380,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     """
     players, sides = int(s[E.NUM_PLAYERS]), int(s[E.NUM_SIDES])
     lines = [f"dealer {_seat_name(int(s[E.DEALER]))}, phase {E.PHASE_NAMES[s[E.PHASE]]}"]
+    if s[E.FORM] != STANDARD:
+        lines[0] += f", form {FORM_NAMES[s[E.FORM]]}"
     if s[E.MATCH]:
         scores = "-".join(str(s[E.MATCH_SCORE + side]) for side in range(sides))
         lines.append(f"match: hand {s[E.HAND_NUMBER] + 1}, scores {scores} (target {s[E.TARGET_IN_FORCE]})")
@@ -409,7 +420,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
         s[E.PHASE] == E.PLAYING
     ):
         trump = int(s[E.TRUMP])
-        lines.append(f"trump: {SUIT_CHARS[trump] if trump >= 0 else 'none (no trump)'}")
+        unnamed = "by the first lead" if E.trump_to_be_led(s) else "none (no trump)"
+        lines.append(f"trump: {SUIT_CHARS[trump] if trump >= 0 else unnamed}")
         tricks = range(int(s[E.TRICK_NUMBER])) if perfect_recall else ()
         for trick in tricks:
             leader = int(s[E.TRICK_LEADERS + trick])

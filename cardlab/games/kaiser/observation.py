@@ -177,8 +177,9 @@ def encode(s, player, perfect_recall, out):
         out[o + players + values + s[E.HIGH_BID] % 3] = 1.0
     o += players + values + 3
     # The information state keeps the trump after the hand: when nobody showed out, nothing else tells it.
-    if s[E.PHASE] == E.PLAYING or (perfect_recall and s[E.PHASE] == E.GAME_OVER
-                                   and s[E.TRICK_NUMBER] > 0):
+    # A trump still to be fixed by the first lead (11.8, 11.9) is marked nowhere.
+    if (s[E.PHASE] == E.PLAYING or (perfect_recall and s[E.PHASE] == E.GAME_OVER
+                                    and s[E.TRICK_NUMBER] > 0)) and not E.trump_to_be_led(s):
         out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
     o += 5
     o = mark_voids(out, o, s, E.VOIDS, player, players)

@@ -14,8 +14,11 @@ TESTS = "tests/test_kaiser_variants.py::"
 LATER = "not implemented yet"
 
 
-def _tests(*names: str) -> tuple[str, ...]:
-    return tuple(TESTS + name for name in names)
+FORM_TESTS = "tests/test_kaiser_forms.py::"
+
+
+def _tests(*names: str, file: str = TESTS) -> tuple[str, ...]:
+    return tuple(file + name for name in names)
 
 
 def _player_tests(*names: str) -> tuple[str, ...]:
@@ -50,14 +53,26 @@ VARIANTS = (
             _tests("test_any_contract_high_or_low", "test_rules_player_chooses_low_with_low_cards")),
     Variant("kaiser.les_rois", "P", ("les_rois=true",),
             "Les Rois: 7 6 5 4 3 2 A K (7 high), KH +5, KS -3, bids 4-12 with trump, target 40",
-            ("V-K1", "V-K8", "V-K9"), status=LATER),
+            ("V-K1", "V-K8", "V-K9"),
+            _tests("test_form_packs_and_strength_orders", "test_les_rois_tricks_points_and_trump_named",
+                   "test_les_rois_dealer_may_equal_and_may_not_pass", "test_no_misdeal_in_any_form",
+                   "test_joffre_keeps_the_limit_les_rois_has_none", "test_form_targets_and_minimum_bids",
+                   "test_rules_player_bids_by_the_forms_card_values", file=FORM_TESTS)),
     Variant("kaiser.les_rois_hetu", "P", ("les_rois_hetu=true",),
             "Hetu's Les Rois: 8 for K in C and D, KH +6, bids 5-12, trump by the first lead",
-            ("V-K1", "V-K8", "V-K9"), status=LATER),
+            ("V-K1", "V-K8", "V-K9"),
+            _tests("test_form_packs_and_strength_orders", "test_hetu_trump_is_the_suit_of_the_first_lead",
+                   "test_hetu_eight_is_the_lowest_minor_card",
+                   "test_form_resampling_keeps_what_each_seat_knows",
+                   "test_trump_to_be_led_is_marked_nowhere_in_the_tensor", file=FORM_TESTS)),
     Variant("kaiser.joffre", "P", ("joffre=true",),
             "Joffre: the Les Rois pack, bids 5-12, trump by the first lead, "
             "-5 for a Joffre lost to the Kaiser",
-            ("V-K1", "V-K10", "V-K11"), status=LATER),
+            ("V-K1", "V-K10", "V-K11"),
+            _tests("test_joffre_insult", "test_joffre_insult_falls_on_the_side_that_played_the_joffre",
+                   "test_joffre_keeps_the_limit_les_rois_has_none", "test_form_targets_and_minimum_bids",
+                   "test_the_form_is_part_of_every_information_state",
+                   "test_rules_player_fixes_trump_with_the_top_of_its_best_suit", file=FORM_TESTS)),
     Variant("kaiser.lost_heir", "P", ("lost_heir=true",),
             "Lost Heir: blanks, Lost Heir +5 as top trump, Wrong Boy -3, the dealer sells the bid, target 25",
             ("V-K1", "V-K12", "V-K13", "V-K14", "V-K15", "V-K16"), status=LATER),
