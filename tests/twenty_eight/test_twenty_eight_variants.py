@@ -219,12 +219,6 @@ def test_thani_is_the_bidders_choice_only():
 
 
 # ---- load_game -------------------------------------------------------------------------------
-@pytest.mark.parametrize("players", [3, 6])
-def test_player_counts_not_implemented_yet_are_rejected(players):
-    with pytest.raises(ValueError, match="not implemented yet"):
-        pyspiel.load_game("cardlab_twenty_eight", {"players": players})
-
-
 @pytest.mark.parametrize("params, message", [
     ({"players": 5}, "players"),
     ({"players": True}, "players"),
