@@ -12,7 +12,6 @@ import numpy as np
 import pyspiel
 import pytest
 from test_twenty_eight_play import check_world, random_decision_state
-from test_twenty_eight_variants import play_high
 from twenty_eight_scenarios import E, act, legal_strings, mask
 
 from cardlab.core.rng import make_stream
@@ -23,12 +22,18 @@ from cardlab.games.twenty_eight.rules import SIX_PLAYER_DECK, THREE_PLAYER_DECK
 # Six players, dealer P0: sides P0+P3, P1+P4, P2+P5. P0 and P3 hold all nine clubs.
 SIX_DEAL = ["JC 9C AC TC KC QC", "JH 9H AH TH KH QH", "JD 9D AD TD KD QD",
             "8C 7C 6C 8H 7H 6H", "JS 9S AS TS KS QS", "8D 7D 6D 8S 7S 6S"]
+# The same hands with the clubs and hearts mixed: the bidding side P0+P3 holds six hearts.
+SIX_PLAY = ["JC 9C AC JH 9H AH", "TC KC QC TH KH QH", "JD 9D AD TD KD QD",
+            "8C 7C 6C 8H 7H 6H", "JS 9S AS TS KS QS", "8D 7D 6D 8S 7S 6S"]
 # P0 bids 13 after P1's 12; five passes follow each bid.
 SIX_BIDS = ["bid 12", "pass", "pass", "pass", "pass", "bid 13", "pass", "pass", "pass", "pass",
             "pass"]
 # Three players, dealer P0: P2 is dealt all six diamonds.
 THREE_FIRST = ["JC 9C AC TC", "JH 9H AH TH", "JD 9D AD TD"]
 THREE_SECOND = ["KC QC JS 9S", "KH QH AS TS", "KD QD KS QS"]
+# The same with TD and JS exchanged: P2 holds five diamonds.
+THREE_PLAY_FIRST = ["JC 9C AC TC", "JH 9H AH TH", "JD 9D AD JS"]
+THREE_PLAY_SECOND = ["KC QC TD 9S", "KH QH AS TS", "KD QD KS QS"]
 THREE_BIDS = ["bid 12", "bid 13", "pass", "pass"]  # P2 wins with 13 after two passes
 
 
@@ -43,17 +48,29 @@ def six_player_deal(hands: list[str], dealer: int = 0, params: dict | None = Non
     return state
 
 
-def three_player_start(params: dict | None = None, bids=THREE_BIDS, indicator="TD"):
+def three_player_start(params: dict | None = None, bids=THREE_BIDS, indicator="TD",
+                       first=THREE_FIRST, second=THREE_SECOND):
     """Three players: stage 1, the first round, the indicator and stage 2: the bidder's raise node."""
     game = pyspiel.load_game("cardlab_twenty_eight", {"players": 3, **(params or {})})
     state = game.new_initial_state()
-    stage1, stage2 = deal_chance_actions(0, [h.split() for h in THREE_FIRST],
-                                         [h.split() for h in THREE_SECOND])
+    stage1, stage2 = deal_chance_actions(0, [h.split() for h in first],
+                                         [h.split() for h in second])
     for card in stage1:
         state.apply_action(card)
     act(state, *bids, f"trump {indicator}")
     for card in stage2:
         state.apply_action(card)
+    return state
+
+
+def play_high(state: pyspiel.State) -> pyspiel.State:
+    """Everyone plays his strongest legal card, calling (or showing) only when no card is legal."""
+    while not state.is_terminal():
+        cards = [a for a in state.legal_actions() if a < 52]
+        if not cards:
+            act(state, "call trump")
+            continue
+        state.apply_action(max(cards, key=lambda card: E.STRENGTH[card]))
     return state
 
 
@@ -104,11 +121,11 @@ def test_v_t2_partner_overcalls_below_20_and_five_passes_end_the_first_round():
 
 
 def test_six_players_go_from_the_indicator_straight_to_play_and_play_six_tricks_of_six():
-    state = act(six_player_deal(SIX_DEAL), *SIX_BIDS, "trump QC")
+    state = act(six_player_deal(SIX_PLAY), *SIX_BIDS, "trump AH")
     s = state.array
     assert s[E.PHASE] == E.PLAYING and s[E.RAISES] == -1  # no second deal, no second round
     assert state.current_player() == 1  # dealer + 1 leads
-    assert legal_strings(state) == ["9H", "TH", "JH", "QH", "KH", "AH"]
+    assert legal_strings(state) == ["TC", "QC", "KC", "TH", "QH", "KH"]
     play_high(state)
     assert state.is_terminal() and state.array[E.TRICK_NUMBER] == 6
     played = state.array[E.TRICK_HISTORY:E.TRICK_HISTORY + 36]
@@ -118,13 +135,13 @@ def test_six_players_go_from_the_indicator_straight_to_play_and_play_six_tricks_
 
 
 def test_v_t3_six_player_bidding_side_gets_g_and_the_four_others_minus_g_over_2():
-    # P0+P3 hold every club, so the hidden trump never matters; P1 leads the hearts.
-    state = act(six_player_deal(SIX_DEAL), *SIX_BIDS, "trump QC")
+    state = act(six_player_deal(SIX_PLAY), *SIX_BIDS, "trump AH")
     play_high(state)
-    bidding_points = int(state.array[E.CARD_POINTS_WON + 0])
-    assert bidding_points < 13  # P0+P3 win only the club tricks: a failed 13 (<= 19 band: -2)
-    assert state.returns() == [-2.0, 1.0, 1.0, -2.0, 1.0, 1.0]
-    assert "team P0+P3" in str(state)
+    # P0 wins every trick (jacks, nines and aces of clubs and hearts): 28 points, a made 13.
+    assert [int(w) for w in state.array[E.TRICK_WINNERS:E.TRICK_WINNERS + 6]] == [0] * 6
+    assert state.array[E.CARD_POINTS_WON] == 28
+    assert state.returns() == [1.0, -0.5, -0.5, 1.0, -0.5, -0.5]  # <= 19 band: G = +1
+    assert "team P0+P3 28 (6 tricks)" in str(state)
 
 
 def test_v_t2_ruling_7_voids_the_hand_when_the_bidding_side_held_all_nine_trumps():
@@ -196,12 +213,14 @@ def test_v_t1_the_second_round_is_the_bidders_node_only():
 
 
 def test_v_t3_three_player_bidder_alone_gets_g_and_each_opponent_minus_g_over_2():
-    state = act(three_player_start(), "pass")
+    state = act(three_player_start(indicator="AD", first=THREE_PLAY_FIRST,
+                                   second=THREE_PLAY_SECOND), "pass")
     play_high(state)
     assert state.array[E.TRICK_NUMBER] == 8
     assert state.returns() == expected_returns(state)
-    g = state.returns()[2]
-    assert state.returns() == [-g / 2, -g / 2, g]
+    # P1 takes the first three tricks (16 points), P2 the rest once he shows: 12 < 13.
+    assert list(state.array[E.CARD_POINTS_WON:E.CARD_POINTS_WON + 3]) == [0, 16, 12]
+    assert state.returns() == [1.0, 1.0, -2.0]  # a failed 13: G = -2, each opponent +1
 
 
 def test_three_player_ruling_7_voids_when_the_bidder_alone_held_all_six_trumps():

@@ -95,7 +95,7 @@ OUTCOME_NAMES = (
     "played out",
     "redeal by the first bidder (void hand)",
     "four jacks in one hand (void hand)",
-    "the bidding team held all 8 trumps (void hand)",
+    "the bidding side held every trump (void hand)",
     "a pointless hand was shown (void hand)",
 )
 POINTLESS_SHOWN = 4  # pointless_hand_redeal (13.2)
