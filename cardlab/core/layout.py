@@ -19,8 +19,8 @@ slot   name             meaning
 8...   DEALT            one slot per seat: every card dealt to the seat this hand
 =====  ===============  ==========================================================
 
-The DEALT block has as many slots as the game has seats at most (4 in Kaiser
-and Twenty-Eight, 16 in Literature); a game's own slots start right after it.
+The DEALT block has as many slots as the game has seats at most (4 in Kaiser,
+6 in Twenty-Eight, 16 in Literature); a game's own slots start right after it.
 
 Phase codes. Each game numbers its phases ``0..GAME_OVER_PHASE`` (its
 observation tensors one-hot them, so the numbers stay the game's own):
