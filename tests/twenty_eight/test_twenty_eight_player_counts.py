@@ -11,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from test_twenty_eight_play import check_world, random_decision_state
+from test_twenty_eight_variants import random_hand_invariants, resampling_keeps_the_information_state
 from twenty_eight_scenarios import E, act, legal_strings, mask
 
-from cardlab.core.rng import make_stream
 from cardlab.games.twenty_eight import observation
 from cardlab.games.twenty_eight.game import deal_chance_actions, validated_parameters
 from cardlab.games.twenty_eight.rules import SIX_PLAYER_DECK, THREE_PLAYER_DECK
@@ -281,12 +280,9 @@ COUNT_SETTINGS = [
 COUNT_IDS = ["six", "six-variants", "three", "three-variants"]
 
 
-def random_hand_invariants(params: dict, hands: int, seed: int) -> np.ndarray:
-    game = pyspiel.load_game("cardlab_twenty_eight", params)
-    results = np.zeros((hands, len(E.RESULT_FIELDS)))
-    E.play_random_hands(game.new_initial_state().array, hands, make_stream(seed), results)
-    assert np.all(np.abs(results[:, 7]) < 1e-9)  # zero-sum every hand
-    assert np.all(np.abs(results[:, 0]) <= game.max_utility())
+def count_invariants(params: dict, hands: int, seed: int) -> np.ndarray:
+    """The variants' random-hand invariants (zero-sum, bounded, card points) and most hands played."""
+    results = random_hand_invariants(params, hands, seed)
     played = (results[:, 5] == E.PLAYED_OUT) & (results[:, 3] >= 0)
     assert played.mean() > 0.5
     return results
@@ -294,13 +290,13 @@ def random_hand_invariants(params: dict, hands: int, seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("params", COUNT_SETTINGS, ids=COUNT_IDS)
 def test_random_hands_keep_the_invariants_for_each_player_count(params):
-    random_hand_invariants(params, 500, 21)
+    count_invariants(params, 500, 21)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("params", COUNT_SETTINGS, ids=COUNT_IDS)
 def test_ten_thousand_random_hands_keep_the_invariants_for_each_player_count(params):
-    results = random_hand_invariants(params, 10_000, 22)
+    results = count_invariants(params, 10_000, 22)
     outcomes = set(results[:, 5].astype(int))
     assert {E.PLAYED_OUT, E.REDEALT, E.ALL_TRUMPS} <= outcomes
 
@@ -319,16 +315,22 @@ def test_rules_bots_play_every_player_count(players):
 
 @pytest.mark.parametrize("params", COUNT_SETTINGS, ids=COUNT_IDS)
 def test_resampled_worlds_keep_the_information_state_for_each_player_count(params):
-    game = pyspiel.load_game("cardlab_twenty_eight", params)
-    players = game.num_players()
-    rng = np.random.default_rng(9)
-    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-    stream = make_stream(10)
-    checked = 0
-    while checked < 100:
-        state = random_decision_state(game, rng, stream if checked % 2 else None)
-        if state is None:
-            continue
-        for player in (state.current_player(), int(rng.integers(players))):
-            check_world(state, player, state.resample_from_infostate(player, sampler))
-            checked += 1
+    resampling_keeps_the_information_state(params, 100, 9)
+
+
+@pytest.mark.parametrize("players, sides", [(3, 3), (6, 3)])
+def test_a_tournament_runs_each_player_count_in_the_compiled_arena(capsys, tmp_path, players, sides):
+    """``cardlab tournament --param players=N``: the compiled loop plays the count."""
+    import pyarrow.parquet as pq
+
+    from cardlab.cli import main
+
+    out = tmp_path / "r"
+    code = main(["tournament", "--game", "28", "--agents", "rules,random", "--deals", "3",
+                 "--seed", "5", "--out", str(out), "--workers", "1", "--quiet",
+                 "--param", f"players={players}", "--param", "cot=true"])
+    assert code == 0, capsys.readouterr().err
+    rows = [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
+    assert len(rows) == 6
+    assert all(len(row["returns"]) == players and abs(sum(row["returns"])) < 1e-9 for row in rows)
+    assert all(len(row["card_points"]) == sides for row in rows)

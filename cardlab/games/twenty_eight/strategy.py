@@ -26,7 +26,11 @@ declare Thani only when every one of his eight cards is master of its suit
 (13.5); the opponent offers to surrender once the bidding side has won the
 first half of the tricks, and the bidder plays on only when every card he
 holds is master of its suit, else accepts (13.3). The jack restriction
-(13.1) needs no rule of its own: the legal cards already obey it.
+(13.1) needs no rule of its own: the legal cards already obey it. With three
+or six players (13.6, 13.7) the bidding values a hand from a base of 10 (the
+bidder's side holds a third of the cards), and in play every seat not on the
+bidding side is an ally of every other such seat (:func:`engine.same_camp`):
+they all score the same.
 """
 
 from __future__ import annotations
