@@ -72,8 +72,8 @@ def mark_dealer_and_mover(out, offset, s, player, num_players=4):
 
 
 @njit(cache=True)
-def mark_turn(out, offset, s, player, num_phases):
+def mark_turn(out, offset, s, player, num_phases, num_players=4):
     """The dealer and the seat to act (relative to ``player``) and the phase, from the state header."""
-    offset = mark_dealer_and_mover(out, offset, s, player)
+    offset = mark_dealer_and_mover(out, offset, s, player, num_players)
     out[offset + s[PHASE]] = 1.0
     return offset + num_phases

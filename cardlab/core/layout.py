@@ -20,7 +20,7 @@ slot   name             meaning
 =====  ===============  ==========================================================
 
 The DEALT block has as many slots as the game has seats at most (6 in Kaiser,
-4 in Twenty-Eight, 16 in Literature); a game's own slots start right after it.
+6 in Twenty-Eight, 16 in Literature); a game's own slots start right after it.
 
 Phase codes. Each game numbers its phases ``0..GAME_OVER_PHASE`` (its
 observation tensors one-hot them, so the numbers stay the game's own):
