@@ -297,11 +297,19 @@ def _training_game(name: str, params: dict) -> pyspiel.Game:
 
 def command_train(args: argparse.Namespace) -> None:
     from cardlab.cfr.solvers import SAMPLERS
-    from cardlab.cfr.train import train, train_sampling
+    from cardlab.cfr.train import train, train_bidding, train_sampling
 
     game = _training_game(args.game, parse_params(args.param))
     if args.resume and not Path(args.out).exists():
         raise CliError(f"--resume: {args.out} does not exist")
+    if args.solver == "bidding":
+        table = train_bidding(game, args.out, args.iterations, args.granularity, args.seed,
+                              args.workers, args.merge_every, args.resume, args.checkpoints,
+                              progress=not args.quiet)
+        print(f"{args.out}: bidding MCCFR ({args.granularity}) on {game.get_type().short_name}, "
+              f"{table.metadata['iterations']} iterations, {len(table.names)} information sets, "
+              f"{table.metadata['seconds']} s")
+        return
     if args.solver in SAMPLERS:
         if not game.get_type().short_name.startswith("cardlab_"):
             raise CliError(f"--solver {args.solver} (MCCFR) walks the cardlab engines: "
@@ -409,8 +417,16 @@ def build_parser() -> argparse.ArgumentParser:
         "OpenSpiel game through its API), runs the solver and checkpoints into --out.",
     )
     tra.add_argument("--game", required=True, help="a cardlab game or an OpenSpiel game (kuhn_poker)")
-    tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS), default="cfr+",
-                     help="a tabular solver, or external/outcome-sampling MCCFR (cardlab games)")
+    tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS) + ["bidding"],
+                     default="cfr+",
+                     help="a tabular solver, external/outcome-sampling MCCFR (cardlab games), or "
+                     "bidding: MCCFR on the abstracted auction of Kaiser or Twenty-Eight")
+    tra.add_argument("--granularity", choices=["coarse", "fine"], default="coarse",
+                     help="hand buckets of --solver bidding (default coarse)")
+    tra.add_argument("--workers", type=int, default=1,
+                     help="processes of --solver bidding, merged every --merge-every iterations")
+    tra.add_argument("--merge-every", type=int, default=1000,
+                     help="iterations per worker between merges (--solver bidding)")
     tra.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
     tra.add_argument("--schedule", choices=list(SCHEDULES), default="openspiel",
                      help="player updates per iteration (default openspiel: each in turn)")
