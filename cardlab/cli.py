@@ -375,7 +375,8 @@ def command_play(args: argparse.Namespace) -> int:
         return 1
     print(str(state))
     print(session.result_text())
-    deal = save_game(args.out, state, labels, args.seed, session.seconds, session.decisions, session.notes,
+    deal = save_game(args.out, state, labels, args.seed, session.seconds, session.moves_by_seat(),
+                     session.notes,
                      shlex.join(["cardlab", *args.argv]))
     print(f"saved as game {deal} in {args.out}; see: cardlab replay {args.out} --deal {deal}")
     return 0

@@ -23,7 +23,7 @@ from rich.console import Console
 
 from cardlab import agents
 from cardlab.agents.ismcts.bot import ISMCTSBot
-from cardlab.arena.agents import AgentSpec, bot_factory, parse_agent
+from cardlab.arena.agents import AgentSpec, AgentSpecError, bot_factory, parse_agent
 from cardlab.arena.duplicate import restart
 from cardlab.arena.native import agent_seed
 from cardlab.core.rng import make_stream, random_below
@@ -54,7 +54,8 @@ def make_bots(game: pyspiel.Game, seat: int, partner: str, opponents: str,
     """The agents of every seat but ``seat``: its team's other seats play ``partner``, the rest ``opponents``.
 
     Seeds as in the arena: seat ``k`` of deal seed ``seed`` gets ``agent_seed(seed, 0, k, N)``.
-    ISMCTS is made through the registry, so its visit shares can be recorded.
+    Agents come from the registry (ISMCTS as its bot, so its visit shares can be
+    recorded); ``py:module:function`` specs from their factory.
     """
     bots = {}
     num_players = game.num_players()
@@ -64,10 +65,13 @@ def make_bots(game: pyspiel.Game, seat: int, partner: str, opponents: str,
         text = partner if other % 2 == seat % 2 else opponents
         name, options = parse_agent(text)
         bot_seed = int(agent_seed(seed, 0, other, num_players))
-        if name == "ismcts":
-            bots[other] = agents.make(name, game, other, bot_seed, **options)
-        else:
+        if name.startswith("py:"):
             bots[other] = bot_factory(AgentSpec(name, name, options), game)(game, other, bot_seed)
+        else:
+            try:
+                bots[other] = agents.make(name, game, other, bot_seed, **options)
+            except (ValueError, TypeError) as error:
+                raise AgentSpecError(f"agent {text!r}: {str(error).splitlines()[0]}") from error
     return bots
 
 
@@ -98,13 +102,11 @@ class Session:
     console: Console = field(default_factory=Console)
     notes: list[str] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
-    decisions: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.state = self.game.new_initial_state()
         self.stream = make_stream(self.seed)
         self.seconds = [0.0] * self.game.num_players()
-        self.decisions = [0] * self.game.num_players()
         self.title = f"{game_spec(self.game.get_type().short_name).title}, deal seed {self.seed}: " \
                      f"you are P{self.seat} (team {self.seat % 2})"
         for bot in self.bots.values():
@@ -136,7 +138,6 @@ class Session:
         else:
             policy, action = [], bot.step(self.state)
         self.seconds[player] += time.perf_counter() - start
-        self.decisions[player] += 1
         note = search_note(bot, self.state, policy)
         self.console.print(f"P{player} ({self.labels[player]}): {self.state.action_to_string(player, action)}"
                            + (f"   [dim]({note})[/dim]" if note else ""))
@@ -169,7 +170,6 @@ class Session:
             except MoveError as error:
                 self.console.print(f"[red]{error}[/red]", highlight=False)
                 continue
-            self.decisions[self.seat] += 1
             self._apply(action, "")
             return
 
@@ -233,8 +233,18 @@ class Session:
         del self.notes[last:]
         for bot in self.bots.values():
             restart(bot, self.state)
-        self.console.print(f"undone: back to your move {self.state.move_number()}")
+        self.console.print("undone: back to your move before that")
         return True
+
+    def moves_by_seat(self) -> list[int]:
+        """How many decisions each seat made in the game as it stands (undone moves not counted)."""
+        counts = [0] * self.game.num_players()
+        replay = self.game.new_initial_state()
+        for action in self.state.history():
+            if not replay.is_chance_node():
+                counts[replay.current_player()] += 1
+            replay.apply_action(action)
+        return counts
 
     def recent_moves(self) -> list[str]:
         replay = self.game.new_initial_state()

@@ -16,8 +16,8 @@ from cardlab.core.cards import SUIT_CHARS, parse_card
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_STYLES = {"C": "green", "D": "yellow", "H": "red", "S": "blue"}
-#: Observation lines the hand row already shows, or that say nothing to the seat itself.
-SKIPPED = ("hand", "seat")
+#: Observation labels the hand row and the title already show.
+SKIPPED = ("hand",)
 
 
 def hand_text(cards: list[str]) -> str:
@@ -59,7 +59,7 @@ def render(console: Console, state: pyspiel.State, seat: int, title: str, recent
     table.add_column()
     table.add_row("your hand", hand_text(seat_hand(state, seat)))
     for label, value in observation_rows(state.observation_string(seat)):
-        if label not in SKIPPED:
+        if label not in SKIPPED and not value.startswith("seat P"):
             table.add_row(label, value)
     if recent:
         table.add_row("last moves", ", ".join(recent))
