@@ -24,7 +24,8 @@ ALLOWED = {
     "agents": {"core", "games", "cfr", "solver"},
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "solver", "agents", "analysis", "results"},
-    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr"},
+    "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
+    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play"},
 }
 
 

@@ -1,0 +1,138 @@
+"""``cardlab play`` and ``cardlab replay`` driven through a pseudo-terminal, as a person would.
+
+Every prompt first gets a line of nonsense (and, where one exists, a card
+that is not legal) and must answer it in one line and ask again; then the
+test asks for the legal moves and plays the first. The hand is played to the
+end, saved in the results format, and replayed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+ROOT = Path(__file__).resolve().parents[1]
+PROMPT = r"P\d+> "
+TIMEOUT = 900  # the first run may compile the kernels
+
+
+def spawn(*args: str) -> pexpect.spawn:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "4000"}
+    return pexpect.spawn(sys.executable, ["-m", "cardlab.cli", *args], env=env, encoding="utf-8",
+                         timeout=TIMEOUT, cwd=str(ROOT), dimensions=(50, 4000))
+
+
+def legal_moves(child: pexpect.spawn) -> list[str]:
+    child.sendline("moves")
+    child.expect(PROMPT)
+    lines = [line.strip() for line in child.before.splitlines() if line.strip()]
+    return [move.strip() for move in lines[-1].split(",")]
+
+
+def play_to_the_end(child: pexpect.spawn, illegal: str) -> tuple[int, str]:
+    """Answer every prompt (bad input first) until the game is saved; the number of turns and the log."""
+    turns = 0
+    transcript = []
+    while True:
+        index = child.expect([PROMPT, r"saved as game (\d+) in"])
+        transcript.append(child.before)
+        if index == 1:
+            child.expect(pexpect.EOF)
+            return turns, "".join(transcript)
+        turns += 1
+        child.sendline("xyzzy")
+        child.expect(r"unknown move 'xyzzy'; legal: .*\r\n")
+        child.expect(PROMPT)
+        moves = legal_moves(child)
+        if illegal not in moves:
+            child.sendline(illegal)
+            child.expect(r"(is not a legal move now|unknown move).*\r\n")
+            child.expect(PROMPT)
+        child.sendline(moves[0])
+
+
+def test_a_full_kaiser_hand_at_the_terminal_with_undo_and_hint(tmp_path: Path) -> None:
+    out = tmp_path / "plays"
+    child = spawn("play", "kaiser", "--seat", "1", "--seed", "11", "--out", str(out),
+                  "--hint-simulations", "50")
+    child.expect(PROMPT)
+    child.sendline("undo")
+    child.expect("nothing to undo")
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect(r"ISMCTS \(50 simulations\) plays .*; visit shares: .*%")
+    child.expect(PROMPT)
+    first = legal_moves(child)[0]
+    child.sendline(first)
+    child.expect(PROMPT)
+    child.sendline("undo")
+    child.expect("undone: back to your move")
+    child.sendline("help")
+    child.expect("take back your last decision")
+    turns, transcript = play_to_the_end(child, "AS")
+    child.close()
+    assert child.exitstatus == 0
+    assert turns >= 9  # a bid and eight cards at least
+    assert re.search(r"you (won|lost|drew): your team [+-]?\d+", transcript)
+    assert (out / "manifest.json").is_file()
+
+    replay = spawn("replay", str(out), "--deal", "0", "--all")
+    replay.expect(pexpect.EOF)
+    text = replay.before
+    total = int(re.search(r"move 1/(\d+):", text).group(1))
+    for k in range(1, total + 1):
+        assert f"move {k}/{total}: P" in text
+    assert "end of the deal: returns P0" in text
+    assert "P1 human" in text
+
+
+def test_replay_steps_forward_and_back_in_one_seats_view(tmp_path: Path) -> None:
+    out = tmp_path / "plays"
+    child = spawn("play", "kaiser", "--seed", "4", "--out", str(out))
+    play_to_the_end(child, "AS")
+    child.close()
+    replay = spawn("replay", str(out), "--deal", "0", "--seat", "2")
+    replay.expect("replay> ")
+    assert "P2's view" in replay.before and "move 1/" in replay.before
+    replay.sendline("")
+    replay.expect(r"move 2/\d+: P")
+    replay.sendline("b")
+    replay.expect(r"move 1/\d+: P")
+    replay.sendline("what")
+    replay.expect("unknown key 'what'")
+    replay.sendline("e")
+    replay.expect("end of the deal")
+    replay.sendline("q")
+    replay.expect(pexpect.EOF)
+
+
+def test_a_full_literature_hand_at_the_terminal_with_knows(tmp_path: Path) -> None:
+    out = tmp_path / "plays"
+    child = spawn("play", "literature", "--players", "4", "--seed", "2", "--out", str(out))
+    child.expect(PROMPT)
+    child.sendline("knows")
+    child.expect("claims certain for your team: ")
+    turns, transcript = play_to_the_end(child, "ask P0 2C")
+    child.close()
+    assert child.exitstatus == 0
+    assert turns >= 1
+    assert re.search(r"you (won|lost|drew)", transcript)
+
+
+def test_bad_command_lines_are_one_line_errors() -> None:
+    for args, message in ((["play", "chess"], "unknown game"),
+                          (["play", "kaiser", "--seat", "7"], "--seat must be 0..3"),
+                          (["play", "kaiser", "--partner", "nobody"], "unknown agent"),
+                          (["replay", "/nonexistent"], "not a results folder")):
+        child = spawn(*args)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 2, args
+        lines = [line for line in child.before.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("cardlab: error:") and message in lines[0], lines
