@@ -26,7 +26,7 @@ SEED = 2026
 #: ISMCTS budgets (simulations per move) every game is played at.
 BUDGETS = (30, 100, 300)
 #: Deals of each game's round robin at full size (every pair plays each deal in both seatings).
-DEALS = {"kaiser": 150, "twenty_eight": 150, "literature": 40}
+DEALS = {"kaiser": 100, "twenty_eight": 100, "literature": 20}
 
 
 def entrants(game: str) -> tuple[AgentSpec, ...]:

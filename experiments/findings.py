@@ -38,7 +38,7 @@ def rate_ci(successes: int, trials: int) -> tuple[float, float, float]:
     p = successes / trials
     centre = (p + Z95**2 / (2 * trials)) / (1 + Z95**2 / trials)
     half = Z95 * math.sqrt(p * (1 - p) / trials + Z95**2 / (4 * trials**2)) / (1 + Z95**2 / trials)
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))  # p inside, despite rounding
 
 
 def summarize(frame: pd.DataFrame, by: str | list[str], value: str, kind: str = "mean",
@@ -63,7 +63,9 @@ def plot_intervals(ax, table: pd.DataFrame, x: str, value: str, label: str | Non
     """The estimates of a :func:`summarize` table with their 95% intervals as error bars."""
     xs = table[x].to_numpy(dtype=float) + offset
     ys = table[value].to_numpy(dtype=float)
-    ax.errorbar(xs, ys, yerr=[ys - table["low"].to_numpy(), table["high"].to_numpy() - ys], fmt="o-",
+    below = np.maximum(0.0, ys - table["low"].to_numpy(dtype=float))
+    above = np.maximum(0.0, table["high"].to_numpy(dtype=float) - ys)
+    ax.errorbar(xs, ys, yerr=[below, above], fmt="o-",
                 capsize=3, label=label, **style)
 
 
@@ -86,13 +88,11 @@ class Finding:
 FINDINGS: dict[str, Finding] = {}
 
 
-def finding(key: str, text: str, estimate: tuple[float, float, float], deals: int, command: str) -> Finding:
+def finding(key: str, text: str, estimate: tuple[float, float, float], deals: int, command: str) -> None:
     """Record and print one finding: ``estimate`` is ``(value, low, high)``."""
     value, low, high = (float(v) for v in estimate)
-    result = Finding(key, text, value, low, high, int(deals), command)
-    FINDINGS[key] = result
-    print(result.line())
-    return result
+    FINDINGS[key] = Finding(key, text, value, low, high, int(deals), command)
+    print(FINDINGS[key].line())
 
 
 def findings_json() -> str:

@@ -51,7 +51,9 @@ def execute(name: str, data: str | Path | None = None, out: str | Path | None = 
                 os.environ.pop(DATA_ENV)
             else:
                 os.environ[DATA_ENV] = saved
-    nbformat.write(notebook, Path(out) if out is not None else NOTEBOOKS_DIR / f"{name}.ipynb")
+    out = Path(out) if out is not None else NOTEBOOKS_DIR / f"{name}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, out)
     return notebook
 
 

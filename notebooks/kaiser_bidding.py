@@ -238,19 +238,20 @@ print(f"{len(solved)} solved contracts: made double dummy {dd_made[0]:.1%}, made
 # %%
 par_deals = rows[(rows["seat"] == 0) & (rows["par_declarer"] >= 0)].set_index("deal")
 played = declarers.set_index("deal")
-both = par_deals.join(played[["declarer", "contract_value", "contract_no_trump", "dd_points"]],
-                      rsuffix="_played", how="inner").dropna(subset=["dd_points"])
+both = par_deals.merge(played[["declarer", "contract_value", "contract_no_trump", "dd_points"]],
+                       left_index=True, right_index=True, suffixes=("", "_played"))
+both = both.dropna(subset=["dd_points_played"])
 multiplier = np.where(both["contract_no_trump_played"], 2, 1)
-own = multiplier * np.where(both["dd_points"] >= both["contract_value_played"], both["dd_points"],
-                            -both["contract_value_played"])
-declaring_net = own - (10 - both["dd_points"])
+dd = both["dd_points_played"]
+own = multiplier * np.where(dd >= both["contract_value_played"], dd, -both["contract_value_played"])
+declaring_net = own - (10 - dd)
 played_net = np.where(both["declarer_played"] % 2 == 0, declaring_net, -declaring_net)  # for team 0
 both["left"] = np.abs(both["par_net"] - played_net)
 left = mean_ci(both["left"])
 same_side = rate_ci(int((both["par_declarer"] % 2 == both["declarer_played"] % 2).sum()), len(both))
 print(f"{len(both)} deals with par and the played contract solved")
 both[["par_declarer", "par_value", "par_strain", "par_net", "declarer_played", "contract_value_played",
-      "dd_points"]].head(10)
+      "dd_points_played", "left"]].head(10)
 
 # %% [markdown]
 # ## Findings

@@ -108,14 +108,15 @@ def test_twenty_eight_notebook(data, tmp_path):
     assert 0 <= values["redeal_rate"]["value"] < 0.2
 
 
-@pytest.mark.parametrize("games", [("kaiser", "twenty_eight"), pytest.param(("literature",),
-                                                                         marks=pytest.mark.slow)])
+@pytest.mark.parametrize("games", [("kaiser",), pytest.param(("twenty_eight", "literature"),
+                                                              marks=pytest.mark.slow)])
 def test_agents_notebook(tmp_path, games):
     for game in games:
-        agents.main(["--game", game, "--deals", "2", "--no-progress",
+        agents.main(["--game", game, "--deals", "1", "--no-progress",
                      "--out", str(tmp_path / agents.dataset(game))])
     values = findings(execute("agents", tmp_path, tmp_path / "agents.ipynb"))
     check_intervals(values)
     for game in games:
         assert f"{game}_ismcts-{agents.BUDGETS[-1]}_vs_rules" in values
-        assert values[f"{game}_best"]["deals"] == 2
+        assert values[f"{game}_best"]["deals"] == 1
+        assert values[f"{game}_rules_elo_over_random"]["value"] > 0  # rules beats random
