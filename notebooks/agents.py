@@ -46,7 +46,7 @@ GAMES = [game for game in agents.DEALS if (data_dir() / agents.dataset(game) / "
 reports = {game: build_report(data_dir() / agents.dataset(game), resamples=1000) for game in GAMES}
 for game, report in reports.items():
     print(f"== {game}: {len(report.duplicate.deals)} duplicate deals; reproduce: "
-          f"python -m experiments.agents --game {game} --deals {report.planned_deals}\n")
+          f"{agents.command(game, report.manifest)}\n")
     print(format_report(report), "\n")
 
 # %% [markdown]
@@ -131,7 +131,7 @@ curves.round(3)
 
 # %%
 for game, report in reports.items():
-    command = f"python -m experiments.agents --game {game} --deals {report.planned_deals}"
+    command = agents.command(game, report.manifest)
     best = int(np.argmax(report.mean))
     finding(f"{game}_best", f"{game}: the strongest agent is {report.agents[best]}, with duplicate points "
             "per deal against the field", (report.mean[best], report.low[best], report.high[best]),

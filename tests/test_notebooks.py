@@ -18,16 +18,16 @@ from experiments.findings import rate_ci, summarize
 from experiments.frame import load_study, run_study
 from experiments.notebooks import execute
 
-TINY = {
-    kaiser_bidding.STUDY: {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100},
-    twenty_eight_bidding.STUDY: {"deals": 600, "chunk_size": 300},
-}
+TINY = [
+    (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
+    (twenty_eight_bidding.STUDY, {"deals": 600, "chunk_size": 300}),
+]
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("studies")
-    for study, overrides in TINY.items():
+    for study, overrides in TINY:
         run_study(study, study.parameters(**overrides), folder / study.name, progress=False)
     return folder
 
@@ -61,6 +61,11 @@ def test_study_is_resumable_and_seeded(tmp_path):
         run_study(study, study.parameters(deals=40, chunk_size=10, seed=1), tmp_path / "a", progress=False)
     with pytest.raises(ValueError, match="has no parameter 'hands'"):
         study.parameters(hands=3)
+
+
+def test_agents_command_refuses_bad_budgets(tmp_path):
+    with pytest.raises(SystemExit, match="--budgets must be"):
+        agents.main(["--game", "kaiser", "--budgets", "5,x", "--out", str(tmp_path / "a")])
 
 
 def test_rate_and_summaries():
@@ -112,11 +117,11 @@ def test_twenty_eight_notebook(data, tmp_path):
                                                               marks=pytest.mark.slow)])
 def test_agents_notebook(tmp_path, games):
     for game in games:
-        agents.main(["--game", game, "--deals", "1", "--no-progress",
+        agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--no-progress",
                      "--out", str(tmp_path / agents.dataset(game))])
     values = findings(execute("agents", tmp_path, tmp_path / "agents.ipynb"))
     check_intervals(values)
     for game in games:
-        assert f"{game}_ismcts-{agents.BUDGETS[-1]}_vs_rules" in values
+        assert f"{game}_ismcts-20_vs_rules" in values
         assert values[f"{game}_best"]["deals"] == 1
         assert values[f"{game}_rules_elo_over_random"]["value"] > 0  # rules beats random
