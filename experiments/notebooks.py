@@ -41,7 +41,6 @@ def execute(name: str, data: str | Path | None = None, out: str | Path | None = 
     saved = os.environ.get(DATA_ENV)
     if data is not None:
         os.environ[DATA_ENV] = str(data)
-    os.environ.setdefault("MPLBACKEND", "Agg")
     try:
         NotebookClient(notebook, timeout=timeout, kernel_name="python3",
                        resources={"metadata": {"path": str(ROOT)}}).execute()

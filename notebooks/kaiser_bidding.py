@@ -230,10 +230,11 @@ print(f"{len(solved)} solved contracts: made double dummy {dd_made[0]:.1%}, made
 # ## Par and the points left on the table
 #
 # On the deals with a whole table, *par* is the contract both teams bidding
-# perfectly with open hands reach; its net score (the declaring side's score
-# minus the other's, for the dealer's team) against the double-dummy net of the
-# contract the rule-based bidders chose is what their bidding leaves on the
-# table, with the play held perfect on both sides.
+# perfectly with open hands reach. Its net score (a team's score minus the
+# other's, for the dealer's team) against the double-dummy net of the contract
+# the rule-based bidders chose measures how far their auction lands from par,
+# with the play held perfect on both sides: points one team or the other left
+# on the table (`left`, in absolute value).
 
 # %%
 par_deals = rows[(rows["seat"] == 0) & (rows["par_declarer"] >= 0)].set_index("deal")
@@ -274,8 +275,8 @@ finding("forced_made", "A dealer forced to bid makes the contract (share)",
         rate_ci(int(forced["made"].sum()), len(forced)), len(forced), COMMAND)
 finding("hidden_information_cost", "Perfect play with open hands takes more for the declarer, per "
         "contract (points)", gap, len(solved), COMMAND)
-finding("left_on_table", "Bidding leaves on the table, double dummy, per deal (net points against par)",
-        left, len(both), COMMAND)
+finding("left_on_table", "Double dummy, the rule-based auction ends this far from par (net points per "
+        "deal, to either side)", left, len(both), COMMAND)
 finding("par_same_side", "The rule-based auction gives the contract to the par side (share)", same_side,
         len(both), COMMAND)
 
