@@ -27,6 +27,7 @@
 # full games played here).
 
 # %%
+import json
 import sys
 from pathlib import Path
 
@@ -42,7 +43,12 @@ from experiments import agents  # noqa: E402
 from experiments.findings import finding, findings_json  # noqa: E402
 from experiments.frame import data_dir  # noqa: E402
 
-GAMES = [game for game in agents.DEALS if (data_dir() / agents.dataset(game) / "manifest.json").exists()]
+def complete(game: str) -> bool:
+    path = data_dir() / agents.dataset(game) / "manifest.json"
+    return path.exists() and json.loads(path.read_text())["complete"]
+
+
+GAMES = [game for game in agents.DEALS if complete(game)]
 reports = {game: build_report(data_dir() / agents.dataset(game), resamples=1000) for game in GAMES}
 for game, report in reports.items():
     print(f"== {game}: {len(report.duplicate.deals)} duplicate deals; reproduce: "
