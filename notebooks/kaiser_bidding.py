@@ -167,6 +167,8 @@ by_level
 #
 # No-trump contracts score double, made or failed. How often does the
 # rule-based bidder choose them, how often do they make, and what do they score?
+# And how often is the par contract (open hands, both teams bidding perfectly)
+# a no-trump one?
 
 # %%
 kinds = []
@@ -176,6 +178,10 @@ for no_trump, group in declarers.groupby("contract_no_trump"):
     kinds.append({"contract": "no trump" if no_trump else "trump", "n": len(group), "made": made[0],
                   "made low": made[1], "made high": made[2], "score": score[0], "score low": score[1],
                   "score high": score[2]})
+par_table = rows[(rows["seat"] == 0) & (rows["par_declarer"] >= 0)]
+par_no_trump = rate_ci(int((par_table["par_strain"] == 4).sum()), len(par_table))
+print(f"par is a no-trump contract in {par_no_trump[0]:.0%} of {len(par_table)} deals "
+      f"[{par_no_trump[1]:.0%}, {par_no_trump[2]:.0%}]")
 pd.DataFrame(kinds).round(3)
 
 # %% [markdown]
@@ -269,6 +275,7 @@ finding("five_hearts_value", "Holding the 5 of hearts adds (points)",
 finding("made_rate", "The rule-based bidder makes its contract (share)", made_all, contracts, COMMAND)
 finding("no_trump_share", "Share of contracts at no trump",
         rate_ci(len(nt), contracts), contracts, COMMAND)
+finding("par_no_trump", "Share of par contracts at no trump", par_no_trump, len(par_table), COMMAND)
 finding("dealer_net", "The dealer's team nets per deal (its score minus the other team's)",
         mean_ci(dealer_net), deals, COMMAND)
 finding("forced_made", "A dealer forced to bid makes the contract (share)",
