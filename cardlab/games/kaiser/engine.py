@@ -235,6 +235,9 @@ def tricks_per_hand(s):
 def takes_kitty(s):
     """The declarer takes a 2-card kitty: the 34-card game (11.1) and three players' missy (11.12)."""
     return s[KITTY_34_CARD] or s[NUM_PLAYERS] == 3
+
+
+@njit(cache=True)
 def parameter_values(s):
     """The values of PARAMETER_SLOTS in ``s``: what ``new_state`` needs to start the same game."""
     values = np.empty(NUM_PARAMETERS, dtype=np.int64)
