@@ -55,7 +55,8 @@ def started(game: str) -> bool:
 GAMES = [game for game in agents.DEALS if started(game)]
 reports = {game: build_report(data_dir() / agents.dataset(game), resamples=1000) for game in GAMES}
 for game, report in reports.items():
-    print(f"== {game}: {len(report.duplicate.deals)} of {report.planned_deals} duplicate deals; reproduce: "
+    print(f"== {game}: {len(report.duplicate.deals)} of {report.planned_deals} duplicate deals; "
+          f"reproduce: "
           f"{agents.command(game, report.manifest)}\n")
     print(format_report(report), "\n")
 

@@ -63,6 +63,20 @@ def test_study_is_resumable_and_seeded(tmp_path):
         study.parameters(hands=3)
 
 
+@pytest.mark.parametrize("arguments, message", [
+    (["--set", "deals=x"], "--set 'deals=x'"),
+    (["--set", "hands=3"], "KEY one of seed, deals"),
+    (["--set", "deals=0"], "deals must be at least 1"),
+    (["--workers", "0"], "--workers must be at least 1"),
+])
+def test_study_command_line_errors_are_one_line(tmp_path, arguments, message):
+    from experiments.frame import main
+
+    with pytest.raises(SystemExit, match=message) as error:
+        main(twenty_eight_bidding.STUDY, [*arguments, "--out", str(tmp_path / "out")])
+    assert "\n" not in str(error.value)
+
+
 def test_agents_command_refuses_bad_budgets(tmp_path):
     with pytest.raises(SystemExit, match="--budgets must be"):
         agents.main(["--game", "kaiser", "--budgets", "5,x", "--out", str(tmp_path / "a")])
