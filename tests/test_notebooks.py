@@ -131,8 +131,8 @@ def test_twenty_eight_notebook(data, tmp_path):
                                                               marks=pytest.mark.slow)])
 def test_agents_notebook(tmp_path, games):
     for game in games:
-        agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--no-progress",
-                     "--out", str(tmp_path / agents.dataset(game))])
+        agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--backend", "serial",
+                     "--no-progress", "--out", str(tmp_path / agents.dataset(game))])
     values = findings(execute("agents", tmp_path, tmp_path / "agents.ipynb"))
     check_intervals(values)
     for game in games:
