@@ -16,7 +16,7 @@ from cardlab.results import ResultsError
 from experiments import agents, kaiser_bidding, twenty_eight_bidding
 from experiments.findings import rate_ci, summarize
 from experiments.frame import load_study, run_study
-from experiments.notebooks import execute
+from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
 
 TINY = [
     (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
@@ -139,3 +139,18 @@ def test_agents_notebook(tmp_path, games):
         assert f"{game}_ismcts-20_vs_rules" in values
         assert values[f"{game}_best"]["deals"] == 1
         assert values[f"{game}_rules_elo_over_random"]["value"] > 0  # rules beats random
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_is_its_source_executed(name):
+    """The reviewed .py and the committed .ipynb have the same cells, and every code cell ran."""
+    import jupytext
+    import nbformat
+
+    source = jupytext.read(NOTEBOOKS_DIR / f"{name}.py")
+    executed = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4)
+    assert [c.source for c in source.cells] == [c.source for c in executed.cells], (
+        f"notebooks/{name}.ipynb is stale: python -m experiments.notebooks {name}")
+    code = [c for c in executed.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    assert not any(o.output_type == "error" for c in code for o in c.outputs)
