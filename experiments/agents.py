@@ -17,7 +17,7 @@ import sys
 
 from cardlab.arena.agents import AgentSpec
 from cardlab.arena.pool import WorkerLostError
-from cardlab.arena.tournament import TournamentSettings, run_tournament
+from cardlab.arena.tournament import BACKENDS, TournamentSettings, run_tournament
 from cardlab.games import game_spec
 from cardlab.results import ResultsError
 from experiments.frame import data_dir
@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                         help="ISMCTS simulations per move, comma-separated (default: %(default)s)")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--backend", default="processes", choices=BACKENDS,
+                        help="the arena's backend: worker processes, this process, or a Ray cluster")
     parser.add_argument("--out", default=None)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
                 from None
         if not budgets or min(budgets) < 1 or len(set(budgets)) != len(budgets):
             raise ValueError(f"--budgets must be distinct positive numbers, got {args.budgets!r}")
-        run_tournament(settings(args.game, deals, budgets), out, workers=args.workers,
+        run_tournament(settings(args.game, deals, budgets), out, backend=args.backend, workers=args.workers,
                        progress=not args.no_progress,
                        command=" ".join(["python -m experiments.agents", *given]))
     except (ResultsError, ValueError, WorkerLostError) as error:

@@ -21,6 +21,9 @@
 # arena's (`python -m experiments.agents --game <game>`, or `make notebooks`);
 # this notebook reads them with `cardlab.analysis`.
 #
+# A tournament still running is read as far as it went: each finding states
+# its deal count, and the command resumes the tournament to its planned size.
+#
 # Not in the round robin: the PIMC agent (a few seconds a deal per seat on this
 # machine; see `experiments/results/pimc-*.json` for its matches) and the CFR
 # agent (its policies exist only for small games and positions, not for the
@@ -43,15 +46,17 @@ from experiments import agents  # noqa: E402
 from experiments.findings import finding, findings_json  # noqa: E402
 from experiments.frame import data_dir  # noqa: E402
 
-def complete(game: str) -> bool:
+def started(game: str) -> bool:
+    """A tournament with at least one chunk played (an unfinished one is read as far as it went)."""
     path = data_dir() / agents.dataset(game) / "manifest.json"
-    return path.exists() and json.loads(path.read_text())["complete"]
+    return path.exists() and bool(json.loads(path.read_text())["chunks"])
 
 
-GAMES = [game for game in agents.DEALS if complete(game)]
+GAMES = [game for game in agents.DEALS if started(game)]
 reports = {game: build_report(data_dir() / agents.dataset(game), resamples=1000) for game in GAMES}
 for game, report in reports.items():
-    print(f"== {game}: {len(report.duplicate.deals)} duplicate deals; reproduce: "
+    print(f"== {game}: {len(report.duplicate.deals)} of {report.planned_deals} duplicate deals; "
+          f"reproduce: "
           f"{agents.command(game, report.manifest)}\n")
     print(format_report(report), "\n")
 

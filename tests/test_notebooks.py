@@ -16,7 +16,7 @@ from cardlab.results import ResultsError
 from experiments import agents, kaiser_bidding, twenty_eight_bidding
 from experiments.findings import rate_ci, summarize
 from experiments.frame import load_study, run_study
-from experiments.notebooks import execute
+from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
 
 TINY = [
     (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
@@ -61,6 +61,20 @@ def test_study_is_resumable_and_seeded(tmp_path):
         run_study(study, study.parameters(deals=40, chunk_size=10, seed=1), tmp_path / "a", progress=False)
     with pytest.raises(ValueError, match="has no parameter 'hands'"):
         study.parameters(hands=3)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--set", "deals=x"], "--set 'deals=x'"),
+    (["--set", "hands=3"], "KEY one of seed, deals"),
+    (["--set", "deals=0"], "deals must be at least 1"),
+    (["--workers", "0"], "--workers must be at least 1"),
+])
+def test_study_command_line_errors_are_one_line(tmp_path, arguments, message):
+    from experiments.frame import main
+
+    with pytest.raises(SystemExit, match=message) as error:
+        main(twenty_eight_bidding.STUDY, [*arguments, "--out", str(tmp_path / "out")])
+    assert "\n" not in str(error.value)
 
 
 def test_agents_command_refuses_bad_budgets(tmp_path):
@@ -117,11 +131,26 @@ def test_twenty_eight_notebook(data, tmp_path):
                                                               marks=pytest.mark.slow)])
 def test_agents_notebook(tmp_path, games):
     for game in games:
-        agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--no-progress",
-                     "--out", str(tmp_path / agents.dataset(game))])
+        agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--backend", "serial",
+                     "--no-progress", "--out", str(tmp_path / agents.dataset(game))])
     values = findings(execute("agents", tmp_path, tmp_path / "agents.ipynb"))
     check_intervals(values)
     for game in games:
         assert f"{game}_ismcts-20_vs_rules" in values
         assert values[f"{game}_best"]["deals"] == 1
         assert values[f"{game}_rules_elo_over_random"]["value"] > 0  # rules beats random
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_is_its_source_executed(name):
+    """The reviewed .py and the committed .ipynb have the same cells, and every code cell ran."""
+    import jupytext
+    import nbformat
+
+    source = jupytext.read(NOTEBOOKS_DIR / f"{name}.py")
+    executed = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4)
+    assert [c.source for c in source.cells] == [c.source for c in executed.cells], (
+        f"notebooks/{name}.ipynb is stale: python -m experiments.notebooks {name}")
+    code = [c for c in executed.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    assert not any(o.output_type == "error" for c in code for o in c.outputs)

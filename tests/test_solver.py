@@ -12,7 +12,15 @@ from cardlab.core.layout import CARDS_DEALT, DEALT, PHASE, TO_MOVE, UNDEALT
 from cardlab.games.kaiser import engine as K
 from cardlab.games.kaiser import rules as kaiser_rules
 from cardlab.games.twenty_eight import engine as T
-from cardlab.solver import analyse, deal_from_seed, par, parse_hands, reference_points, solve
+from cardlab.solver import (
+    analyse,
+    contract_points,
+    deal_from_seed,
+    par,
+    parse_hands,
+    reference_points,
+    solve,
+)
 from cardlab.solver.analysis import analyse_many
 from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_NAMES
 
@@ -221,6 +229,19 @@ def test_table_entries_equal_solving_the_engine_state():
     state = kaiser_ending([cards_string(int(h)) for h in hands], 0, "H")
     assert solve(state).points == table.team_points(0, 2)
     assert (analyse_many("cardlab_kaiser", np.array([hands, hands]))[1] == table.points).all()
+
+
+@pytest.mark.parametrize("game", ["cardlab_kaiser", "cardlab_twenty_eight"])
+def test_contract_points_are_the_table_entries(game):
+    deals = np.array([deal_from_seed(game, seed) for seed in (3, 7)])
+    leaders, strains = np.array([2, 3]), np.array([4 if game == "cardlab_kaiser" else 1, 0])
+    points = contract_points(game, deals, leaders, strains)
+    for hands, leader, strain, value in zip(deals, leaders, strains, points, strict=True):
+        assert analyse(game, hands).team_points(int(leader), int(strain))[0] == value
+    with pytest.raises(ValueError, match="one leader and one strain per deal"):
+        contract_points(game, deals, leaders[:1], strains)
+    with pytest.raises(ValueError, match="strain one of"):
+        contract_points(game, deals[:1], leaders[:1], np.array([9]))
 
 
 def test_par_is_a_contract_of_the_table():
