@@ -24,7 +24,6 @@ from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.sampling import resample_hidden_hands
 
-
 RATIO_BEFORE_ISSUE_18 = 0.018
 """Batched six-player games per ceiling game, measured at commit 74c971b^ (three interleaved runs: 0.0186,
 0.0167, 0.0187); a ratio, because the machine is too noisy for a stored rate."""

@@ -98,6 +98,33 @@ def test_order_of_play_matters_cash_the_ace_first():
     assert reference_points(state) == {a: p[0] for a, p in solution.action_points.items()}
 
 
+def test_a_simple_squeeze_needs_the_squeeze_card_first():
+    # No trump, seat 0 leads. West (seat 1) alone guards hearts (K 9 against North's A Q)
+    # and diamonds (Q against North's J). The club ace first makes him let one guard go,
+    # and North, discarding after him, keeps the threat he left: all three tricks. Leading
+    # anything else first gives West a trick.
+    state = kaiser_ending(["AC 8H 7D", "KH 9H QD", "AH QH JD", "8S 9S TS"], leader=0, trump=None,
+                          won=(4, 3))
+    solution = solve(state)
+    assert solution.points == (7, 3)
+    assert solution.best_actions == [parse_card("AC")]
+    assert solution.action_points[parse_card("8H")] == (6, 4)
+    assert solution.action_points[parse_card("7D")] == (6, 4)
+    assert reference_points(state) == {a: p[0] for a, p in solution.action_points.items()}
+    state.apply_action(parse_card("AC"))
+    for discard in state.legal_actions():  # every discard of the victim loses the third trick
+        after = state.clone()
+        after.apply_action(discard)
+        assert solve(after).points == (7, 3), cards_string(1 << discard)
+
+
+def test_cards_the_deck_lacks_are_refused():
+    # Kaiser's deck has the 5H and 3S instead of the 7H and 7S.
+    state = kaiser_ending(["7H", "KH", "AH", "8H"], leader=0, trump=None, won=(5, 4))
+    with pytest.raises(ValueError, match="not in the deck"):
+        solve(state)
+
+
 def test_trumps_and_low_no_trump_change_the_winner():
     hands = ["AS", "8H", "9S", "KH"]
     assert solve(kaiser_ending(hands, 0, None, won=(5, 4))).points == (6, 4)  # AS wins, spades led
