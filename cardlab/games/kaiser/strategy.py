@@ -5,7 +5,10 @@ and the cards played. Bidding estimates the points the hand can take with
 partners of average strength (none when each seat plays alone, 11.12,
 11.13); play follows the old table advice: win a trick as cheaply as
 possible, give the 5 of hearts to your partners and never to the opponents,
-and get rid of the 3 of spades on an opponents' trick.
+and get rid of the 3 of spades on an opponents' trick. In the forms
+(11.7-11.9) the same advice serves their order and their point cards (KH,
+KS), and where the first lead fixes trump the declarer leads the top card of
+his best suit.
 """
 
 from __future__ import annotations
