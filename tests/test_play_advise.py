@@ -13,7 +13,7 @@ from cardlab.core.openspiel import receiving_seat_of
 from cardlab.play.advise import advise_bids, bidding_position, parse_hand, weighted_summary
 
 STRONG = "AS KS QS JS AH KH QH 5H"  # spades and hearts, the 5H: a hand for a high bid
-WEAK = "7C 8C 7D 8D 9D 7H 3S 8S"  # nothing: passing should beat bidding
+WEAK = "7C 8C 7D 8D 9D 8H 3S 8S"  # nothing: passing should beat bidding
 
 
 def test_the_position_follows_the_typed_hand_and_bids() -> None:
