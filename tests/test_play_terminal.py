@@ -31,8 +31,8 @@ def spawn(*args: str) -> pexpect.spawn:
 def legal_moves(child: pexpect.spawn) -> list[str]:
     child.sendline("moves")
     child.expect(PROMPT)
-    lines = [line.strip() for line in child.before.splitlines() if line.strip()]
-    return [move.strip() for move in lines[-1].split(",")]
+    listing = child.before.split("moves", 1)[1]  # after the echoed command; the terminal wraps long lines
+    return [" ".join(move.split()) for move in " ".join(listing.splitlines()).split(",")]
 
 
 def play_to_the_end(child: pexpect.spawn, illegal: str) -> tuple[int, str]:
