@@ -125,14 +125,14 @@ def test_a_full_literature_hand_at_the_terminal_with_knows(tmp_path: Path) -> No
     assert re.search(r"you (won|lost|drew)", transcript)
 
 
-def test_bad_command_lines_are_one_line_errors() -> None:
+def test_bad_command_lines_are_one_line_errors(capsys) -> None:
+    from cardlab.cli import main
+
     for args, message in ((["play", "chess"], "unknown game"),
                           (["play", "kaiser", "--seat", "7"], "--seat must be 0..3"),
                           (["play", "kaiser", "--partner", "nobody"], "unknown agent"),
-                          (["replay", "/nonexistent"], "not a results folder")):
-        child = spawn(*args)
-        child.expect(pexpect.EOF)
-        child.close()
-        assert child.exitstatus == 2, args
-        lines = [line for line in child.before.splitlines() if line.strip()]
-        assert len(lines) == 1 and lines[0].startswith("cardlab: error:") and message in lines[0], lines
+                          (["replay", "/nonexistent"], "not a results folder"),
+                          (["replay", str(ROOT), "--deal", "3"], "not a results folder")):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("cardlab: error:") and message in err, err
