@@ -136,3 +136,34 @@ def test_bad_command_lines_are_one_line_errors(capsys) -> None:
         assert main(args) == 2, args
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("cardlab: error:") and message in err, err
+
+
+def test_a_twenty_eight_hand_plays_to_the_end_and_is_saved(tmp_path: Path) -> None:
+    """In process: the prompt answered with a bad line, then the last legal move, every time."""
+    import io
+
+    import pyspiel
+    from rich.console import Console
+
+    import cardlab  # noqa: F401
+    from cardlab.play.record import load_deal, save_game
+    from cardlab.play.session import Session, make_bots
+
+    game = pyspiel.load_game("cardlab_twenty_eight")
+    answers = []
+
+    def ask(prompt: str) -> str:
+        if not answers or answers[-1] != "nonsense":
+            answers.append("nonsense")
+        else:
+            state = session.state
+            answers.append(state.action_to_string(state.current_player(), state.legal_actions()[-1]))
+        return answers[-1]
+
+    console = Console(file=io.StringIO(), width=200)
+    labels = ["rules", "rules", "human", "rules"]
+    session = Session(game, 2, make_bots(game, 2, "rules", "rules", 8), 8, labels, ask=ask, console=console)
+    state = session.play()
+    assert state.is_terminal() and answers.count("nonsense") * 2 == len(answers)
+    deal = save_game(tmp_path, state, labels, 8, session.seconds, session.moves_by_seat(), session.notes)
+    assert load_deal(tmp_path, deal).actions == state.history()
