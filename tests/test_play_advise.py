@@ -13,7 +13,7 @@ from cardlab.core.openspiel import receiving_seat_of
 from cardlab.play.advise import advise_bids, bidding_position, parse_hand, weighted_summary
 
 STRONG = "AS KS QS JS AH KH QH 5H"  # spades and hearts, the 5H: a hand for a high bid
-WEAK = "7C 8C 7D 8D 9D 7H 3S 8S"  # nothing: passing should beat bidding
+WEAK = "7C 8C 7D 8D 9D 8H 3S 8S"  # nothing: passing should beat bidding
 
 
 def test_the_position_follows_the_typed_hand_and_bids() -> None:
@@ -146,3 +146,23 @@ def test_literature_claims_certain_ones_are_sure_and_odds_repeat_for_a_seed(tmp_
                 assert row.team_holds == 1.0 and row.best_claim_right == 1.0
         again, _ = claim_odds(state, seat, worlds=200, seed=4)
         assert again == odds
+
+
+def test_the_advise_command_prints_a_table_or_one_line(tmp_path, capsys) -> None:
+    from cardlab.cli import main
+
+    assert main(["advise", "kaiser", "--hand", STRONG, "--seat", "1", "--bids", "pass 7",
+                 "--worlds", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "bidding: P3 pass, P0 bid 7" in out and "95% interval" in out and "\npass " in out
+    for args, message in ((["--hand", "AS KS"], "a hand here is 8 cards"),
+                          (["--hand", STRONG, "--solver", "dd"], "not implemented yet"),
+                          (["--hand", STRONG, "--worlds", "0"], "--worlds must be a positive integer")):
+        assert main(["advise", "kaiser", "--seat", "1", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("cardlab: error:") and message in err, err
+    stored_literature_game(tmp_path)
+    assert main(["advise", "literature", "--position", str(tmp_path), "--move", "20", "--worlds", "50"]) == 0
+    assert "half-suit" in capsys.readouterr().out
+    assert main(["advise", "literature", "--position", str(tmp_path), "--move", "100000"]) == 2
+    assert "--move must be 1.." in capsys.readouterr().err

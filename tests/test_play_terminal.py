@@ -31,8 +31,8 @@ def spawn(*args: str) -> pexpect.spawn:
 def legal_moves(child: pexpect.spawn) -> list[str]:
     child.sendline("moves")
     child.expect(PROMPT)
-    lines = [line.strip() for line in child.before.splitlines() if line.strip()]
-    return [move.strip() for move in lines[-1].split(",")]
+    listing = child.before.split("moves", 1)[1]  # after the echoed command; the terminal wraps long lines
+    return [" ".join(move.split()) for move in " ".join(listing.splitlines()).split(",")]
 
 
 def play_to_the_end(child: pexpect.spawn, illegal: str) -> tuple[int, str]:
@@ -125,14 +125,45 @@ def test_a_full_literature_hand_at_the_terminal_with_knows(tmp_path: Path) -> No
     assert re.search(r"you (won|lost|drew)", transcript)
 
 
-def test_bad_command_lines_are_one_line_errors() -> None:
+def test_bad_command_lines_are_one_line_errors(capsys) -> None:
+    from cardlab.cli import main
+
     for args, message in ((["play", "chess"], "unknown game"),
                           (["play", "kaiser", "--seat", "7"], "--seat must be 0..3"),
                           (["play", "kaiser", "--partner", "nobody"], "unknown agent"),
-                          (["replay", "/nonexistent"], "not a results folder")):
-        child = spawn(*args)
-        child.expect(pexpect.EOF)
-        child.close()
-        assert child.exitstatus == 2, args
-        lines = [line for line in child.before.splitlines() if line.strip()]
-        assert len(lines) == 1 and lines[0].startswith("cardlab: error:") and message in lines[0], lines
+                          (["replay", "/nonexistent"], "not a results folder"),
+                          (["replay", str(ROOT), "--deal", "3"], "not a results folder")):
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("cardlab: error:") and message in err, err
+
+
+def test_a_twenty_eight_hand_plays_to_the_end_and_is_saved(tmp_path: Path) -> None:
+    """In process: the prompt answered with a bad line, then the last legal move, every time."""
+    import io
+
+    import pyspiel
+    from rich.console import Console
+
+    import cardlab  # noqa: F401
+    from cardlab.play.record import load_deal, save_game
+    from cardlab.play.session import Session, make_bots
+
+    game = pyspiel.load_game("cardlab_twenty_eight")
+    answers = []
+
+    def ask(prompt: str) -> str:
+        if not answers or answers[-1] != "nonsense":
+            answers.append("nonsense")
+        else:
+            state = session.state
+            answers.append(state.action_to_string(state.current_player(), state.legal_actions()[-1]))
+        return answers[-1]
+
+    console = Console(file=io.StringIO(), width=200)
+    labels = ["rules", "rules", "human", "rules"]
+    session = Session(game, 2, make_bots(game, 2, "rules", "rules", 8), 8, labels, ask=ask, console=console)
+    state = session.play()
+    assert state.is_terminal() and answers.count("nonsense") * 2 == len(answers)
+    deal = save_game(tmp_path, state, labels, 8, session.seconds, session.moves_by_seat(), session.notes)
+    assert load_deal(tmp_path, deal).actions == state.history()

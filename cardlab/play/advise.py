@@ -6,7 +6,7 @@ belief-consistent sampler, each weighted by how well it explains the others'
 bids (``epsilon ** k``, k the bids the rule-based player would not have made
 holding that world's cards: the ISMCTS world pool,
 :func:`cardlab.agents.ismcts.search.draw_world_pool`). Every world is then
-played to the end once after each possible bid, inside numba
+played to the end once after each possible bid, in compiled code
 (:func:`cardlab.play.kernels.play_out_choices`) by the rule-based or ISMCTS
 players, with common random numbers: a world has one deal seed, so every bid
 meets the same cards and the same players' draws, and differences between
@@ -68,7 +68,7 @@ def _deal_and_bid(game: pyspiel.Game, seat: int, hand: list[int], bids: list[str
                                      f"give the cards of the next deal stage too")
                 card = ours.pop(0)
                 if card not in outcomes:
-                    raise ValueError(f"{card_string(card)} is not in the deck of {game}")
+                    raise ValueError(f"{card_string(card)} is not in the deck of {game.get_type().long_name}")
                 state.apply_action(card)
             else:
                 state.apply_action(next(a for a in outcomes if a not in ours))

@@ -3,7 +3,7 @@
 The deductions are the library's card-location inference
 (:mod:`cardlab.games.literature.knowledge`) seen from one seat (its own hand
 added, :func:`~cardlab.games.literature.engine.private_knowledge`); the odds
-count the worlds of the game's belief-consistent sampler, drawn in numba.
+count the worlds of the game's belief-consistent sampler, drawn in compiled code.
 """
 
 from __future__ import annotations

@@ -67,13 +67,31 @@ def parse_move(state: pyspiel.State, text: str) -> int:
 
 def _known_move(state: pyspiel.State, wanted: str) -> str | None:
     """The string of the action ``wanted`` names among all the game's actions, legal or not."""
-    player = state.current_player()
-    candidates = {normal(word + wanted) for word in IMPLIED_WORDS}
-    for action in range(state.get_game().num_distinct_actions()):
-        try:
-            name = state.action_to_string(player, action)
-        except (ValueError, pyspiel.SpielError):
-            continue
-        if normal(name) in candidates:
+    names = _every_move(state.get_game(), state.current_player())
+    for word in IMPLIED_WORDS:
+        name = names.get(normal(word + wanted))
+        if name is not None:
             return name
     return None
+
+
+_EVERY_MOVE: dict[tuple[str, int], dict[str, str]] = {}
+
+
+def _every_move(game: pyspiel.Game, player: int) -> dict[str, str]:
+    """Every action string of ``player`` in ``game`` (as at the start of a game), by its normal form.
+
+    Built once per game and seat: Literature alone has over a thousand action ids.
+    """
+    key = (str(game), player)
+    if key not in _EVERY_MOVE:
+        start = game.new_initial_state()
+        names = {}
+        for action in range(game.num_distinct_actions()):
+            try:
+                name = start.action_to_string(player, action)
+            except (ValueError, pyspiel.SpielError):
+                continue
+            names.setdefault(normal(name), name)
+        _EVERY_MOVE[key] = names
+    return _EVERY_MOVE[key]
