@@ -56,7 +56,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="kaiser", choices=["kaiser", "twenty_eight", "28"])
     parser.add_argument("--granularities", default="coarse,fine")
-    parser.add_argument("--match-granularity", default="coarse", choices=list(GRANULARITIES))
+    parser.add_argument("--match-granularity", default="coarse",
+                        choices=[*GRANULARITIES, "none"], help="none: duels only")
     parser.add_argument("--iterations", type=int, default=200000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--merge-every", type=int, default=5000)
@@ -72,6 +73,7 @@ def main() -> None:
             parser.error(f"unknown granularity {grain!r}; choose from {', '.join(GRANULARITIES)}")
     spec = game_spec(args.game)
     game = spec.load()
+    out = Path(args.out or f"experiments/results/cfr-bidding-{spec.name}.json")
     policy_dir = Path(args.policy_dir)
     policy_dir.mkdir(parents=True, exist_ok=True)
     summary = {"game": spec.name, "command": "python -m experiments.cfr_bidding " + " ".join(sys.argv[1:]),
@@ -97,8 +99,7 @@ def main() -> None:
                             "seconds": round(time.perf_counter() - start, 1)}
             print(grain, "match", json.dumps(row["match"]), flush=True)
         summary["granularities"][grain] = row
-    out = Path(args.out or f"experiments/results/cfr-bidding-{spec.name}.json")
-    out.write_text(json.dumps(summary, indent=2) + "\n")
+        out.write_text(json.dumps(summary, indent=2) + "\n")  # after each grain: a partial record
     print(f"wrote {out}")
     print(np.round([summary["granularities"][g]["duel"]["mean"] for g in grains], 3))
 

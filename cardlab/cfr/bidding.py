@@ -57,11 +57,12 @@ import numpy as np
 import pyspiel
 from numba import njit
 
+from cardlab.cfr.mccfr import _sample
 from cardlab.cfr.policy import PolicyTable, game_identity
 from cardlab.core.bitboard import cards_in, popcount
 from cardlab.core.cards import JACK, NINE, SUIT_MASKS
 from cardlab.core.layout import DEALER, DECK, PHASE, TO_MOVE
-from cardlab.core.rng import derive_seed, make_stream, random_below, random_unit
+from cardlab.core.rng import derive_seed, make_stream, random_below
 from cardlab.games import game_spec, kernels
 from cardlab.games.kaiser import engine as kaiser_engine
 from cardlab.games.kaiser import strategy as kaiser_strategy
@@ -344,16 +345,6 @@ def regret_matching(regrets, h, m, out):
         out[k] = max(regrets[h, k], 0.0) / total if total > 0 else 1.0 / m
 
 
-@njit(cache=True)
-def _sample(policy, m, stream):
-    x = random_unit(stream)
-    for k in range(m - 1):
-        x -= policy[k]
-        if x < 0:
-            return k
-    return m - 1
-
-
 @njit  # recursive: numba's cache would load it broken (see cardlab.cfr.mccfr)
 def _traverse(game, s, player, table, deal, cache, stream, fine, depth, legal, abstract, weight):
     """External-sampling walk of the auction updating ``player``; returns its sampled value."""
@@ -524,7 +515,9 @@ class BiddingSolver:
             # Worker w's iterations are numbered as if the round's were run one worker after another.
             jobs = [(self.kernel_id, self._initial, self.table, self.streams[w],
                      self.iteration + w * share, share, self.fine) for w in range(self.workers)]
-            results = pool.map(_worker_run, jobs) if pool is not None else map(_worker_run, jobs)
+            # Every worker starts from the snapshot: all of them run before any merge.
+            results = pool.map(_worker_run, jobs) if pool is not None else [
+                _worker_run(job) for job in jobs]
             snapshot = tuple(a.copy() for a in self.table)
             for w, (worker_table, stream) in enumerate(results):
                 merge_into(self.table, snapshot[0], snapshot[3], snapshot[4], worker_table)
