@@ -174,7 +174,7 @@ NUM_PILES = 4  # per player (11.11), two cards each
 PILE_DEAL_START = 16  # the deal's card k >= this goes to a pile (11.11: the hands are dealt first)
 DRAWN = MAX_SEATS  # WINNER of a drawn match or a thrown-in hand: no side has this number
 
-MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
+MAX_LEGAL_ACTIONS = 52  # a six-player deal's 48 chance outcomes, or 1 + 3 * 7 bids + misdeal + 2, rounded up
 
 
 @njit(cache=True)

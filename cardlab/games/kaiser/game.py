@@ -335,9 +335,12 @@ class KaiserGame(EngineGame):
 class KaiserState(EngineState):
     """A Kaiser state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    @property
-    def engine(self) -> Engine:
-        return kaiser_engine(int(self.array[E.NUM_PLAYERS]))
+    engine = KAISER_ENGINE  # the four seats' until __init__ sets the game's own
+
+    def __init__(self, game: pyspiel.Game, array: np.ndarray):
+        super().__init__(game, array)
+        # Looked up once: the wrapper asks for the engine at every step.
+        self.engine = kaiser_engine(int(array[E.NUM_PLAYERS]))
 
 
 def _seat_name(seat: int) -> str:
