@@ -298,7 +298,10 @@ def test_random_hands_keep_the_invariants_for_each_player_count(params):
 def test_ten_thousand_random_hands_keep_the_invariants_for_each_player_count(params):
     results = count_invariants(params, 10_000, 22)
     outcomes = set(results[:, 5].astype(int))
-    assert {E.PLAYED_OUT, E.REDEALT, E.ALL_TRUMPS} <= outcomes
+    # Three players: the bidder alone is often dealt all six trumps; six players: a side holds
+    # all nine too rarely to see, but four jacks in six cards come up.
+    rare = E.ALL_TRUMPS if params["players"] == 3 else E.FOUR_JACKS
+    assert {E.PLAYED_OUT, E.REDEALT, rare} <= outcomes
 
 
 @pytest.mark.parametrize("players", [3, 6])
