@@ -48,18 +48,21 @@ def twenty_eight():
 
 # ---- buckets ----------------------------------------------------------------------------
 
-def test_kaiser_buckets_of_hand_built_hands():
+def test_kaiser_buckets_of_hand_built_hands(kaiser):
+    standard = kaiser.new_initial_state().array
     # No honour; spades (8S 9S 3S) the best trump: 0.6 for length, 0.3 for the heart
     # singleton, -1 for the 3S: strength below 0; no trump loses 0.9 (< 1.5).
     weak = hand("7C 8C 7D 8D 9H 8S 3S 9S")
-    assert kaiser_bucket(weak, False) == ((0 * 2 + 0) * 2 + 0) * 2 + 1
-    assert kaiser_bucket(weak, True) == ((0 * 3 + 0) * 2 + 0) * 2 + 1
+    assert kaiser_bucket(standard, weak, False) == ((0 * 2 + 0) * 2 + 0) * 2 + 1
+    assert kaiser_bucket(standard, weak, True) == ((0 * 3 + 0) * 2 + 0) * 2 + 1
     # Four aces, hearts to the 5H: 10 points with hearts trump, 6.8 at no trump.
     strong = hand("AC AD AH KH QH JH 5H AS")
-    assert kaiser_bucket(strong, False) == ((8 * 2 + 1) * 2 + 1) * 2 + 0
-    assert kaiser_bucket(strong, True) == ((17 * 3 + 2) * 2 + 1) * 2 + 0
+    assert kaiser_bucket(standard, strong, False) == ((8 * 2 + 1) * 2 + 1) * 2 + 0
+    assert kaiser_bucket(standard, strong, True) == ((17 * 3 + 2) * 2 + 1) * 2 + 0
     for fine in (False, True):
-        assert 0 <= kaiser_bucket(weak, fine) < kaiser_bucket(strong, fine) < NUM_BUCKETS[0, int(fine)]
+        weak_bucket = kaiser_bucket(standard, weak, fine)
+        strong_bucket = kaiser_bucket(standard, strong, fine)
+        assert 0 <= weak_bucket < strong_bucket < NUM_BUCKETS[0, int(fine)]
 
 
 def test_twenty_eight_buckets_of_hand_built_hands():

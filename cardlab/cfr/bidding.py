@@ -118,15 +118,16 @@ def _longest(hand):
 
 
 @njit(cache=True)
-def kaiser_bucket(hand, fine):
-    """The bucket of a Kaiser hand of eight cards (see the module docstring).
+def kaiser_bucket(s, hand, fine):
+    """The bucket of a Kaiser hand of eight cards in the game of state ``s`` (see the module docstring).
 
     Built on the points the hand should take by itself (the rule-based
     player's estimate from its high cards per suit and its suit lengths),
     with trumps in its best suit and at no trump, and on the 5H and 3S.
     """
-    trump = kaiser_strategy.estimated_points(hand, kaiser_strategy.best_trump_suit(hand))
-    no_trump = kaiser_strategy.estimated_points(hand, -1)
+    order = kaiser_engine.high_strength(s)
+    trump = kaiser_strategy.estimated_points(s, hand, kaiser_strategy.best_trump_suit(hand, order))
+    no_trump = kaiser_strategy.estimated_points(s, hand, -1)
     five = (hand >> FIVE_OF_HEARTS) & 1
     three = (hand >> THREE_OF_SPADES) & 1
     if fine:
@@ -192,7 +193,7 @@ def information_key(game, s, fine):
     seat = s[TO_MOVE]
     position = (seat - s[DEALER] - 1) % 4
     if game == kernels.KAISER:
-        bucket = kaiser_bucket(s[kaiser_engine.HANDS + seat], fine)
+        bucket = kaiser_bucket(s, s[kaiser_engine.HANDS + seat], fine)
         throw_in = 1 if kaiser_engine.may_throw_in(s, seat) else 0
         high = s[kaiser_engine.HIGH_BID] + 1
         relation = _relation(seat, s[kaiser_engine.DECLARER] if high > 0 else -1)
