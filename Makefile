@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench lint venv clean
+.PHONY: demo test test-slow bench lint notebooks venv clean
 
 venv: $(STAMP)
 
@@ -27,6 +27,16 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run_all
+
+# The studies' datasets at full size (experiments/data/, resumable), then every notebook re-executed.
+WORKERS ?= 2
+notebooks: $(STAMP)
+	$(BIN)/python -m experiments.kaiser_bidding --workers $(WORKERS)
+	$(BIN)/python -m experiments.twenty_eight_bidding --workers $(WORKERS)
+	$(BIN)/python -m experiments.agents --game kaiser --workers $(WORKERS)
+	$(BIN)/python -m experiments.agents --game twenty_eight --workers $(WORKERS)
+	$(BIN)/python -m experiments.agents --game literature --workers $(WORKERS)
+	$(BIN)/python -m experiments.notebooks
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,6 +1,11 @@
 """Literature speed: random games per second (numba batch and OpenSpiel wrapper), microseconds
 per knowledge update, and resampled worlds per second. Prints one JSON object.
 
+The batched rate is also given as a ratio to the machine's trick-taking ceiling
+(:mod:`benchmarks.ceiling`) measured in the same run, which is what survives a
+busy machine; issue 18 asks for twice the ratio measured before its work
+(``RATIO_BEFORE_ISSUE_18``).
+
     .venv/bin/python -m benchmarks.bench_literature
 """
 
@@ -12,11 +17,16 @@ import numpy as np
 import pyspiel
 
 import cardlab  # noqa: F401  (registers the games)
-from benchmarks.common import emit
+from benchmarks.ceiling import ceiling_games
+from benchmarks.common import best_rates, emit
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.sampling import resample_hidden_hands
+
+RATIO_BEFORE_ISSUE_18 = 0.018
+"""Batched six-player games per ceiling game, measured at commit 74c971b^ (three interleaved runs: 0.0186,
+0.0167, 0.0187); a ratio, because the machine is too noisy for a stored rate."""
 
 
 def _timed(function, *args) -> float:
@@ -25,10 +35,18 @@ def _timed(function, *args) -> float:
     return time.perf_counter() - start
 
 
-def numba_games_per_second(game: pyspiel.Game, games: int) -> float:
-    results = np.zeros((games, 4), dtype=np.int64)
-    E.play_random_games(game.initial_array, 10, make_stream(0), results)  # compile
-    return games / _timed(E.play_random_games, game.initial_array, games, make_stream(1), results)
+def numba_games_per_second(games: dict[str, pyspiel.Game], count: int) -> dict[str, float]:
+    """Batched random games per second of each game, and of the ceiling loop, interleaved."""
+    results = np.zeros((count, 4), dtype=np.int64)
+    stream = make_stream(1)
+    runs = {}
+    for name, game in games.items():
+        E.play_random_games(game.initial_array, 10, make_stream(0), results)  # compile
+        runs[name] = (lambda g: lambda: E.play_random_games(g.initial_array, count, stream, results)
+                      * 0 + count)(game)
+    ceiling_games(10)
+    runs["ceiling"] = lambda: ceiling_games(50 * count)
+    return best_rates(runs, repeats=3)
 
 
 def wrapper_games_per_second(game: pyspiel.Game, games: int) -> float:
@@ -97,9 +115,16 @@ def resamples_per_second(game: pyspiel.Game, samples: int) -> float:
 def main() -> dict:
     game = pyspiel.load_game("cardlab_literature")
     game8 = pyspiel.load_game("cardlab_literature", {"players": 8})
+    rates = numba_games_per_second({"six": game, "eight": game8}, 5_000)
+    ratio = rates["six"] / rates["ceiling"]
     return emit("literature", {
-        "numba_random_games_per_s": round(numba_games_per_second(game, 20_000)),
-        "numba_random_games_per_s_8_players": round(numba_games_per_second(game8, 20_000)),
+        "numba_random_games_per_s": round(rates["six"]),
+        "numba_random_games_per_s_8_players": round(rates["eight"]),
+        "numba_trick_taking_ceiling_games_per_s": round(rates["ceiling"]),
+        "ratio_six_players_over_ceiling": round(ratio, 4),
+        "ratio_before_issue_18": RATIO_BEFORE_ISSUE_18,
+        "speedup_over_before_issue_18": round(ratio / RATIO_BEFORE_ISSUE_18, 2),
+        "target_speedup": 2.0,
         "wrapper_random_games_per_s": round(wrapper_games_per_second(game, 100), 1),
         "knowledge_update_us": round(knowledge_update_microseconds(game, 300), 2),
         "resamples_per_s": round(resamples_per_second(game, 5_000)),

@@ -7,6 +7,9 @@
     cardlab variants --game kaiser
     cardlab train --game leduc_poker --solver cfr+ --iterations 1000 --out leduc.npz
     cardlab solve --game kaiser --deal-seed 7
+    cardlab play kaiser --seat 0 --partner ismcts --opponents rules --seed 1
+    cardlab replay plays --deal 0
+    cardlab advise kaiser --hand "AS KS QH 5H ..." --seat 1 --bids "pass 7"
 """
 
 from __future__ import annotations
@@ -297,11 +300,19 @@ def _training_game(name: str, params: dict) -> pyspiel.Game:
 
 def command_train(args: argparse.Namespace) -> None:
     from cardlab.cfr.solvers import SAMPLERS
-    from cardlab.cfr.train import train, train_sampling
+    from cardlab.cfr.train import train, train_bidding, train_sampling
 
     game = _training_game(args.game, parse_params(args.param))
     if args.resume and not Path(args.out).exists():
         raise CliError(f"--resume: {args.out} does not exist")
+    if args.solver == "bidding":
+        table = train_bidding(game, args.out, args.iterations, args.granularity, args.seed,
+                              args.workers, args.merge_every, args.resume, args.checkpoints,
+                              progress=not args.quiet)
+        print(f"{args.out}: bidding MCCFR ({args.granularity}) on {game.get_type().short_name}, "
+              f"{table.metadata['iterations']} iterations, {len(table.names)} information sets, "
+              f"{table.metadata['seconds']} s")
+        return
     if args.solver in SAMPLERS:
         if not game.get_type().short_name.startswith("cardlab_"):
             raise CliError(f"--solver {args.solver} (MCCFR) walks the cardlab engines: "
@@ -341,6 +352,100 @@ def command_solve(args: argparse.Namespace) -> None:
     print(f"best for team 0: {contract_text(name, best0)}")
     print(f"best for team 1: {contract_text(name, best1)}")
     print(f"par:             {contract_text(name, par_contract)}")
+
+
+def command_play(args: argparse.Namespace) -> int:
+    """One hand against the bots at the terminal (cardlab.play.session)."""
+    from cardlab.arena.agents import AgentSpecError
+    from cardlab.play.record import save_game
+    from cardlab.play.session import HUMAN, LeftTableError, Session, make_bots
+
+    params = parse_params(args.param)
+    if args.players is not None:
+        params["players"] = args.players
+    game = load(args.game, params)
+    _seed_in_range(args.seed, "--seed")
+    if not 0 <= args.seat < game.num_players():
+        raise CliError(f"--seat must be 0..{game.num_players() - 1}, got {args.seat}")
+    if args.hint_simulations < 1:
+        raise CliError(f"--hint-simulations must be a positive integer, got {args.hint_simulations}")
+    try:
+        bots = make_bots(game, args.seat, args.partner, args.opponents, args.seed)
+    except AgentSpecError as error:
+        raise CliError(str(error)) from error
+    labels = [HUMAN if seat == args.seat else (args.partner if seat % 2 == args.seat % 2 else args.opponents)
+              for seat in range(game.num_players())]
+    session = Session(game, args.seat, bots, args.seed, labels, args.hint_simulations)
+    try:
+        state = session.play()
+    except (LeftTableError, KeyboardInterrupt):
+        print("\nleft the table; the game is not saved")
+        return 1
+    print(str(state))
+    print(session.result_text())
+    deal = save_game(args.out, state, labels, args.seed, session.seconds, session.moves_by_seat(),
+                     session.notes,
+                     shlex.join(["cardlab", *args.argv]))
+    print(f"saved as game {deal} in {args.out}; see: cardlab replay {args.out} --deal {deal}")
+    return 0
+
+
+def command_replay(args: argparse.Namespace) -> None:
+    """A stored deal step by step (cardlab.play.replay)."""
+    from cardlab.play.record import load_deal
+    from cardlab.play.replay import run_replay
+
+    run_replay(load_deal(args.results, args.deal, args.seating), args.seat, args.all)
+
+
+def command_advise(args: argparse.Namespace) -> None:
+    """Bids by simulation (Kaiser, Twenty-Eight); claims by deduction and sampling (Literature)."""
+    from cardlab.games import game_spec
+
+    try:
+        name = game_spec(args.game).name
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    _seed_in_range(args.seed, "--seed")
+    if args.worlds < 1:
+        raise CliError(f"--worlds must be a positive integer, got {args.worlds}")
+    if name == "cardlab_literature":
+        _advise_claims(args)
+        return
+    from cardlab.play.advise import advise_bids, bidding_position
+
+    if args.solver != "play":
+        raise CliError(f"--solver {args.solver}: not implemented yet for bids (the deals are played out "
+                       f"by --players); choose play")
+    if args.hand is None or args.seat is None:
+        raise CliError("bid advice needs --hand and --seat")
+    game = load(args.game, parse_params(args.param))
+    state = bidding_position(game, args.hand, args.seat, args.bids)
+    print(state.observation_string(args.seat))
+    advice = advise_bids(state, args.seat, args.worlds, args.epsilon, args.players, args.seed, args.quantile)
+    print(advice.text())
+
+
+def _advise_claims(args: argparse.Namespace) -> None:
+    from cardlab.play.literature import claim_odds
+    from cardlab.play.record import load_deal
+    from cardlab.play.replay import Replay
+
+    if args.position is None:
+        raise CliError("Literature advice needs a stored position: --position DIR --deal N --move K")
+    replay = Replay(load_deal(args.position, args.deal, args.seating))
+    if not 1 <= args.move <= len(replay) + 1:
+        raise CliError(f"--move must be 1..{len(replay) + 1} (the end), got {args.move}")
+    state = replay.state_before(args.move - 1)
+    seat = state.current_player() if args.seat is None else args.seat
+    if not 0 <= seat < state.num_players():
+        raise CliError(f"--seat must be 0..{state.num_players() - 1}, got {seat} (give --seat at the end)")
+    odds, worlds = claim_odds(state, seat, args.worlds, args.seed)
+    print(f"P{seat} before move {args.move} of deal {args.deal}; {worlds} sampled worlds")
+    print(f"{'half-suit':<10} {'certain':>8} {'team holds':>11} {'claim right':>12}  best claim")
+    for row in odds:
+        print(f"{row.half_suit:<10} {'yes' if row.certain else 'no':>8} {row.team_holds:>11.1%} "
+              f"{row.best_claim_right:>12.1%}  {row.best_claim}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -409,8 +514,16 @@ def build_parser() -> argparse.ArgumentParser:
         "OpenSpiel game through its API), runs the solver and checkpoints into --out.",
     )
     tra.add_argument("--game", required=True, help="a cardlab game or an OpenSpiel game (kuhn_poker)")
-    tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS), default="cfr+",
-                     help="a tabular solver, or external/outcome-sampling MCCFR (cardlab games)")
+    tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS) + ["bidding"],
+                     default="cfr+",
+                     help="a tabular solver, external/outcome-sampling MCCFR (cardlab games), or "
+                     "bidding: MCCFR on the abstracted auction of Kaiser or Twenty-Eight")
+    tra.add_argument("--granularity", choices=["coarse", "fine"], default="coarse",
+                     help="hand buckets of --solver bidding (default coarse)")
+    tra.add_argument("--workers", type=int, default=1,
+                     help="processes of --solver bidding, merged every --merge-every iterations")
+    tra.add_argument("--merge-every", type=int, default=1000,
+                     help="iterations per worker between merges (--solver bidding)")
     tra.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
     tra.add_argument("--schedule", choices=list(SCHEDULES), default="openspiel",
                      help="player updates per iteration (default openspiel: each in turn)")
@@ -428,6 +541,46 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--hands", help='a typed deal, seats 0 to 3: "AS KS ... / ... / ... / ..."')
     solve.add_argument("--dealer", type=int, default=0, choices=range(4), help="dealer seat (default 0)")
     solve.set_defaults(run=command_solve)
+
+    hand = sub.add_parser("play", help="play a hand against the bots at the terminal")
+    hand.add_argument("game", help="kaiser, twenty-eight (28) or literature")
+    hand.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    hand.add_argument("--partner", default="rules", help="agent spec of your partners (default rules)")
+    hand.add_argument("--opponents", default="rules", help="agent spec of the opponents (default rules)")
+    hand.add_argument("--seed", type=int, default=0, help="deal seed: the same seed, the same cards")
+    hand.add_argument("--players", type=int, help="Literature: the number of players (4, 6, 8, 12, 16)")
+    hand.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
+    hand.add_argument("--hint-simulations", type=int, default=1000, help="ISMCTS budget of hint")
+    hand.add_argument("--out", default="plays", help="folder the finished game is saved in (default plays)")
+    hand.set_defaults(run=command_play)
+
+    rpl = sub.add_parser("replay", help="step through a stored deal, forward and back")
+    rpl.add_argument("results", help="a tournament folder or a folder of played games")
+    rpl.add_argument("--deal", type=int, default=0, help="deal number (default 0)")
+    rpl.add_argument("--seating", type=int, default=0, help="seating of the deal (default 0)")
+    rpl.add_argument("--seat", type=int, help="show one seat's view (default: every hand)")
+    rpl.add_argument("--all", action="store_true", help="print every step at once")
+    rpl.set_defaults(run=command_replay)
+
+    adv = sub.add_parser("advise", help="what to bid (Kaiser, Twenty-Eight) or claim (Literature)")
+    adv.add_argument("game", help="kaiser, twenty-eight (28) or literature")
+    adv.add_argument("--hand", help='your cards: "AS KS QH 5H ..." (Twenty-Eight: 4 or 8 cards)')
+    adv.add_argument("--seat", type=int, help="your seat (Literature: default the player to move)")
+    adv.add_argument("--bids", default="", help='the bids before yours, in turn: "pass 7" (default none)')
+    adv.add_argument("--worlds", type=int, default=400, help="worlds simulated (default 400)")
+    adv.add_argument("--epsilon", type=float, default=0.1,
+                     help="a world's weight factor per bid of the others it does not explain (default 0.1)")
+    adv.add_argument("--players", default="rules", help="who plays the deals out: rules or ismcts:...")
+    adv.add_argument("--quantile", type=float, default=0.1, help="the low quantile shown (default 0.1)")
+    adv.add_argument("--solver", choices=("play", "dd"), default="play",
+                     help="play the deals out (default); dd: double dummy (not implemented yet)")
+    adv.add_argument("--seed", type=int, default=0, help="seed of the worlds and the play")
+    adv.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
+    adv.add_argument("--position", help="Literature: a stored deal's folder (tournament or played games)")
+    adv.add_argument("--deal", type=int, default=0, help="Literature: the deal in --position")
+    adv.add_argument("--seating", type=int, default=0, help="Literature: its seating")
+    adv.add_argument("--move", type=int, default=1, help="Literature: the position before this move")
+    adv.set_defaults(run=command_advise)
     return parser
 
 

@@ -21,6 +21,16 @@ def deal(state: pyspiel.State, hands: dict[int, str], dealer: int = 0) -> pyspie
     return state
 
 
+def tournament_rows(out, *arguments: str) -> list[dict]:
+    """Run ``cardlab tournament *arguments`` (one worker, quiet) into ``out``; the rows it wrote."""
+    import pyarrow.parquet as pq
+
+    from cardlab.cli import main
+
+    assert main(["tournament", *arguments, "--out", str(out), "--workers", "1", "--quiet"]) == 0
+    return [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
+
+
 def act(state: pyspiel.State, *moves: str) -> pyspiel.State:
     """Apply actions given by their contract strings ("bid 7", "trump H", "AC", ...)."""
     for move in moves:

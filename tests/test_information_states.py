@@ -44,6 +44,10 @@ CHANCE = pyspiel.PlayerId.CHANCE
 GAMES = [("cardlab_kaiser", {}), ("cardlab_twenty_eight", {}),
          ("cardlab_literature", {"players": 4})]
 GAME_IDS = [f"{name[8:]}-{params}" for name, params in GAMES]
+#: The histories' tables also cover Twenty-Eight's three- and six-player variants.
+TABLE_GAMES = GAMES + [("cardlab_twenty_eight", {"players": 3}),
+                       ("cardlab_twenty_eight", {"players": 6})]
+TABLE_IDS = [f"{name[8:]}-{params}" for name, params in TABLE_GAMES]
 #: Random histories per game in the default run, each with 13 mutations: 5-12 s a game.
 #: Literature's strings list every event, so its states cost the most.
 HISTORIES = {"cardlab_kaiser": 16, "cardlab_twenty_eight": 12, "cardlab_literature": 4}
@@ -255,7 +259,7 @@ def classes_agree(records: list[Record], view: str) -> tuple[bool, str]:
     return True, ""
 
 
-@pytest.fixture(scope="module", params=GAMES, ids=GAME_IDS)
+@pytest.fixture(scope="module", params=TABLE_GAMES, ids=TABLE_IDS)
 def table(request) -> Table:
     name, params = request.param
     return play_tables(name, params, histories=HISTORIES[name], seed=7)
@@ -269,7 +273,7 @@ def test_information_state_is_the_observation_sequence(table: Table, view: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, params", GAMES, ids=GAME_IDS)
+@pytest.mark.parametrize("name, params", TABLE_GAMES, ids=TABLE_IDS)
 def test_information_states_over_ten_times_more_histories(name: str, params: dict):
     table = play_tables(name, params, histories=10 * HISTORIES[name], seed=11)
     for view in ("string", "tensor", "key"):

@@ -33,7 +33,7 @@ def _random_hand_violations(template, num_hands, seed_stream):
         E.returns(s, returns)
         if returns[0] + returns[1] != 0.0 or returns[0] != returns[2] or returns[1] != returns[3]:
             violations += 1
-        if s[E.WINNER] == 2:
+        if s[E.WINNER] == E.DRAWN:
             continue  # thrown in
         played_hands += 1
         seen = np.int64(0)

@@ -60,7 +60,7 @@ def test_ruling1_bids_must_rise_and_the_dealer_may_equal(kaiser):
     dealer_legal = state.legal_actions()  # P0 is the dealer
     assert bid_action(7, 1) in dealer_legal and bid_action(7, 0) not in dealer_legal
     act(state, "bid 7NT")
-    assert E.team_of(int(state.array[E.DECLARER])) == 0 and state.array[E.DECLARER] == 0
+    assert E.side_of(state.array, int(state.array[E.DECLARER])) == 0 and state.array[E.DECLARER] == 0
 
 
 def test_ruling1_bid_range_follows_min_bid():

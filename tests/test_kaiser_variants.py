@@ -10,13 +10,24 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal
+from conftest import act, deal, tournament_rows
 
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import NOT_IMPLEMENTED, new_engine_state
-from cardlab.games.kaiser.rules import MISDEAL, PASS, PLAY_HIGH, PLAY_LOW, bid_action
+from cardlab.games.kaiser.rules import (
+    BONUS_POINTS,
+    JOFFRE,
+    JOFFRE_INSULT_POINTS,
+    MISDEAL,
+    NUM_TRICKS,
+    PASS,
+    PENALTY_POINTS,
+    PLAY_HIGH,
+    PLAY_LOW,
+    bid_action,
+)
 from cardlab.games.kaiser.variants import VARIANTS
 
 # A deal where P0 (the dealer, last to speak) may throw in: no A, K, Q, J, 5H or 3S.
@@ -214,7 +225,7 @@ def test_pot():
     # Winners: +1 + 6 - 2; losers: -1 - 4. Zero-sum per seat.
     assert seat_returns(s) == [5.0, -5.0, 5.0, -5.0]
     # A drawn match refunds every stake.
-    s[E.WINNER] = 2
+    s[E.WINNER] = E.DRAWN
     assert seat_returns(s) == [0.0, 0.0, 0.0, 0.0]
 
 
@@ -662,10 +673,8 @@ def test_wrong_types_are_rejected_by_the_game_itself(params, message):
 
 @pytest.mark.parametrize("name", NOT_IMPLEMENTED)
 def test_unfinished_variants_are_refused_not_played_as_the_standard_game(name):
-    value = {"players": 5, "three_teams": True}.get(name, True)
-    params = {name: value, **({"players": 6} if name == "three_teams" else {})}
     with pytest.raises(ValueError, match=f"'{name}'.*not implemented yet"):
-        load(**params)
+        load(**{name: True})
 
 
 def test_every_variant_is_declared_and_the_implemented_ones_load():
@@ -693,8 +702,13 @@ COMBINATIONS = [
     {"kitty_34_card": True, "any_contract_high_or_low": True, "kaiser_40": True, "kaiser_bid_solo": True},
     {"kitty_34_card": True, "high_or_low_announced_after_bid": True, "kaiser_bid_team": True,
      "match": True, "pot": 1.0, "three_spades_needs_three_tricks": True},
+    {"les_rois": True, "match": True, "no_overtricks": True, "dealer_may_pass": True, "pot": 1.0},
+    {"les_rois_hetu": True, "min_bid": 7, "match": True, "minus_target_loses": True},
+    {"joffre": True, "match": True, "target": 42, "non_bidder_limit": 30},
 ]
-IMPLEMENTED = [v.settings() for v in VARIANTS if v.status == "implemented"]
+#: The four-player variants; the player counts (11.11-11.14) have their own invariants in
+#: tests/test_kaiser_players.py.
+IMPLEMENTED = [v.settings() for v in VARIANTS if v.status == "implemented" and "players" not in v.settings()]
 
 
 def random_play_invariants(params: dict, hands: int) -> None:
@@ -711,10 +725,14 @@ def random_play_invariants(params: dict, hands: int) -> None:
     else:
         played = results[:, 4] >= 0
         points = results[played, 1] + results[played, 2]
+        form = template[E.FORM]
+        per_hand = NUM_TRICKS + BONUS_POINTS[form] + PENALTY_POINTS[form]  # 10; Hetu's 11
         if params.get("three_spades_needs_three_tricks"):
             assert np.all((points >= -6) & (points <= 13))
+        elif form == JOFFRE:  # V-K11: the insult takes 5 more
+            assert np.all((points == per_hand) | (points == per_hand + JOFFRE_INSULT_POINTS))
         else:
-            assert np.all(points == 10)
+            assert np.all(points == per_hand)
         assert np.all(np.abs(results[:, 0]) <= E.hand_utility_bound(template))
     # The whole-state check: a game played through the kernels stays zero-sum at every end.
     s = template.copy()
@@ -741,24 +759,17 @@ def test_random_play_invariants_ten_thousand_hands(params):
     random_play_invariants(params, 10_000)
 
 
-def test_a_tournament_runs_variants_in_the_compiled_arena(capsys, tmp_path):
+def test_a_tournament_runs_variants_in_the_compiled_arena(tmp_path):
     """``cardlab tournament --param ...``: the compiled loop plays the variant (pot given as 1.5)."""
     import json
 
-    import pyarrow.parquet as pq
-
-    from cardlab.cli import main
-
     out = tmp_path / "r"
-    code = main(["tournament", "--game", "kaiser", "--agents", "rules,random", "--deals", "3",
-                 "--seed", "5", "--out", str(out), "--workers", "1", "--quiet",
-                 "--param", "kitty_34_card=true", "--param", "kaiser_bid_team=true",
-                 "--param", "high_or_low_announced_after_bid=true", "--param", "match=true",
-                 "--param", "pot=1.5", "--param", "max_hands=5"])
-    assert code == 0, capsys.readouterr().err
+    rows = tournament_rows(out, "--game", "kaiser", "--agents", "rules,random", "--deals", "3",
+                           "--seed", "5", "--param", "kitty_34_card=true", "--param", "kaiser_bid_team=true",
+                           "--param", "high_or_low_announced_after_bid=true", "--param", "match=true",
+                           "--param", "pot=1.5", "--param", "max_hands=5")
     parameters = json.loads((out / "manifest.json").read_text())["settings"]["parameters"]
     assert parameters["pot"] == 1.5 and parameters["kitty_34_card"] is True
-    rows = [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
     assert len(rows) == 6 and all(abs(sum(row["returns"])) < 1e-9 for row in rows)
     # A kitty game deals 34 cards: every game's actions start with them.
     assert all(len(row["actions"]) > 34 for row in rows)

@@ -24,7 +24,8 @@ ALLOWED = {
     "agents": {"core", "games", "cfr", "solver"},
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "solver", "agents", "analysis", "results"},
-    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr"},
+    "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
+    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play"},
 }
 
 
@@ -64,7 +65,7 @@ def test_every_layer_imports_only_the_layers_below_it() -> None:
 def test_the_agent_table_is_complete_before_any_agent_is_made() -> None:
     code = "import cardlab.agents as a; print(','.join(a.agent_names()))"
     names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert names.stdout.strip().split(",") == ["cfr", "ismcts", "pimc", "random", "rules"]
+    assert names.stdout.strip().split(",") == ["cfr", "cfr-bidding", "ismcts", "pimc", "random", "rules"]
 
 
 @pytest.fixture

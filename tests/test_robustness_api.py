@@ -24,7 +24,8 @@ from cardlab.games import SPECS, game_spec
 GAME_NAMES = [spec.name for spec in SPECS]
 #: Games with a different shape: a smaller table and a variant deck (Literature).
 GAME_STRINGS = [*GAME_NAMES, "cardlab_literature(players=4)",
-                "cardlab_literature(players=8,first_ask_left_of_dealer=true)"]
+                "cardlab_literature(players=8,first_ask_left_of_dealer=true)",
+                "cardlab_kaiser(les_rois_hetu=true)", "cardlab_kaiser(joffre=true)"]
 
 
 def _random_state(name: str, seed: int, steps: int) -> pyspiel.State:

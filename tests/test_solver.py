@@ -12,7 +12,15 @@ from cardlab.core.layout import CARDS_DEALT, DEALT, PHASE, TO_MOVE, UNDEALT
 from cardlab.games.kaiser import engine as K
 from cardlab.games.kaiser import rules as kaiser_rules
 from cardlab.games.twenty_eight import engine as T
-from cardlab.solver import analyse, deal_from_seed, par, parse_hands, reference_points, solve
+from cardlab.solver import (
+    analyse,
+    contract_points,
+    deal_from_seed,
+    par,
+    parse_hands,
+    reference_points,
+    solve,
+)
 from cardlab.solver.analysis import analyse_many
 from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_NAMES
 
@@ -88,6 +96,33 @@ def test_order_of_play_matters_cash_the_ace_first():
     assert solution.action_points[parse_card("7C")] == (4, 6)
     assert solution.best_actions == [parse_card("AD")]
     assert reference_points(state) == {a: p[0] for a, p in solution.action_points.items()}
+
+
+def test_a_simple_squeeze_needs_the_squeeze_card_first():
+    # No trump, seat 0 leads. West (seat 1) alone guards hearts (K 9 against North's A Q)
+    # and diamonds (Q against North's J). The club ace first makes him let one guard go,
+    # and North, discarding after him, keeps the threat he left: all three tricks. Leading
+    # anything else first gives West a trick.
+    state = kaiser_ending(["AC 8H 7D", "KH 9H QD", "AH QH JD", "8S 9S TS"], leader=0, trump=None,
+                          won=(4, 3))
+    solution = solve(state)
+    assert solution.points == (7, 3)
+    assert solution.best_actions == [parse_card("AC")]
+    assert solution.action_points[parse_card("8H")] == (6, 4)
+    assert solution.action_points[parse_card("7D")] == (6, 4)
+    assert reference_points(state) == {a: p[0] for a, p in solution.action_points.items()}
+    state.apply_action(parse_card("AC"))
+    for discard in state.legal_actions():  # every discard of the victim loses the third trick
+        after = state.clone()
+        after.apply_action(discard)
+        assert solve(after).points == (7, 3), cards_string(1 << discard)
+
+
+def test_cards_the_deck_lacks_are_refused():
+    # Kaiser's deck has the 5H and 3S instead of the 7H and 7S.
+    state = kaiser_ending(["7H", "KH", "AH", "8H"], leader=0, trump=None, won=(5, 4))
+    with pytest.raises(ValueError, match="not in the deck"):
+        solve(state)
 
 
 def test_trumps_and_low_no_trump_change_the_winner():
@@ -221,6 +256,19 @@ def test_table_entries_equal_solving_the_engine_state():
     state = kaiser_ending([cards_string(int(h)) for h in hands], 0, "H")
     assert solve(state).points == table.team_points(0, 2)
     assert (analyse_many("cardlab_kaiser", np.array([hands, hands]))[1] == table.points).all()
+
+
+@pytest.mark.parametrize("game", ["cardlab_kaiser", "cardlab_twenty_eight"])
+def test_contract_points_are_the_table_entries(game):
+    deals = np.array([deal_from_seed(game, seed) for seed in (3, 7)])
+    leaders, strains = np.array([2, 3]), np.array([4 if game == "cardlab_kaiser" else 1, 0])
+    points = contract_points(game, deals, leaders, strains)
+    for hands, leader, strain, value in zip(deals, leaders, strains, points, strict=True):
+        assert analyse(game, hands).team_points(int(leader), int(strain))[0] == value
+    with pytest.raises(ValueError, match="one leader and one strain per deal"):
+        contract_points(game, deals, leaders[:1], strains)
+    with pytest.raises(ValueError, match="strain one of"):
+        contract_points(game, deals[:1], leaders[:1], np.array([9]))
 
 
 def test_par_is_a_contract_of_the_table():

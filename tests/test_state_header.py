@@ -13,7 +13,7 @@ from cardlab.games import SPECS, kernels
 from cardlab.games.literature.rules import MAX_PLAYERS
 
 #: Seats each engine's DEALT block is sized for.
-SEAT_BLOCKS = {"cardlab_kaiser": 4, "cardlab_twenty_eight": 4, "cardlab_literature": MAX_PLAYERS}
+SEAT_BLOCKS = {"cardlab_kaiser": 6, "cardlab_twenty_eight": 6, "cardlab_literature": MAX_PLAYERS}
 DECK_SIZES = {"cardlab_kaiser": 32, "cardlab_twenty_eight": 32, "cardlab_literature": 48}
 
 

@@ -84,4 +84,6 @@ def make_cfr(game: pyspiel.Game, player: int, seed: int, **options) -> CFRBot:
     if values["fallback"] == "rules" and not game.get_type().short_name.startswith("cardlab_"):
         raise ValueError("agent 'cfr': fallback=rules needs a cardlab game (its rule-based player)")
     table = load_policy(values["policy"], game)
+    if table.metadata.get("abstraction") == "bidding":
+        raise ValueError(f"{values['policy']}: a bidding policy; the cfr-bidding agent plays it")
     return CFRBot(game, player, seed, table, values["fallback"], values["greedy"])

@@ -3,7 +3,8 @@
 The built-in agents are one explicit table, :data:`BUILTIN_AGENTS`; every one
 of them plays every cardlab game (each game's spec names its rule-based player
 and its search defaults), but ``pimc``, which plays the games of the
-double-dummy solver (Kaiser and Twenty-Eight) and refuses the others.
+double-dummy solver (Kaiser and Twenty-Eight) and refuses the others, and
+``cfr-bidding``, which bids in the auctions of Kaiser and Twenty-Eight.
 Outside code adds agents with :func:`register`, for one game
 (``"cardlab_kaiser"``) or every game (``None``); a game-specific
 factory wins over a general one. A factory takes ``(game, player, seed,
@@ -19,6 +20,7 @@ import numpy as np
 import pyspiel
 
 from cardlab.agents.cfr import make_cfr
+from cardlab.agents.cfr_bidding import make_cfr_bidding
 from cardlab.agents.ismcts import make_ismcts
 from cardlab.agents.pimc import make_pimc
 from cardlab.agents.random_agent import make_random
@@ -32,6 +34,7 @@ BUILTIN_AGENTS: dict[str, Factory] = {
     "rules": make_rules,
     "ismcts": make_ismcts,
     "cfr": make_cfr,  # needs a policy file: cfr:policy=PATH
+    "cfr-bidding": make_cfr_bidding,  # Kaiser and Twenty-Eight, a bidding policy: policy=PATH
     "pimc": make_pimc,  # Kaiser and Twenty-Eight only (the double-dummy solver's games)
 }
 _REGISTERED: dict[tuple[str, str | None], Factory] = {}

@@ -243,26 +243,45 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
                            f"{deals.start + g // len(context.seatings)}: returns must be finite numbers")
 
     seatings = context.seatings
-    num_seatings, num_players = seatings.shape
+    num_seatings = seatings.shape[0]
     labels = np.array(settings.labels, dtype=object)
     seating = np.tile(np.arange(num_seatings, dtype=np.int16), len(deals))
+    return pa.table(result_columns(
+        settings.game, settings.parameters,
+        np.repeat(np.arange(deals.start, deals.stop, dtype=np.int64), num_seatings), seating,
+        np.repeat(seeds, num_seatings), labels[seatings[seating]].astype(str),
+        actions, offsets, returns, seconds, decisions, finals,
+    ))
+
+
+def result_columns(game: str, parameters: dict[str, Any], deal: np.ndarray, seating: np.ndarray,
+                   deal_seeds: np.ndarray, seat_agents: np.ndarray, actions: np.ndarray,
+                   offsets: np.ndarray, returns: np.ndarray, seconds: np.ndarray, decisions: np.ndarray,
+                   finals: np.ndarray) -> dict[str, pa.Array]:
+    """The columns of the results format, one row per game (a tournament's, or a game played by hand).
+
+    ``seat_agents[row, seat]`` is the label of the agent at each seat; game
+    ``row``'s actions are ``actions[offsets[row]:offsets[row + 1]]``.
+    """
+    rows = len(seating)
     columns: dict[str, pa.Array] = {
-        "deal": pa.array(np.repeat(np.arange(deals.start, deals.stop, dtype=np.int64), num_seatings)),
-        "seating": pa.array(seating),
-        "pair": pa.array(seating // 2),
-        "game": pa.array([settings.game] * len(seating), pa.string()),
-        "parameters": pa.array([json.dumps(settings.parameters, sort_keys=True)] * len(seating), pa.string()),
-        "deal_seed": pa.array(np.repeat(seeds, num_seatings)),
-        "seat_agents": _fixed_lists(labels[seatings[seating]].astype(str)),
-        "team0_agent": pa.array(labels[seatings[seating, 0]].astype(str)),
-        "team1_agent": pa.array(labels[seatings[seating, 1]].astype(str)),
-        "actions": pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(actions)),
+        "deal": pa.array(np.asarray(deal, dtype=np.int64)),
+        "seating": pa.array(np.asarray(seating, dtype=np.int16)),
+        "pair": pa.array(np.asarray(seating, dtype=np.int16) // 2),
+        "game": pa.array([game] * rows, pa.string()),
+        "parameters": pa.array([json.dumps(parameters, sort_keys=True)] * rows, pa.string()),
+        "deal_seed": pa.array(np.asarray(deal_seeds, dtype=np.uint64)),
+        "seat_agents": _fixed_lists(seat_agents),
+        "team0_agent": pa.array(seat_agents[:, 0]),
+        "team1_agent": pa.array(seat_agents[:, 1]),
+        "actions": pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)),
+                                            pa.array(np.asarray(actions, dtype=np.int16))),
         "returns": _fixed_lists(returns),
         "seat_seconds": _fixed_lists(seconds),
         "seat_decisions": _fixed_lists(decisions),
     }
-    columns.update(summarize(settings.game, finals))
-    return pa.table(columns)
+    columns.update(summarize(game, finals))
+    return columns
 
 
 # ---- backends: where chunks are played -------------------------------------------

@@ -9,11 +9,13 @@ run that never stopped.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pyspiel
 from tqdm import tqdm
 
+from cardlab.cfr.bidding import BiddingSolver
 from cardlab.cfr.engine_tree import build_from_engine
 from cardlab.cfr.evaluation import nash_conv
 from cardlab.cfr.mccfr import MCCFRSolver
@@ -108,4 +110,50 @@ def train_sampling(game: pyspiel.Game, out: str | Path, iterations: int, sampler
             table = run.policy_table(seed=seed)
             table.solver_state.update(run.state_arrays())
             save_policy(table, out)
+    return table
+
+
+def train_bidding(game: pyspiel.Game, out: str | Path, iterations: int,
+                  granularity: str = "coarse", seed: int = 0, workers: int = 1,
+                  merge_every: int = 1000, resume: bool = False, checkpoints: int = 10,
+                  progress: bool = True) -> PolicyTable:
+    """MCCFR on the abstracted auction of Kaiser or Twenty-Eight (:mod:`cardlab.cfr.bidding`).
+
+    ``workers`` processes train in rounds of ``merge_every`` iterations each and
+    merge; ``iterations`` (in all) must then be a multiple of ``workers``. Saves
+    ``checkpoints`` times; ``resume`` continues a saved run with the same
+    granularity, seed and workers bit for bit.
+    """
+    if iterations < 1 or checkpoints < 1:
+        raise ValueError(f"iterations and checkpoints must be >= 1, got {iterations}, {checkpoints}")
+    run = BiddingSolver(game, granularity, seed, workers, merge_every)
+    if resume:
+        saved = load_policy(out, game)
+        for key, value in (("abstraction", "bidding"), ("granularity", granularity),
+                           ("seed", seed), ("workers", workers), ("merge_every", merge_every)):
+            if saved.metadata.get(key) != value:
+                raise ValueError(f"{out}: the saved run used {key} {saved.metadata.get(key)!r}, "
+                                 f"not {value!r}")
+        run.restore(saved.solver_state, saved.metadata["iterations"])
+    if run.iteration > iterations:
+        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
+                         f"the {iterations} asked for")
+    step = max(workers, -(-iterations // checkpoints) // workers * workers)
+    pool = run.make_pool() if workers > 1 else None
+    table = None
+    start = time.perf_counter()
+    try:
+        with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
+                  desc=f"bidding MCCFR {game.get_type().short_name}") as bar:
+            while table is None or run.iteration < iterations:
+                count = min(step, iterations - run.iteration)
+                run.run(count, pool)
+                bar.update(count)
+                bar.set_postfix(infosets=run.num_infosets)
+                table = run.policy_table(seconds=round(time.perf_counter() - start, 1))
+                save_policy(table, out)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
     return table

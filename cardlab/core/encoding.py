@@ -33,47 +33,47 @@ def mark_voids(out, offset, s, voids_slot, player, num_players):
 
 @njit(cache=True)
 def mark_tricks_played(out, offset, s, history, leaders, trick_number, trick_leader, player,
-                       by_trick):
+                       by_trick, num_players=4, num_tricks=8):
     """Every card played this hand, as planes of 52 cards by seat (relative to ``player``).
 
-    ``history`` is the slot of the hand's cards in play order (four per trick,
-    -1 where not played), ``leaders`` of each finished trick's leader,
+    ``history`` is the slot of the hand's cards in play order (``num_players``
+    per trick, -1 where not played), ``leaders`` of each finished trick's leader,
     ``trick_number`` and ``trick_leader`` of the current trick's number and
-    leader. With ``by_trick`` every trick has its own four planes (the order of
-    play, for perfect recall); otherwise the tricks share them.
+    leader. With ``by_trick`` every one of the ``num_tricks`` tricks has its own
+    planes (the order of play, for perfect recall); otherwise the tricks share them.
     """
-    for trick in range(8):
+    for trick in range(num_tricks):
         leader = s[leaders + trick] if trick < s[trick_number] else s[trick_leader]
-        for position in range(4):
-            card = s[history + 4 * trick + position]
+        for position in range(num_players):
+            card = s[history + num_players * trick + position]
             if card >= 0:
-                plane = (leader + position - player) % 4 + (4 * trick if by_trick else 0)
+                plane = (leader + position - player) % num_players + (num_players * trick if by_trick else 0)
                 out[offset + plane * 52 + card] = 1.0
-    return offset + (32 if by_trick else 4) * 52
+    return offset + (num_tricks * num_players if by_trick else num_players) * 52
 
 
 @njit(cache=True)
-def mark_current_trick(out, offset, s, trick, trick_size, trick_leader, player):
+def mark_current_trick(out, offset, s, trick, trick_size, trick_leader, player, num_players=4):
     """The cards on the table, one 52-card plane per seat relative to ``player``."""
     for position in range(s[trick_size]):
-        relative = (s[trick_leader] + position - player) % 4
+        relative = (s[trick_leader] + position - player) % num_players
         out[offset + relative * 52 + s[trick + position]] = 1.0
-    return offset + 4 * 52
+    return offset + num_players * 52
 
 
 @njit(cache=True)
-def mark_dealer_and_mover(out, offset, s, player):
+def mark_dealer_and_mover(out, offset, s, player, num_players=4):
     """The dealer and the seat to act (relative to ``player``), from the state header."""
-    out[offset + (s[DEALER] - player) % 4] = 1.0
-    offset += 4
+    out[offset + (s[DEALER] - player) % num_players] = 1.0
+    offset += num_players
     if s[PHASE] != DEALING and s[PHASE] != s[GAME_OVER_PHASE]:
-        out[offset + (s[TO_MOVE] - player) % 4] = 1.0
-    return offset + 4
+        out[offset + (s[TO_MOVE] - player) % num_players] = 1.0
+    return offset + num_players
 
 
 @njit(cache=True)
-def mark_turn(out, offset, s, player, num_phases):
+def mark_turn(out, offset, s, player, num_phases, num_players=4):
     """The dealer and the seat to act (relative to ``player``) and the phase, from the state header."""
-    offset = mark_dealer_and_mover(out, offset, s, player)
+    offset = mark_dealer_and_mover(out, offset, s, player, num_players)
     out[offset + s[PHASE]] = 1.0
     return offset + num_phases

@@ -19,8 +19,8 @@ slot   name             meaning
 8...   DEALT            one slot per seat: every card dealt to the seat this hand
 =====  ===============  ==========================================================
 
-The DEALT block has as many slots as the game has seats at most (4 in Kaiser
-and Twenty-Eight, 16 in Literature); a game's own slots start right after it.
+The DEALT block has as many slots as the game has seats at most (6 in Kaiser,
+6 in Twenty-Eight, 16 in Literature); a game's own slots start right after it.
 
 Phase codes. Each game numbers its phases ``0..GAME_OVER_PHASE`` (its
 observation tensors one-hot them, so the numbers stay the game's own):
@@ -121,7 +121,10 @@ def is_terminal(s):
 
 @njit(cache=True)
 def team_of(seat):
-    """Partners sit alternately in every cardlab game: even seats are team 0, odd seats team 1."""
+    """Partners sit alternately in two-team games: even seats are team 0, odd seats team 1.
+
+    Kaiser, whose 2, 3, 5 and 6 players sit otherwise, reads its own side table instead.
+    """
     return seat & 1
 
 

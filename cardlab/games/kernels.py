@@ -212,14 +212,16 @@ def game_parameters(game, s):
     """
     if game == TWENTY_EIGHT:
         first, count = twenty_eight_engine.PARAMETERS, twenty_eight_engine.NUM_PARAMETERS
+        values = s[first:first + count]
     elif game == LITERATURE:
         first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
-    else:
-        first, count = kaiser_engine.PARAMETERS, kaiser_engine.NUM_PARAMETERS
-    parameters = np.empty(2 + count, dtype=np.int64)
+        values = s[first:first + count]
+    else:  # a block and the form's slot after it
+        values = kaiser_engine.parameter_values(s)
+    parameters = np.empty(2 + len(values), dtype=np.int64)
     parameters[0] = s[layout.NUM_PLAYERS]
     parameters[1] = s[layout.DECK]
-    parameters[2:] = s[first:first + count]
+    parameters[2:] = values
     return parameters
 
 

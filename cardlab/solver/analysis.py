@@ -78,6 +78,31 @@ def deal_tables(game, deals, leaders, strains, flags):
     return out
 
 
+@njit(cache=True)
+def contract_tables(game, deals, leaders, strains, flags):
+    """Team 0's points of each deal in its own contract: ``out[i]`` for ``deals[i]`` led by
+    ``leaders[i]`` in ``strains[i]``.
+
+    The transposition table is kept while consecutive deals share a strain, so
+    deals sorted by strain solve fastest (:func:`contract_points` sorts them).
+    """
+    out = np.zeros(deals.shape[0], dtype=np.int64)
+    entries = new_table(DEFAULT_TT_BITS)
+    counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+    counters[CONTRACT] = -1
+    scratch = new_scratch()
+    hands = np.zeros(NUM_SEATS, dtype=np.int64)
+    trick = np.full(NUM_SEATS, -1, dtype=np.int64)
+    for i in range(deals.shape[0]):
+        trump, search_card_of, _, points, trick_points = game_tables(game, strains[i])
+        rules = make_rules(trump, trick_points, points, flags)
+        prepare(counters, (game * 8 + strains[i]) * 64 + flags)
+        for seat in range(NUM_SEATS):
+            hands[seat] = to_search(deals[i, seat], search_card_of)
+        out[i] = exact_value(rules, entries, counters, scratch, hands, trick, 0, leaders[i], HAND_SIZE, 0)
+    return out
+
+
 @dataclass(frozen=True)
 class DoubleDummyTable:
     """Team 0's points ``points[row, column]`` for leader ``leaders[row]`` and strain ``strains[column]``."""
@@ -189,6 +214,25 @@ def analyse_many(game_name: str, deals: np.ndarray, workers: int = 1, low_no_tru
                          [strains] * workers, [flags] * workers)
         return np.concatenate(list(parts))
 
+
+def contract_points(game_name: str, deals: np.ndarray, leaders: np.ndarray, strains: np.ndarray,
+                    flags: int = ALL_TECHNIQUES) -> np.ndarray:
+    """Team 0's double-dummy points of each deal played in one contract: ``deals[i]`` led by
+    ``leaders[i]`` in strain ``strains[i]`` (the row and column of :func:`analyse`'s table)."""
+    deals = np.asarray(deals, dtype=np.int64).reshape(-1, NUM_SEATS)
+    leaders, strains = np.asarray(leaders, dtype=np.int64), np.asarray(strains, dtype=np.int64)
+    if not len(deals) == len(leaders) == len(strains):
+        raise ValueError(f"one leader and one strain per deal, got {len(deals)} deals, {len(leaders)} "
+                         f"leaders and {len(strains)} strains")
+    allowed = table_strains(game_name)
+    for hands, leader, strain in zip(deals, leaders, strains, strict=True):
+        check_deal(game_name, hands)
+        if leader not in range(NUM_SEATS) or strain not in allowed:
+            raise ValueError(f"leader must be 0..3 and strain one of {allowed}, got {leader} and {strain}")
+    order = np.argsort(strains, kind="stable")
+    out = np.empty(len(deals), dtype=np.int64)
+    out[order] = contract_tables(game_id_of(game_name), deals[order], leaders[order], strains[order], flags)
+    return out
 
 # ---- Par ------------------------------------------------------------------------
 @dataclass(frozen=True)

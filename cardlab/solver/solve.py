@@ -24,6 +24,7 @@ import numpy as np
 import pyspiel
 from numba import njit
 
+from cardlab.core.cards import cards_string
 from cardlab.core.layout import DECK, NUM_PLAYERS, TO_MOVE, team_of
 from cardlab.games import kernels
 from cardlab.games.kaiser import engine as kaiser
@@ -140,6 +141,16 @@ def check_solvable(game: int, s: np.ndarray) -> None:
         raise ValueError("the double-dummy solver needs the standard four-player game and deck")
     if not is_play_phase(game, s):
         raise ValueError("the double-dummy solver starts from the play phase (every bid made, trump chosen)")
+    # A hand-built state can hold cards the deck lacks (Kaiser's 7H and 7S); the search renumbers
+    # the deck's cards by strength, so such a card would silently stand for another.
+    engine = kaiser if game == KAISER else twenty_eight
+    seen = 0
+    for seat in range(4):
+        hand = int(s[engine.HANDS + seat])
+        if hand & seen or hand & ~int(s[DECK]):
+            raise ValueError(f"seat {seat}'s cards are not in the deck or are held twice: "
+                             f"{cards_string(hand & (seen | ~int(s[DECK])))}")
+        seen |= hand
 
 
 def hand_score(game: int, s: np.ndarray, points: tuple[int, int]) -> tuple[int, int]:

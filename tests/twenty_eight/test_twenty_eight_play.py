@@ -122,14 +122,17 @@ def random_decision_state(game, rng, policy_stream=None):
 
 def world_chance_actions(world: np.ndarray) -> list[int]:
     """The deal of a resampled world, as chance actions in contract order."""
-    first = [sorted(_cards(world[E.FIRST_FOUR + seat])) for seat in range(4)]
+    n = int(world[E.NUM_PLAYERS])
+    first = [sorted(_cards(world[E.FIRST_FOUR + seat])) for seat in range(n)]
     second = [sorted(_cards(world[E.DEALT + seat] & ~world[E.FIRST_FOUR + seat]))
-              for seat in range(4)]
+              for seat in range(n)]
     dealer = int(world[E.DEALER])
+    if n == 6:
+        return deal_chance_actions(dealer, first)[0]
     if all(len(c) == 4 for c in second):
         stage1, stage2 = deal_chance_actions(dealer, first, second)
         return stage1 + stage2
-    stage1, _ = deal_chance_actions(dealer, first, [[0, 1, 2, 3]] * 4)
+    stage1, _ = deal_chance_actions(dealer, first, [[0, 1, 2, 3]] * n)
     return stage1
 
 
@@ -154,19 +157,20 @@ def replay_world(state: pyspiel.State, world: np.ndarray) -> np.ndarray:
 
 def check_world(state: pyspiel.State, player: int, world_state: pyspiel.State) -> None:
     a, b = state.array, world_state.array
+    n = int(a[E.NUM_PLAYERS])
     assert b[E.HANDS + player] == a[E.HANDS + player]
     assert b[E.DEALT + player] == a[E.DEALT + player]
     assert b[E.FIRST_FOUR + player] == a[E.FIRST_FOUR + player]
     hidden = np.zeros(E.STATE_SIZE, dtype=bool)
     for base in (E.HANDS, E.DEALT, E.FIRST_FOUR):
-        hidden[base:base + 4] = True
+        hidden[base:base + n] = True
     hidden[[E.INDICATOR, E.OLD_INDICATOR, E.TRUMP, UNDEALT]] = True  # the undealt cards too
     assert np.array_equal(a[~hidden], b[~hidden])  # every public fact kept
     if E.trump_hidden(a) and player != a[E.BIDDER]:
         pass  # the indicator and trump are redrawn
     elif a[E.INDICATOR] >= 0:
         assert b[E.INDICATOR] == a[E.INDICATOR] and b[E.TRUMP] == a[E.TRUMP]
-    for seat in range(4):
+    for seat in range(n):
         assert popcount(b[E.HANDS + seat]) == popcount(a[E.HANDS + seat])
         secret = int(b[E.HANDS + seat]) & ~int(publicly_known_cards(b, seat))
         for suit in range(4):

@@ -219,12 +219,6 @@ def test_thani_is_the_bidders_choice_only():
 
 
 # ---- load_game -------------------------------------------------------------------------------
-@pytest.mark.parametrize("players", [3, 6])
-def test_player_counts_not_implemented_yet_are_rejected(players):
-    with pytest.raises(ValueError, match="not implemented yet"):
-        pyspiel.load_game("cardlab_twenty_eight", {"players": players})
-
-
 @pytest.mark.parametrize("params, message", [
     ({"players": 5}, "players"),
     ({"players": True}, "players"),
@@ -275,20 +269,25 @@ def test_rules_bots_play_every_variant():
         assert state.is_terminal() and sum(returns) == 0
 
 
-@pytest.mark.parametrize("params", SETTINGS, ids=SETTING_IDS)
-def test_resampled_worlds_keep_the_information_state_under_each_variant(params):
+def resampling_keeps_the_information_state(params: dict, worlds: int, seed: int) -> None:
+    """``worlds`` resampled worlds at random decision points (random or rules play), each checked."""
     game = pyspiel.load_game("cardlab_twenty_eight", params)
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
-    stream = make_stream(8)
+    stream = make_stream(seed + 1)
     checked = 0
-    while checked < 200:
+    while checked < worlds:
         state = random_decision_state(game, rng, stream if checked % 2 else None)
         if state is None:
             continue
-        for player in (state.current_player(), int(rng.integers(4))):
+        for player in (state.current_player(), int(rng.integers(game.num_players()))):
             check_world(state, player, state.resample_from_infostate(player, sampler))
             checked += 1
+
+
+@pytest.mark.parametrize("params", SETTINGS, ids=SETTING_IDS)
+def test_resampled_worlds_keep_the_information_state_under_each_variant(params):
+    resampling_keeps_the_information_state(params, 200, 7)
 
 
 # ---- What a player sees ----------------------------------------------------------------------

@@ -3,7 +3,8 @@
 The whole game state is one ``int64`` array of ``STATE_SIZE`` slots whose
 layout is the constants below (hands and card sets are bitmasks); it starts
 with the header every engine shares (:mod:`cardlab.core.layout`), whose
-kernels (``current_player``, ``team_of``, ``undealt_cards``) serve Kaiser too.
+kernels (``current_player``, ``undealt_cards``) serve Kaiser too; its sides come from its own
+side table (``side_of``), since 3, 5 and 6 players sit otherwise than in partners by parity.
 Every kernel takes that array and nothing else, so states copy with
 ``state.copy()``, batch as rows of a 2-D array and cross process boundaries as
 bytes. The game parameters are copied into the state for the same reason.
@@ -28,6 +29,7 @@ from cardlab.core.layout import (
     DEALING,
     DEALT,
     DECK,
+    NUM_PLAYERS,
     PHASE,
     TO_MOVE,
     UNDEALT,
@@ -35,18 +37,25 @@ from cardlab.core.layout import (
     empty_state,
     record_deal,
     start_deal,
-    team_of,
     undealt_cards,
 )
 from cardlab.core.rng import random_below
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
+    BONUS_CARD,
+    BONUS_POINTS,
+    DECKS,
     FIVE_OF_HEARTS,
     FIVE_OF_HEARTS_POINTS,
+    FORM_DECK,
+    FORM_HAS_NO_LIMIT,
+    FORM_STRENGTH,
     FOUR_OF_A_RANK,
     HAND_SIZE,
     HIGH_STRENGTH,
+    JOFFRE,
+    JOFFRE_INSULT_POINTS,
     KAISER_40_POINTS,
     KAISER_40_RANK,
     KAISER_RANK,
@@ -55,17 +64,21 @@ from cardlab.games.kaiser.rules import (
     LOW_NO_TRUMP,
     LOW_STRENGTH,
     MAX_BID,
+    MAX_SEATS,
+    MAX_TRICKS,
     MISDEAL,
     MISDEAL_HONOURS,
     NAME_TRUMP,
-    NUM_PLAYERS,
     NUM_TRICKS,
     PASS,
+    PENALTY_CARD,
+    PENALTY_POINTS,
     PLAY_HIGH,
     PLAY_LOW,
-    STANDARD_DECK,
+    STANDARD,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
+    TRUMP_BY_FIRST_LEAD,
     UNDISCARDABLE,
     WITH_TRUMP,
 )
@@ -77,84 +90,110 @@ PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "di
                "game over")
 
 # ---- State layout ---------------------------------------------------------------
-# Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
-# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots).
-HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds
+# Slots 0-13: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
+# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (MAX_SEATS slots).
+# Every per-seat and per-side block has MAX_SEATS slots, so one layout serves 2 to 6 seats
+# (11.11-11.14); a seat's side is read from the SIDE_OF table (its team, or the seat alone).
+HANDS = DEALT + MAX_SEATS  # 6 slots (14-19): the cards each seat holds
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS. MIN_BID, TARGET and
 # NON_BIDDER_LIMIT hold the effective values of ruling V-K1 (docs/rules/kaiser.md#variants).
-FIRST_DEALER = 16
-MIN_BID = 17
-MATCH = 18  # 1: play hands until a team reaches the target in force
-TARGET = 19
-ALLOW_LOW_NO_TRUMP = 20
-NON_BIDDER_LIMIT = 21  # from this match score up, non-bidders add only negative points
-MAX_HANDS = 22  # match safety cap: a match still running after this many hands is drawn
-LOW_WEAK_HAND_NO_MISDEAL = 23  # 11.3: a weak hand may not be thrown in
-HIGH_LOW_NO_TRUMP_EQUAL = 24  # 11.4: vNT and vLNT rank equal in the auction
-DEALER_MAY_PASS = 25  # 11.27: the dealer may pass when nobody has bid (the hand is thrown in)
-FOUR_OF_A_RANK_MISDEAL = 26  # 11.28: four 10s, 9s or 8s may be thrown in
-NO_OVERTRICKS = 27  # 11.25: a made contract scores its value, not the points taken
-THREE_SPADES_NEEDS_THREE_TRICKS = 28  # 11.26
-FIVE_HEARTS_BREAKS_LIMIT = 29  # 11.20: winning the 5H trick lifts the non-bidder limit
-TARGET_AFTER_NO_TRUMP = 30  # 11.15: the target once a no-trump contract is made (0: off)
-LIMIT_AFTER_NO_TRUMP = 31  # 11.21: the non-bidder limit from then on (0: off)
-MINUS_TARGET_LOSES = 32  # 11.19: a side at minus the target loses the match
-MUST_BID_TO_WIN = 33  # 11.22: only a declaring side that made its contract can win
-POT = 34  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
-KAISER_BID_SOLO = 35  # 11.29: bid 99, made by the declarer alone
-KAISER_BID_TEAM = 36  # 11.30: bid 99, made by the declaring team
-KAISER_40 = 37  # 11.31: bid 100, every trick by the declarer alone
-HIGH_OR_LOW_AFTER_BID = 38  # 11.5: a no-trump declarer chooses high or low
-ANY_CONTRACT_HIGH_OR_LOW = 39  # 11.6: every declarer (not of bids 99, 100) chooses high or low
-KITTY_34_CARD = 40  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, KITTY_34_CARD + 1 - FIRST_DEALER
-# The hand being played.
-SPOKEN = 41  # 4 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 45  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 46  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 47  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 48  # 0..7, 8 when the hand is over
-TRICK_LEADER = 49
-TRICK_SIZE = 50  # cards in the current trick
-TRICK = 51  # 4 slots: cards of the current trick in play order
-TRICKS_WON = 55  # 2 slots, per team
-HAND_POINTS = 57  # 2 slots, per team: tricks + 5H - 3S
-PLAYED = 59  # mask of cards played this hand
-VOIDS = 60  # 4 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 64  # 2 slots
-HAND_NUMBER = 66
-WINNER = 67  # winning team (match), -1 undecided, 2 = drawn / void
-LAST_DELTA = 68  # 2 slots: each team's score change on the last scored hand
-MISDEAL_BY = 70  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 71  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 103  # 8 slots
-TRICK_WINNERS = 111  # 8 slots
-FIVE_HEARTS_TEAM = 119  # team that won the 5H trick this hand, -1 before
-THREE_SPADES_TEAM = 120  # team that won the 3S trick this hand, -1 before
-TARGET_IN_FORCE = 121  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
-LIMIT_IN_FORCE = 122  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
-POT_PAYMENTS = 123  # 2 slots, per team: contracts failed this match (each pays POT)
-PLAYED_LOW = 125  # 1 when the declarer chose to play the contract low (11.5, 11.6)
-KITTY = 126  # the kitty's cards this hand (11.1); the declarer takes them into his hand
-DISCARDS = 127  # the declarer's discards (11.1), seen by him only
-STATE_SIZE = 128
+FIRST_DEALER = 20
+MIN_BID = 21
+MATCH = 22  # 1: play hands until a side reaches the target in force
+TARGET = 23
+ALLOW_LOW_NO_TRUMP = 24
+NON_BIDDER_LIMIT = 25  # from this match score up, non-bidders add only negative points
+MAX_HANDS = 26  # match safety cap: a match still running after this many hands is drawn
+LOW_WEAK_HAND_NO_MISDEAL = 27  # 11.3: a weak hand may not be thrown in
+HIGH_LOW_NO_TRUMP_EQUAL = 28  # 11.4: vNT and vLNT rank equal in the auction
+DEALER_MAY_PASS = 29  # 11.27: the dealer may pass when nobody has bid (the hand is thrown in)
+FOUR_OF_A_RANK_MISDEAL = 30  # 11.28: four 10s, 9s or 8s may be thrown in
+NO_OVERTRICKS = 31  # 11.25: a made contract scores its value, not the points taken
+THREE_SPADES_NEEDS_THREE_TRICKS = 32  # 11.26
+FIVE_HEARTS_BREAKS_LIMIT = 33  # 11.20: winning the 5H trick lifts the non-bidder limit
+TARGET_AFTER_NO_TRUMP = 34  # 11.15: the target once a no-trump contract is made (0: off)
+LIMIT_AFTER_NO_TRUMP = 35  # 11.21: the non-bidder limit from then on (0: off)
+MINUS_TARGET_LOSES = 36  # 11.19: a side at minus the target loses the match
+MUST_BID_TO_WIN = 37  # 11.22: only a declaring side that made its contract can win
+POT = 38  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
+KAISER_BID_SOLO = 39  # 11.29: bid 99, made by the declarer alone
+KAISER_BID_TEAM = 40  # 11.30: bid 99, made by the declaring team
+KAISER_40 = 41  # 11.31: bid 100, every trick by the declarer alone
+HIGH_OR_LOW_AFTER_BID = 42  # 11.5: a no-trump declarer chooses high or low
+ANY_CONTRACT_HIGH_OR_LOW = 43  # 11.6: every declarer (not of bids 99, 100) chooses high or low
+KITTY_34_CARD = 44  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
+PLAYERS = 45  # 11.11-11.14: seats at the table (2-6); new_state copies it into the header
+THREE_TEAMS = 46  # 11.14: six players in three teams of two (team = seat mod 3)
+PARAMETERS = FIRST_DEALER  # the first parameter slot; FORM is appended at the end of the layout
+# The hand being played. Per-side slots are indexed by side (SIDE_OF), per-seat ones by seat.
+SPOKEN = 47  # 6 slots: each seat's bidding action, -1 before it speaks
+HIGH_BID = 53  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = 54  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = 55  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = 56  # 0..7, 8 when the hand is over
+TRICK_LEADER = 57
+TRICK_SIZE = 58  # cards in the current trick
+TRICK = 59  # 6 slots: cards of the current trick in play order
+TRICKS_WON = 65  # 6 slots, per side
+HAND_POINTS = 71  # 6 slots, per side: tricks + 5H - 3S
+PLAYED = 77  # mask of cards played this hand
+VOIDS = 78  # 6 slots: bit s set when that seat showed out of suit s
+MATCH_SCORE = 84  # 6 slots, per side
+HAND_NUMBER = 90
+WINNER = 91  # winning side (match), -1 undecided, DRAWN = drawn / void
+LAST_DELTA = 92  # 6 slots: each side's score change on the last scored hand
+MISDEAL_BY = 98  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = 99  # 48 slots: every card of the hand in play order (trick t at t * players)
+TRICK_LEADERS = 147  # MAX_TRICKS slots
+TRICK_WINNERS = 163  # MAX_TRICKS slots
+FIVE_HEARTS_TEAM = 179  # side that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = 180  # side that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = 181  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = 182  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = 183  # 6 slots, per side: contracts failed this match (each pays POT)
+PLAYED_LOW = 189  # 1 when the declarer chose to play the contract low (11.5, 11.6)
+KITTY = 190  # the kitty's cards this hand (11.1, 11.12); the declarer takes them into his hand
+DISCARDS = 191  # the declarer's discards (11.1, 11.12), seen by him only
+# The table (fixed for the game, derived from PLAYERS and THREE_TEAMS by new_state).
+NUM_SIDES = 192  # sides that score separately: teams, or seats playing alone
+SIDE_OF = 193  # 6 slots: the side of each seat (§0 "Sides")
+# Two players' piles (11.11): the card dealt to each place, kept for the whole hand.
+PILES = 199  # 16 slots: seat * 8 + pile * 2 + level (0 bottom, 1 top); -1 before it is dealt
+PILE_CARDS = 215  # mask of the pile cards not played yet
+FACE_UP = 216  # mask of the pile cards lying face up (seen by both players)
+# Appended for the forms (11.7-11.9).
+FORM = 217  # parameter: the form played, rules.FORM_NAMES (0: the standard game)
+STATE_SIZE = 218
 
-MAX_LEGAL_ACTIONS = 40  # 32 cards or 1 + 3 * 7 bids + misdeal, rounded up
+#: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then FORM.
+PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM], dtype=np.int64)
+NUM_PARAMETERS = len(PARAMETER_SLOTS)
+
+HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
+NUM_PILES = 4  # per player (11.11), two cards each
+PILE_DEAL_START = 16  # the deal's card k >= this goes to a pile (11.11: the hands are dealt first)
+DRAWN = MAX_SEATS  # WINNER of a drawn match or a thrown-in hand: no side has this number
+
+MAX_LEGAL_ACTIONS = 52  # a six-player deal's 48 chance outcomes, or 1 + 3 * 7 bids + misdeal + 2, rounded up
 
 
 @njit(cache=True)
 def new_state(parameters):
     """The state before the first card of the first hand is dealt.
 
-    ``parameters`` holds the NUM_PARAMETERS parameter slots in slot order (the
+    ``parameters`` holds the values of PARAMETER_SLOTS in that order (the
     wrapper's ``engine_parameters`` builds it from the game parameters).
     """
-    s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
-    s[PARAMETERS:PARAMETERS + NUM_PARAMETERS] = parameters
-    s[DECK] = STANDARD_DECK | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
+    players = parameters[PLAYERS - PARAMETERS]
+    s = empty_state(STATE_SIZE, players, GAME_OVER)
+    for k in range(NUM_PARAMETERS):
+        s[PARAMETER_SLOTS[k]] = parameters[k]
+    deck = DECKS[players] if s[FORM] == STANDARD else FORM_DECK[s[FORM]]
+    s[DECK] = deck | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
+    seat_sides(s)
     s[TARGET_IN_FORCE] = s[TARGET]
     s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
-    s[POT_PAYMENTS] = s[POT_PAYMENTS + 1] = 0
+    s[POT_PAYMENTS:POT_PAYMENTS + MAX_SEATS] = 0
     s[WINNER] = -1
     s[MISDEAL_BY] = -1
     start_hand(s, s[FIRST_DEALER])
@@ -162,10 +201,56 @@ def new_state(parameters):
 
 
 @njit(cache=True)
+def seat_sides(s):
+    """Fill the side table (§0 "Sides", §2.3): partners alternate with four players and with six
+    (two teams of three); ``three_teams`` pairs opposite seats (team = seat mod 3); two, three
+    and five players each play alone."""
+    players = s[NUM_PLAYERS]
+    three_teams = players == 6 and s[THREE_TEAMS]
+    two_teams = players == 4 or (players == 6 and not three_teams)
+    for seat in range(players):
+        s[SIDE_OF + seat] = seat % 2 if two_teams else seat % 3 if three_teams else seat
+    s[NUM_SIDES] = 2 if two_teams else 3 if three_teams else players
+
+
+@njit(cache=True, inline="always")
+def side_of(s, seat):
+    """The side ``seat`` scores with."""
+    return s[SIDE_OF + seat]
+
+
+@njit(cache=True, inline="always")
+def has_piles(s):
+    """Two players each have four piles of two cards beside the hand (11.11)."""
+    return s[NUM_PLAYERS] == 2
+
+
+@njit(cache=True, inline="always")
+def tricks_per_hand(s):
+    """8 tricks; two players play 16 two-card tricks (11.11)."""
+    return 2 * NUM_TRICKS if has_piles(s) else NUM_TRICKS
+
+
+@njit(cache=True)
+def takes_kitty(s):
+    """The declarer takes a 2-card kitty: the 34-card game (11.1) and three players' missy (11.12)."""
+    return s[KITTY_34_CARD] or s[NUM_PLAYERS] == 3
+
+
+@njit(cache=True)
+def parameter_values(s):
+    """The values of PARAMETER_SLOTS in ``s``: what ``new_state`` needs to start the same game."""
+    values = np.empty(NUM_PARAMETERS, dtype=np.int64)
+    for k in range(NUM_PARAMETERS):
+        values[k] = s[PARAMETER_SLOTS[k]]
+    return values
+
+
+@njit(cache=True)
 def start_hand(s, dealer):
     """Clear the hand slots and wait for the deal (chance nodes)."""
     start_deal(s, dealer)
-    for seat in range(NUM_PLAYERS):
+    for seat in range(MAX_SEATS):
         s[HANDS + seat] = 0
         s[SPOKEN + seat] = -1
         s[VOIDS + seat] = 0
@@ -175,23 +260,28 @@ def start_hand(s, dealer):
     s[TRUMP] = NO_TRUMP
     s[TRICK_NUMBER] = 0
     s[TRICK_SIZE] = 0
-    s[TRICKS_WON] = s[TRICKS_WON + 1] = 0
-    s[HAND_POINTS] = s[HAND_POINTS + 1] = 0
+    s[TRICKS_WON:TRICKS_WON + MAX_SEATS] = 0
+    s[HAND_POINTS:HAND_POINTS + MAX_SEATS] = 0
     s[PLAYED] = 0
-    s[TRICK_HISTORY:TRICK_HISTORY + 32] = -1
-    s[TRICK_LEADERS:TRICK_LEADERS + 8] = -1
-    s[TRICK_WINNERS:TRICK_WINNERS + 8] = -1
+    s[TRICK_HISTORY:TRICK_HISTORY + HISTORY_SLOTS] = -1
+    s[TRICK_LEADERS:TRICK_LEADERS + MAX_TRICKS] = -1
+    s[TRICK_WINNERS:TRICK_WINNERS + MAX_TRICKS] = -1
     s[FIVE_HEARTS_TEAM] = s[THREE_SPADES_TEAM] = -1
     s[PLAYED_LOW] = 0
     s[KITTY] = s[DISCARDS] = 0
+    s[PILES:PILES + 2 * 2 * NUM_PILES] = -1
+    s[PILE_CARDS] = s[FACE_UP] = 0
 
 
 @njit(cache=True)
 def may_throw_in(s, seat):
     """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades.
 
-    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s.
+    11.3 takes that misdeal away; 11.28 adds one for all four 10s, 9s or 8s. The forms
+    have no misdeal (V-K9).
     """
+    if s[FORM] != STANDARD:
+        return False
     hand = s[HANDS + seat]
     if not s[LOW_WEAK_HAND_NO_MISDEAL] and hand & MISDEAL_HONOURS == 0:
         return True
@@ -214,6 +304,15 @@ def bid_rank(s, bid):
 def offers_kaiser_bid(s):
     """Bid 99 (11.29 or 11.30) is in the auction."""
     return s[KAISER_BID_SOLO] or s[KAISER_BID_TEAM]
+
+
+@njit(cache=True)
+def bid_kinds(s):
+    """How many bid kinds the auction has: with trump and no trump, low no trump too (11.2);
+    the forms bid with trump only."""
+    if s[FORM] != STANDARD:
+        return 1
+    return 3 if s[ALLOW_LOW_NO_TRUMP] else 2
 
 
 @njit(cache=True)
@@ -247,9 +346,8 @@ def legal_actions(s, out):
         if may_throw_in(s, seat):
             out[n] = MISDEAL
             n += 1
-        kinds = 3 if s[ALLOW_LOW_NO_TRUMP] else 2
         for value in range(s[MIN_BID], MAX_BID + 1):
-            for kind in range(kinds):
+            for kind in range(bid_kinds(s)):
                 bid = 3 * value + kind
                 if may_bid(s, bid, is_dealer):
                     out[n] = BID + bid
@@ -278,7 +376,35 @@ def legal_actions(s, out):
 @njit(cache=True)
 def playable_cards(s, seat):
     led_suit = suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
-    return follow_suit_choices(s[HANDS + seat], led_suit)
+    return follow_suit_choices(held_cards(s, seat), led_suit)
+
+
+@njit(cache=True, inline="always")
+def held_cards(s, seat):
+    """The cards ``seat`` may play from: his hand, and with two players his face-up pile cards."""
+    if has_piles(s):
+        return s[HANDS + seat] | (s[FACE_UP] & own_pile_cards(s, seat))
+    return s[HANDS + seat]
+
+
+@njit(cache=True)
+def own_pile_cards(s, seat):
+    """The cards of ``seat``'s piles not played yet, face up or down (11.11)."""
+    mine = np.int64(0)
+    for place in range(seat * 2 * NUM_PILES, (seat + 1) * 2 * NUM_PILES):
+        if s[PILES + place] >= 0:
+            mine |= card_bit(s[PILES + place])
+    return mine & s[PILE_CARDS]
+
+
+@njit(cache=True)
+def _play_pile_card(s, seat, card):
+    """A face-up pile card leaves its pile; the card beneath a played top turns face up (11.11)."""
+    s[PILE_CARDS] &= ~card_bit(card)
+    s[FACE_UP] &= ~card_bit(card)
+    for place in range(seat * 2 * NUM_PILES + 1, (seat + 1) * 2 * NUM_PILES, 2):
+        if s[PILES + place] == card:
+            s[FACE_UP] |= card_bit(s[PILES + place - 1])
 
 
 @njit(cache=True)
@@ -328,23 +454,42 @@ def apply_action(s, action):
 
 @njit(cache=True)
 def cards_to_deal(s):
-    """The chance nodes of a deal: the hands, then the kitty's two cards (11.1)."""
-    return NUM_PLAYERS * HAND_SIZE + (KITTY_SIZE if s[KITTY_34_CARD] else 0)
+    """The chance nodes of a deal: the hands, then the kitty's two cards (11.1, 11.12) or the
+    two players' piles (11.11)."""
+    if has_piles(s):
+        return PILE_DEAL_START + 2 * 2 * NUM_PILES
+    return s[NUM_PLAYERS] * HAND_SIZE + (KITTY_SIZE if takes_kitty(s) else 0)
+
+
+@njit(cache=True)
+def pile_place(dealer, k):
+    """The PILES index (seat * 8 + pile * 2 + level) of the deal's card ``k`` >= 16 (11.11):
+    pile (k - 16) mod 8 // 2 of seat (dealer + 1 + k) % 2, bottoms first, then tops."""
+    seat = (dealer + 1 + k) % 2
+    pile = ((k - PILE_DEAL_START) % 8) // 2
+    level = 0 if k < PILE_DEAL_START + 8 else 1
+    return seat * 2 * NUM_PILES + pile * 2 + level
 
 
 @njit(cache=True)
 def _deal_card(s, card):
-    if s[CARDS_DEALT] >= NUM_PLAYERS * HAND_SIZE:  # the last two cards make the kitty
+    players = s[NUM_PLAYERS]
+    if has_piles(s) and s[CARDS_DEALT] >= PILE_DEAL_START:  # face down, seen by nobody
+        s[PILES + pile_place(s[DEALER], s[CARDS_DEALT])] = card
+        s[PILE_CARDS] |= card_bit(card)
+        s[UNDEALT] &= ~card_bit(card)
+        s[CARDS_DEALT] += 1
+    elif s[CARDS_DEALT] >= players * HAND_SIZE:  # the last two cards make the kitty
         s[KITTY] |= card_bit(card)
         s[UNDEALT] &= ~card_bit(card)
         s[CARDS_DEALT] += 1
     else:
-        seat = receiving_seat(s[DEALER], s[CARDS_DEALT], NUM_PLAYERS)
+        seat = receiving_seat(s[DEALER], s[CARDS_DEALT], players)
         s[HANDS + seat] |= card_bit(card)
         record_deal(s, seat, card)
     if s[CARDS_DEALT] == cards_to_deal(s):
         s[PHASE] = BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS
+        s[TO_MOVE] = (s[DEALER] + 1) % players
 
 
 @njit(cache=True)
@@ -364,13 +509,16 @@ def _bid(s, action):
             _throw_in(s)
             return
         s[TO_MOVE] = s[DECLARER]
-        if names_trump(s[HIGH_BID]):
+        if has_piles(s):  # V-K17: the pile tops turn face up before trump is named
+            for place in range(1, 2 * 2 * NUM_PILES, 2):
+                s[FACE_UP] |= card_bit(s[PILES + place])
+        if names_trump(s[HIGH_BID]) and not TRUMP_BY_FIRST_LEAD[s[FORM]]:
             s[PHASE] = NAMING_TRUMP
         else:
             s[TRUMP] = NO_TRUMP
             _after_trump(s)
     else:
-        s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+        s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
 
 
 @njit(cache=True)
@@ -393,8 +541,8 @@ def _after_trump(s):
 
 @njit(cache=True)
 def _take_kitty_or_play(s):
-    """With a kitty (11.1) the declarer takes it up and discards two cards; then play begins."""
-    if s[KITTY_34_CARD]:
+    """With a kitty (11.1, 11.12) the declarer takes it up and discards two cards; then play begins."""
+    if takes_kitty(s):
         s[HANDS + s[DECLARER]] |= s[KITTY]
         s[PHASE] = DISCARDING
         s[TO_MOVE] = s[DECLARER]
@@ -438,7 +586,7 @@ def _throw_in(s):
     if s[MATCH] and s[HAND_NUMBER] < s[MAX_HANDS]:
         start_hand(s, s[DEALER])
     else:
-        s[WINNER] = 2
+        s[WINNER] = DRAWN
         s[PHASE] = GAME_OVER
 
 
@@ -446,24 +594,39 @@ def _throw_in(s):
 def _play_card(s, card):
     seat = s[TO_MOVE]
     position = s[TRICK_SIZE]
+    players = s[NUM_PLAYERS]
     if position > 0:
         led_suit = suit_of(s[TRICK])
         if suit_of(card) != led_suit:
             s[VOIDS + seat] |= 1 << led_suit
-    s[HANDS + seat] &= ~card_bit(card)
+    elif s[TRICK_NUMBER] == 0 and s[FORM] != STANDARD and TRUMP_BY_FIRST_LEAD[s[FORM]]:
+        s[TRUMP] = suit_of(card)  # the declarer's first lead fixes trump, this card included
+    if has_piles(s) and (s[PILE_CARDS] >> card) & 1:
+        _play_pile_card(s, seat, card)
+    else:
+        s[HANDS + seat] &= ~card_bit(card)
     s[PLAYED] |= card_bit(card)
     s[TRICK + position] = card
-    s[TRICK_HISTORY + 4 * s[TRICK_NUMBER] + position] = card
+    s[TRICK_HISTORY + players * s[TRICK_NUMBER] + position] = card
     s[TRICK_SIZE] = position + 1
-    if position + 1 < NUM_PLAYERS:
-        s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+    if position + 1 < players:
+        s[TO_MOVE] = (seat + 1) % players
         return
     _finish_trick(s)
 
 
 @njit(cache=True)
+def high_strength(s):
+    """The game's high order: A high, or the form's (11.7-11.9)."""
+    return FORM_STRENGTH[s[FORM]]
+
+
+@njit(cache=True)
 def card_strength(s):
-    """The strength table of the contract being played (low no trump or a low choice reverses it)."""
+    """The strength table of the contract being played (low no trump or a low choice reverses it;
+    a form has its own order)."""
+    if s[FORM] != STANDARD:
+        return high_strength(s)
     if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
         return LOW_STRENGTH
     return HIGH_STRENGTH
@@ -472,18 +635,23 @@ def card_strength(s):
 @njit(cache=True)
 def _finish_trick(s):
     leader = s[TRICK_LEADER]
-    winning_position = trick_winner(s[TRICK:TRICK + 4], 4, s[TRUMP], 0, card_strength(s))
-    winner = (leader + winning_position) % NUM_PLAYERS
-    team = team_of(winner)
-    points = 1
-    for position in range(4):
-        card = s[TRICK + position]
-        if card == FIVE_OF_HEARTS:
-            points += FIVE_OF_HEARTS_POINTS
-            s[FIVE_HEARTS_TEAM] = team
-        elif card == THREE_OF_SPADES:
-            points += THREE_OF_SPADES_POINTS
-            s[THREE_SPADES_TEAM] = team
+    players = s[NUM_PLAYERS]
+    winning_position = trick_winner(s[TRICK:TRICK + players], players, s[TRUMP], 0, card_strength(s))
+    winner = (leader + winning_position) % players
+    team = side_of(s, winner)
+    if s[FORM] != STANDARD:
+        points = _form_trick_points(s, leader, winning_position)
+    else:
+        points = 1
+        for position in range(players):
+            card = s[TRICK + position]
+            if card == FIVE_OF_HEARTS:
+                points += FIVE_OF_HEARTS_POINTS
+                s[FIVE_HEARTS_TEAM] = team
+            elif card == THREE_OF_SPADES:
+                points += THREE_OF_SPADES_POINTS
+                s[THREE_SPADES_TEAM] = team
+    for position in range(players):
         s[TRICK + position] = -1
     s[TRICKS_WON + team] += 1
     s[HAND_POINTS + team] += points
@@ -493,8 +661,52 @@ def _finish_trick(s):
     s[TRICK_SIZE] = 0
     s[TRICK_LEADER] = winner
     s[TO_MOVE] = winner
-    if s[TRICK_NUMBER] == NUM_TRICKS:
+    if s[TRICK_NUMBER] == tricks_per_hand(s):
         _score_hand(s)
+
+
+@njit(cache=True)
+def trump_to_be_led(s):
+    """The declarer's first lead is still to fix trump (11.8, 11.9)."""
+    return TRUMP_BY_FIRST_LEAD[s[FORM]] and s[TRUMP] == NO_TRUMP and s[PHASE] == PLAYING
+
+
+@njit(cache=True)
+def bonus_card(s):
+    """The card whose trick scores extra: the 5H, or a form's KH."""
+    return BONUS_CARD[s[FORM]]
+
+
+@njit(cache=True)
+def penalty_card(s):
+    """The card whose trick scores less: the 3S, or a form's KS."""
+    return PENALTY_CARD[s[FORM]]
+
+
+@njit(cache=True)
+def _form_trick_points(s, leader, winning_position):
+    """A form's trick (11.7-11.9): 1, plus its bonus and penalty cards' points, to the winner.
+
+    Joffre's insult (V-K11): when the Kaiser (KS) wins a trick holding the Joffre (KH), the side
+    of the seat that played the Joffre also scores -5, whichever side won the trick.
+    """
+    form = s[FORM]
+    players = s[NUM_PLAYERS]
+    team = side_of(s, (leader + winning_position) % players)
+    points = 1
+    joffre_by = -1
+    for position in range(players):
+        card = s[TRICK + position]
+        if card == BONUS_CARD[form]:
+            points += BONUS_POINTS[form]
+            s[FIVE_HEARTS_TEAM] = team
+            joffre_by = (leader + position) % players
+        elif card == PENALTY_CARD[form]:
+            points += PENALTY_POINTS[form]
+            s[THREE_SPADES_TEAM] = team
+    if form == JOFFRE and joffre_by >= 0 and s[TRICK + winning_position] == PENALTY_CARD[form]:
+        s[HAND_POINTS + side_of(s, joffre_by)] += JOFFRE_INSULT_POINTS
+    return points
 
 
 @njit(cache=True)
@@ -519,7 +731,7 @@ def is_no_trump(bid):
 @njit(cache=True)
 def tricks_of_seat(s, seat):
     count = 0
-    for trick in range(NUM_TRICKS):
+    for trick in range(tricks_per_hand(s)):
         if s[TRICK_WINNERS + trick] == seat:
             count += 1
     return count
@@ -528,36 +740,37 @@ def tricks_of_seat(s, seat):
 @njit(cache=True)
 def seat_winning(s, card):
     """The seat that won the trick holding ``card`` this hand, -1 if none did."""
-    for position in range(4 * NUM_TRICKS):
+    players = s[NUM_PLAYERS]
+    for position in range(players * tricks_per_hand(s)):
         if s[TRICK_HISTORY + position] == card:
-            return s[TRICK_WINNERS + position // 4]
+            return s[TRICK_WINNERS + position // players]
     return -1
 
 
 @njit(cache=True)
 def made_contract(s):
-    """The declaring team fulfilled its contract: its bid's value in hand points, or the
-    conditions of a Kaiser bid (11.29-11.31)."""
+    """The declaring side fulfilled its contract: its bid's value in hand points, or the
+    conditions of a Kaiser bid (11.29-11.31, four players only)."""
     declarer = s[DECLARER]
     bid = s[HIGH_BID]
     if bid == KAISER_40_RANK:
         return tricks_of_seat(s, declarer) == NUM_TRICKS
     if bid == KAISER_RANK:
-        team = team_of(declarer)
+        team = side_of(s, declarer)
         if s[KAISER_BID_SOLO]:  # the declarer alone: his partner takes no trick (V-K25)
             return (tricks_of_seat(s, declarer) == 7 and tricks_of_seat(s, (declarer + 2) % 4) == 0
                     and seat_winning(s, FIVE_OF_HEARTS) == declarer
                     and seat_winning(s, THREE_OF_SPADES) != declarer)
         return (s[TRICKS_WON + team] == 7 and s[FIVE_HEARTS_TEAM] == team
                 and s[THREE_SPADES_TEAM] != team)
-    return s[HAND_POINTS + team_of(declarer)] >= bid // 3
+    return s[HAND_POINTS + side_of(s, declarer)] >= bid // 3
 
 
 @njit(cache=True)
 def hand_utility_bound(s):
-    """A bound on a seat's hand-mode return: a doubled 12 against 10 points, the Kaiser bid's
-    +-target (V-K26), Kaiser 40's +-40 against 13 points."""
-    bound = 44
+    """A bound on a seat's hand-mode return: a doubled 12 against 10 points (two players: a
+    doubled 21 against -3), the Kaiser bid's +-target (V-K26), Kaiser 40's +-40 against 13 points."""
+    bound = 45 if has_piles(s) else 44
     if offers_kaiser_bid(s):
         bound = max(bound, s[TARGET])
     if s[KAISER_40]:
@@ -567,12 +780,12 @@ def hand_utility_bound(s):
 
 @njit(cache=True)
 def hand_deltas(s):
-    """Each team's match-score change for the finished hand (rulings 4 and 5, variants 11.20-11.25)."""
-    declarer_team = team_of(s[DECLARER])
-    other_team = 1 - declarer_team
+    """Each side's match-score change for the finished hand (rulings 4, 5 and V-K2, V-K18;
+    variants 11.20-11.25): the declaring side by its contract, every other side separately."""
+    declarer_team = side_of(s, s[DECLARER])
     bid = s[HIGH_BID]
     value = bid // 3
-    deltas = np.zeros(2, dtype=np.int64)
+    deltas = np.zeros(s[NUM_SIDES], dtype=np.int64)
     sign = 1 if made_contract(s) else -1
     if bid == KAISER_RANK:  # the game is won or lost on it (V-K26): the other team scores nothing
         deltas[declarer_team] = sign * s[TARGET]
@@ -584,20 +797,24 @@ def hand_deltas(s):
     else:
         taken = s[HAND_POINTS + declarer_team]
         deltas[declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
-    other_points = s[HAND_POINTS + other_team]
-    if (s[MUST_BID_TO_WIN] or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
-            or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
-        deltas[other_team] = other_points
+    no_limit = s[MUST_BID_TO_WIN] or FORM_HAS_NO_LIMIT[s[FORM]]  # 11.22, the Les Rois (V-K1)
+    for other_team in range(s[NUM_SIDES]):
+        if other_team == declarer_team:
+            continue
+        other_points = s[HAND_POINTS + other_team]
+        if (no_limit or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
+                or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
+            deltas[other_team] = other_points
     return deltas
 
 
 @njit(cache=True)
 def _score_hand(s):
     if s[THREE_SPADES_NEEDS_THREE_TRICKS]:
-        for team in range(2):
+        for team in range(s[NUM_SIDES]):
             s[HAND_POINTS + team] = three_spades_needs_three_tricks_points(s, team)
     deltas = hand_deltas(s)
-    for team in range(2):
+    for team in range(s[NUM_SIDES]):
         s[LAST_DELTA + team] = deltas[team]
         s[MATCH_SCORE + team] += deltas[team]
     s[HAND_NUMBER] += 1
@@ -606,27 +823,28 @@ def _score_hand(s):
         return
     made = made_contract(s)
     if not made:
-        s[POT_PAYMENTS + team_of(s[DECLARER])] += 1
+        s[POT_PAYMENTS + side_of(s, s[DECLARER])] += 1
     if made and is_no_trump(s[HIGH_BID]) and s[TARGET_AFTER_NO_TRUMP] > 0:  # 11.15, 11.21
         s[TARGET_IN_FORCE] = s[TARGET_AFTER_NO_TRUMP]
         if s[LIMIT_AFTER_NO_TRUMP] > 0:
             s[LIMIT_IN_FORCE] = s[LIMIT_AFTER_NO_TRUMP]
     s[WINNER] = match_winner(s, made)
     if s[WINNER] < 0 and s[HAND_NUMBER] >= s[MAX_HANDS]:
-        s[WINNER] = 2
+        s[WINNER] = DRAWN
     if s[WINNER] >= 0:
         s[PHASE] = GAME_OVER
     else:
-        start_hand(s, (s[DEALER] + 1) % NUM_PLAYERS)
+        start_hand(s, (s[DEALER] + 1) % s[NUM_PLAYERS])
 
 
 @njit(cache=True)
 def _leading_team(s, candidates):
-    """The candidate team (bit t of ``candidates``) with the highest score; a tie goes to the
-    team of the seat nearest ``dealer + 1`` in turn order (ruling V-K3)."""
+    """The candidate side (bit t of ``candidates``) with the highest score; a tie goes to the
+    side of the seat nearest ``dealer + 1`` in turn order (ruling V-K3)."""
     best = -1
-    for k in range(NUM_PLAYERS):
-        team = team_of((s[DEALER] + 1 + k) % NUM_PLAYERS)
+    players = s[NUM_PLAYERS]
+    for k in range(players):
+        team = side_of(s, (s[DEALER] + 1 + k) % players)
         if (candidates >> team) & 1 and (best < 0 or s[MATCH_SCORE + team] > s[MATCH_SCORE + best]):
             best = team
     return best
@@ -634,9 +852,11 @@ def _leading_team(s, candidates):
 
 @njit(cache=True)
 def match_winner(s, made):
-    """The end check after a scored hand (ruling V-K3): the winning team, or -1 to play on."""
+    """The end check after a scored hand (ruling V-K3): the winning side, or -1 to play on."""
     target = s[TARGET_IN_FORCE]
-    declarer_team = team_of(s[DECLARER])
+    declarer_team = side_of(s, s[DECLARER])
+    sides = s[NUM_SIDES]
+    every_side = (1 << sides) - 1
     if s[HIGH_BID] == KAISER_RANK:  # won or lost on the Kaiser bid
         return declarer_team if made else 1 - declarer_team
     reached = 0
@@ -644,7 +864,7 @@ def match_winner(s, made):
         if made and s[MATCH_SCORE + declarer_team] >= target:
             reached = 1 << declarer_team
     else:
-        for team in range(2):
+        for team in range(sides):
             if s[MATCH_SCORE + team] >= target:
                 reached |= 1 << team
     if (reached >> declarer_team) & 1:
@@ -653,11 +873,11 @@ def match_winner(s, made):
         return _leading_team(s, reached)
     if s[MINUS_TARGET_LOSES]:
         above = 0
-        for team in range(2):
+        for team in range(sides):
             if s[MATCH_SCORE + team] > -target:
                 above |= 1 << team
-        if above != 3:
-            return _leading_team(s, above if above else 3)
+        if above != every_side:
+            return _leading_team(s, above if above else every_side)
     return -1
 
 
@@ -669,26 +889,31 @@ def pot_stake(s):
 
 @njit(cache=True)
 def returns(s, out):
-    """Per-seat returns: hand mode, own team's delta minus the other's; match, +1 / -1."""
-    for seat in range(NUM_PLAYERS):
+    """Per-seat returns (§0 "Sides"): hand mode, own side's delta minus the mean of the other
+    sides'; match, +1 to the winning side and -1 / (m - 1) to every other, plus the pot."""
+    players = s[NUM_PLAYERS]
+    for seat in range(players):
         out[seat] = 0.0
-    if s[PHASE] != GAME_OVER:
+    if s[PHASE] != GAME_OVER or s[WINNER] == DRAWN:  # unfinished, drawn or thrown in
         return
+    others = float(s[NUM_SIDES] - 1)
     if s[MATCH]:
-        if s[WINNER] == 0 or s[WINNER] == 1:
-            # 11.36: the winners collect the pot, every team pays its own failures.
-            stake = pot_stake(s)
-            pot = stake * (s[POT_PAYMENTS] + s[POT_PAYMENTS + 1])
-            for seat in range(NUM_PLAYERS):
-                team = team_of(seat)
-                won = team == s[WINNER]
-                out[seat] = ((1.0 + pot) if won else -1.0) - stake * s[POT_PAYMENTS + team]
+        # 11.36: the winners collect the pot, every side pays its own failures.
+        stake = pot_stake(s)
+        pot = 0
+        for team in range(s[NUM_SIDES]):
+            pot += s[POT_PAYMENTS + team]
+        for seat in range(players):
+            team = side_of(s, seat)
+            won = team == s[WINNER]
+            out[seat] = ((1.0 + stake * pot) if won else -1.0 / others) - stake * s[POT_PAYMENTS + team]
         return
-    if s[WINNER] == 2:  # thrown-in hand
-        return
-    for seat in range(NUM_PLAYERS):
-        team = team_of(seat)
-        out[seat] = float(s[LAST_DELTA + team] - s[LAST_DELTA + 1 - team])
+    total = 0
+    for team in range(s[NUM_SIDES]):
+        total += s[LAST_DELTA + team]
+    for seat in range(players):
+        own = s[LAST_DELTA + side_of(s, seat)]
+        out[seat] = own - (total - own) / others
 
 
 @njit(cache=True)
@@ -716,7 +941,7 @@ def play_random_hands(template, num_hands, stream, results):
     Returns the total number of actions applied, chance included.
     """
     legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
-    seat_returns = np.empty(NUM_PLAYERS, dtype=np.float64)
+    seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
     s = template.copy()
     steps = 0
     for i in range(num_hands):
@@ -737,5 +962,5 @@ def play_random_hands(template, num_hands, stream, results):
         results[i, 1] = s[HAND_POINTS]
         results[i, 2] = s[HAND_POINTS + 1]
         results[i, 3] = s[DECLARER]
-        results[i, 4] = s[HIGH_BID] if s[WINNER] != 2 else -1
+        results[i, 4] = s[HIGH_BID] if s[WINNER] != DRAWN else -1
     return steps

@@ -7,6 +7,7 @@ strings of the contract.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -28,10 +29,13 @@ from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation, sampling
 from cardlab.games.kaiser.rules import (
     BID,
+    FORM_NAMES,
     HAND_SIZE,
     KAISER_40_BID,
     KAISER_BID,
+    KITTY_SIZE,
     MAX_DISTINCT_ACTIONS,
+    MAX_SEATS,
     MIN_BID_CHOICES,
     MISDEAL,
     NAME_TRUMP,
@@ -40,6 +44,7 @@ from cardlab.games.kaiser.rules import (
     PASS,
     PLAY_HIGH,
     PLAY_LOW,
+    STANDARD,
     bid_of_action,
     bid_string,
     contract_name,
@@ -57,7 +62,7 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
               "must_bid_to_win", "pot")
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = ("players", "three_teams") + FORMS + PASSING
+NOT_IMPLEMENTED = ("lost_heir",) + PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -208,7 +213,12 @@ def check_combination(p: dict[str, Any]) -> None:
         _reject(f"the variant {unfinished} is not implemented yet (docs/rules/kaiser.md#variants)")
 
 
-HAND_LENGTH = 34 + NUM_PLAYERS + 2 + 2 + 32  # deal and kitty, bids, trump, high or low, discards, play
+def hand_length(players: int) -> int:
+    """The most nodes a hand can take: deal and kitty, bids, trump, high or low, discards, play.
+
+    Every dealt card is played but the discards; two players also deal and play their piles."""
+    cards = 4 * HAND_SIZE if players == 2 else players * HAND_SIZE
+    return (cards + KITTY_SIZE) + players + 2 + KITTY_SIZE + cards
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -240,14 +250,25 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
     return action_to_string(player, action)
 
 
-KAISER_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, MAX_DISTINCT_ACTIONS,
-                                   state_action_to_string)
+@cache
+def kaiser_engine(num_players: int) -> Engine:
+    """The checked Python face of the engine for ``num_players`` seats (11.11-11.14)."""
+    return Engine.from_kernels(E, GAME_NAME, num_players, MAX_DISTINCT_ACTIONS, state_action_to_string)
 
-GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
+
+KAISER_ENGINE = kaiser_engine(NUM_PLAYERS)
+
+GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", 2, MAX_SEATS, DEFAULT_PARAMETERS)
+
+
+def form_of(p: dict[str, Any]) -> int:
+    """The form these parameters play (rules.FORM_NAMES), STANDARD when none is set."""
+    return next((form for form, name in enumerate(FORM_NAMES) if form != STANDARD and p[name]),
+                STANDARD)
 
 
 def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
-    """The engine's parameter slots (slot order of :mod:`cardlab.games.kaiser.engine`)."""
+    """The values of the engine's PARAMETER_SLOTS (:mod:`cardlab.games.kaiser.engine`)."""
     p = {**DEFAULT_PARAMETERS, **parameters}
     min_bid, target, limit = effective_values(p)
     slots = {
@@ -267,11 +288,13 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.KAISER_40: p["kaiser_40"],
         E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
         E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
-        E.KITTY_34_CARD: p["kitty_34_card"],
+        E.KITTY_34_CARD: p["kitty_34_card"], E.FORM: form_of(p),
+        E.PLAYERS: p["players"], E.THREE_TEAMS: p["three_teams"],
     }
+    position = {int(slot): k for k, slot in enumerate(E.PARAMETER_SLOTS)}
     values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
     for slot, value in slots.items():
-        values[slot - E.PARAMETERS] = int(value)
+        values[position[slot]] = int(value)
     return values
 
 
@@ -297,13 +320,14 @@ class KaiserGame(EngineGame):
             num_distinct_actions=num_distinct_actions(p["kaiser_bid_solo"] or p["kaiser_bid_team"],
                                                       p["kaiser_40"]),
             max_chance_outcomes=52,
-            num_players=NUM_PLAYERS,
+            num_players=p["players"],
             min_utility=-utility,
             max_utility=utility,
             utility_sum=0.0,
-            max_game_length=HAND_LENGTH * (p["max_hands"] if p["match"] else 1),
+            max_game_length=hand_length(p["players"]) * (p["max_hands"] if p["match"] else 1),
         )
         super().__init__(GAME_TYPE, info, params or {})
+        self.engine = kaiser_engine(p["players"])
         self.initial_array = initial_array
 
 
@@ -311,11 +335,42 @@ class KaiserGame(EngineGame):
 class KaiserState(EngineState):
     """A Kaiser state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    engine = KAISER_ENGINE
+    engine = KAISER_ENGINE  # the four seats' until __init__ sets the game's own
+
+    def __init__(self, game: pyspiel.Game, array: np.ndarray):
+        super().__init__(game, array)
+        # Looked up once: the wrapper asks for the engine at every step.
+        self.engine = kaiser_engine(int(array[E.NUM_PLAYERS]))
 
 
 def _seat_name(seat: int) -> str:
     return f"P{seat}"
+
+
+def _piles_string(s: np.ndarray, player: int | None) -> str:
+    """Two players' piles (11.11), bottom/top: face-up cards by name, face-down ones as ``??`` for
+    a player (he does not know his own), by name for the full view; ``-`` where played."""
+    seats = []
+    for seat in range(2):
+        piles = []
+        for pile in range(E.NUM_PILES):
+            levels = []
+            for level in range(2):
+                card = int(s[E.PILES + seat * 2 * E.NUM_PILES + pile * 2 + level])
+                if card < 0 or not (int(s[E.PILE_CARDS]) >> card) & 1:
+                    levels.append("-")
+                elif player is None or (int(s[E.FACE_UP]) >> card) & 1:
+                    levels.append(card_string(card))
+                else:
+                    levels.append("??")
+            piles.append("/".join(levels))
+        seats.append(f"{_seat_name(seat)} " + " ".join(piles))
+    return ", ".join(seats)
+
+
+def _side_name(s: np.ndarray, side: int) -> str:
+    """``team 0`` where seats score together, ``P2`` where each seat plays alone (3 and 5 players)."""
+    return f"team {side}" if s[E.NUM_SIDES] < s[E.NUM_PLAYERS] else _seat_name(side)
 
 
 def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
@@ -326,16 +381,19 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     player cannot tell them apart. In match mode earlier hands are summarised by
     the match score and hand number.
     """
+    players, sides = int(s[E.NUM_PLAYERS]), int(s[E.NUM_SIDES])
     lines = [f"dealer {_seat_name(int(s[E.DEALER]))}, phase {E.PHASE_NAMES[s[E.PHASE]]}"]
+    if s[E.FORM] != STANDARD:
+        lines[0] += f", form {FORM_NAMES[s[E.FORM]]}"
     if s[E.MATCH]:
-        lines.append(
-            f"match: hand {s[E.HAND_NUMBER] + 1}, scores {s[E.MATCH_SCORE]}-{s[E.MATCH_SCORE + 1]}"
-            f" (target {s[E.TARGET_IN_FORCE]})"
-        )
+        scores = "-".join(str(s[E.MATCH_SCORE + side]) for side in range(sides))
+        lines.append(f"match: hand {s[E.HAND_NUMBER] + 1}, scores {scores} (target {s[E.TARGET_IN_FORCE]})")
     if player is None:
-        for seat in range(NUM_PLAYERS):
+        for seat in range(players):
             lines.append(f"{_seat_name(seat)} hand: {cards_string(int(s[E.HANDS + seat]))}")
-        if s[E.KITTY_34_CARD]:
+        if E.has_piles(s):
+            lines.append(f"piles: {_piles_string(s, None)}")
+        if E.takes_kitty(s):
             lines.append(f"kitty: {cards_string(int(s[E.KITTY]))}, "
                          f"discarded: {cards_string(int(s[E.DISCARDS])) or '-'}")
     else:
@@ -343,6 +401,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
         lines.append(f"hand: {cards_string(int(s[E.HANDS + player]))}")
         if perfect_recall:
             lines.append(f"dealt: {cards_string(int(s[E.DEALT + player]))}")
+        if E.has_piles(s):
+            lines.append(f"piles: {_piles_string(s, player)}")
         kitty, discards = observation.kitty_seen_by(s, player)
         if kitty:
             discarded = cards_string(int(discards)) or "-"
@@ -350,8 +410,8 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if s[E.PHASE] == E.DEALING:
         return "\n".join(lines)
     bids = []
-    for k in range(NUM_PLAYERS):
-        seat = (int(s[E.DEALER]) + 1 + k) % NUM_PLAYERS
+    for k in range(players):
+        seat = (int(s[E.DEALER]) + 1 + k) % players
         spoken = int(s[E.SPOKEN + seat])
         if spoken >= 0:
             bids.append(f"{_seat_name(seat)} {action_to_string(seat, spoken)}")
@@ -363,12 +423,13 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
         s[E.PHASE] == E.PLAYING
     ):
         trump = int(s[E.TRUMP])
-        lines.append(f"trump: {SUIT_CHARS[trump] if trump >= 0 else 'none (no trump)'}")
+        unnamed = "by the first lead" if E.trump_to_be_led(s) else "none (no trump)"
+        lines.append(f"trump: {SUIT_CHARS[trump] if trump >= 0 else unnamed}")
         tricks = range(int(s[E.TRICK_NUMBER])) if perfect_recall else ()
         for trick in tricks:
             leader = int(s[E.TRICK_LEADERS + trick])
-            cards = " ".join(card_string(int(c)) for c in s[E.TRICK_HISTORY + 4 * trick:
-                                                               E.TRICK_HISTORY + 4 * trick + 4])
+            first = E.TRICK_HISTORY + players * trick
+            cards = " ".join(card_string(int(c)) for c in s[first:first + players])
             lines.append(
                 f"trick {trick + 1}: {_seat_name(leader)} led {cards}, won by "
                 f"{_seat_name(int(s[E.TRICK_WINNERS + trick]))}"
@@ -380,25 +441,26 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                 f"{': ' + current if current else ''}"
             )
         voids = []
-        for seat in range(NUM_PLAYERS):
+        for seat in range(players):
             suits = "".join(SUIT_CHARS[x] for x in range(4) if (s[E.VOIDS + seat] >> x) & 1)
             if suits:
                 voids.append(f"{_seat_name(seat)} void {suits}")
         if voids:
             lines.append("voids: " + ", ".join(voids))
-        lines.append(
-            f"points: team 0 {s[E.HAND_POINTS]} ({s[E.TRICKS_WON]} tricks), "
-            f"team 1 {s[E.HAND_POINTS + 1]} ({s[E.TRICKS_WON + 1]} tricks)"
-        )
+        lines.append("points: " + ", ".join(
+            f"{_side_name(s, side)} {s[E.HAND_POINTS + side]} ({s[E.TRICKS_WON + side]} tricks)"
+            for side in range(sides)))
     if s[E.PHASE] == E.GAME_OVER:
-        if s[E.WINNER] == 2 and s[E.MISDEAL_BY] >= 0:
+        if s[E.WINNER] == E.DRAWN and s[E.MISDEAL_BY] >= 0:
             lines.append(f"thrown in by {_seat_name(int(s[E.MISDEAL_BY]))}: void hand")
-        elif s[E.WINNER] == 2 and s[E.DECLARER] < 0:
+        elif s[E.WINNER] == E.DRAWN and s[E.DECLARER] < 0:
             lines.append("everyone passed: void hand")
         else:
-            lines.append(f"hand score: team 0 {s[E.LAST_DELTA]:+d}, team 1 {s[E.LAST_DELTA + 1]:+d}")
+            lines.append("hand score: " + ", ".join(
+                f"{_side_name(s, side)} {s[E.LAST_DELTA + side]:+d}" for side in range(sides)))
             if s[E.MATCH]:
-                lines.append(f"match won by team {s[E.WINNER]}" if s[E.WINNER] < 2 else "match drawn")
+                lines.append(f"match won by {_side_name(s, int(s[E.WINNER]))}"
+                             if s[E.WINNER] != E.DRAWN else "match drawn")
     return "\n".join(lines)
 
 
@@ -409,14 +471,18 @@ def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -
 
 KaiserGame.state_class = KaiserState
 def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
-    """The world's cards for the next chance node of ``replay``: a seat's, or the kitty's (11.1)."""
-    if replay[E.KITTY_34_CARD] and replay[E.CARDS_DEALT] >= NUM_PLAYERS * HAND_SIZE:
+    """The world's cards for the next chance node of ``replay``: a seat's, the kitty's (11.1, 11.12),
+    or the one card of the pile place being dealt (11.11)."""
+    k = int(replay[E.CARDS_DEALT])
+    if E.has_piles(replay) and k >= E.PILE_DEAL_START:
+        return 1 << int(world[E.PILES + E.pile_place(int(replay[E.DEALER]), k)])
+    if E.takes_kitty(replay) and replay[E.CARDS_DEALT] >= replay[E.NUM_PLAYERS] * HAND_SIZE:
         return int(world[E.KITTY]) & ~int(replay[E.KITTY])
     return next_dealt_cards(world, replay)
 
 
 def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
-    """The declarer's kitty discards in ``world`` (11.1), made in ascending order, one a node."""
+    """The declarer's kitty discards in ``world`` (11.1, 11.12), made in ascending order, one a node."""
     if replay[E.PHASE] != E.DISCARDING:
         return action
     return int(nth_card(world[E.DISCARDS], popcount(replay[E.DISCARDS])))

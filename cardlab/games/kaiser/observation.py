@@ -2,11 +2,16 @@
 
 Seats are relative to the observer (0 = self, 1 = left, 2 = partner, 3 =
 right), so one network serves every seat. Card planes are 52 wide (all card
-ids) so that variant decks fit the same layout.
+ids) so that variant decks fit the same layout. With 2, 3, 5 or 6 players
+(11.11-11.14) every per-seat piece has one block per seat, and the per-side
+pieces one per side, own side first, then the others in turn order. Two
+players add their piles: the face-up pile cards of each and how many cards
+lie face down in each pile.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import highest_card, lowest_card
@@ -19,8 +24,9 @@ from cardlab.core.encoding import (
     mark_voids,
 )
 from cardlab.core.infostate import deal_token, seen_action, unseen_action
+from cardlab.core.rng import mix64
 from cardlab.games.kaiser import engine as E
-from cardlab.games.kaiser.rules import HAND_SIZE, NUM_PLAYERS
+from cardlab.games.kaiser.rules import HAND_SIZE
 
 NUM_CARDS = 52
 NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
@@ -45,6 +51,11 @@ OBSERVATION_PIECES = (
     ("team_points_tricks", 4),
     ("match_scores", 3),
 )
+#: Two players' piles (11.11): each seat's face-up pile cards, then its face-down count per pile.
+PILES_SIZE = 2 * NUM_CARDS + 2 * E.NUM_PILES
+#: Pieces with one block per seat (size in the table: four seats) and per side (two sides).
+PER_SEAT = ("played_by_seat", "current_trick", "bids", "declarer", "voids", "dealer", "to_move")
+PER_SIDE = {"team_points_tricks": 2, "match_scores": 1}  # size = this * sides + the rest
 INFORMATION_STATE_EXTRA = (
     ("dealt_hand", NUM_CARDS),
     ("trick_history", 8 * 4 * NUM_CARDS),
@@ -66,14 +77,27 @@ def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
     and a fourteenth contract value.
     """
     extra = kaiser_bid_slots(s)
+    players, sides = int(s[E.NUM_PLAYERS]), int(s[E.NUM_SIDES])
     widths = {"bids": 4 * (NUM_BID_SLOTS + extra), "contract_value": NUM_CONTRACT_VALUES + (extra > 0),
               "phase": num_phase_slots(s)}
-    pieces = tuple((name, widths.get(name, size)) for name, size in OBSERVATION_PIECES)
+    pieces = []
+    for name, size in OBSERVATION_PIECES:
+        size = widths.get(name, size)
+        if name in PER_SEAT:
+            size = size // 4 * players
+        elif name in PER_SIDE:
+            size = PER_SIDE[name] * sides + size - 2 * PER_SIDE[name]
+        pieces.append((name, size))
     if s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]:
-        pieces += (("played_low", 1),)
-    if s[E.KITTY_34_CARD]:
-        pieces += (("kitty_and_discards", 2 * NUM_CARDS),)  # as far as the player has seen them
-    return pieces + (tuple(INFORMATION_STATE_EXTRA) if perfect_recall else ())
+        pieces.append(("played_low", 1))
+    if E.takes_kitty(s):
+        pieces.append(("kitty_and_discards", 2 * NUM_CARDS))  # as far as the player has seen them
+    if E.has_piles(s):
+        pieces.append(("piles", PILES_SIZE))
+    if perfect_recall:
+        tricks = 2 * E.NUM_TRICKS if E.has_piles(s) else E.NUM_TRICKS
+        pieces += [("dealt_hand", NUM_CARDS), ("trick_history", tricks * players * NUM_CARDS)]
+    return tuple(pieces)
 
 
 @njit(cache=True)
@@ -84,7 +108,7 @@ def has_high_or_low(s):
 @njit(cache=True)
 def num_phase_slots(s):
     """The standard game's five phases, then choosing high or low (11.5, 11.6), then discarding (11.1)."""
-    return NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0) + (1 if s[E.KITTY_34_CARD] else 0)
+    return NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0) + (1 if E.takes_kitty(s) else 0)
 
 
 @njit(cache=True)
@@ -105,31 +129,38 @@ def phase_slot(s):
 @njit(cache=True)
 def kitty_seen_by(s, player):
     """The kitty's cards and the discards, once ``player``, the declarer, has taken it up."""
-    if s[E.KITTY_34_CARD] and s[E.PHASE] >= E.DISCARDING and s[E.DECLARER] == player:
+    if E.takes_kitty(s) and s[E.PHASE] >= E.DISCARDING and s[E.DECLARER] == player:
         return s[E.KITTY], s[E.DISCARDS]
     return 0, 0
 
 
 @njit(cache=True)
 def hides_choice(s, observer):
-    """Is the choice to be made in ``s`` out of ``observer``'s sight? The declarer's discards (11.1)."""
+    """Is the choice to be made in ``s`` hidden from ``observer``? The declarer's discards (11.1, 11.12)."""
     return s[E.PHASE] == E.DISCARDING and s[E.TO_MOVE] != observer
+
+
+@njit(cache=True, inline="always")
+def relative_side(s, player, side):
+    """``side`` as ``player`` sees it: 0 his own, then the others in turn order from his left."""
+    return (side - E.side_of(s, player)) % s[E.NUM_SIDES]
 
 
 @njit(cache=True)
 def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
+    players, sides = s[E.NUM_PLAYERS], s[E.NUM_SIDES]
     o = 0
     mark_cards(out, o, s[E.HANDS + player])
     o += NUM_CARDS
     # Cards each seat has played this hand, and the current trick.
     o = mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER,
-                           E.TRICK_LEADER, player, False)
-    o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player)
+                           E.TRICK_LEADER, player, False, players)
+    o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player, players)
     bid_slots = NUM_BID_SLOTS + kaiser_bid_slots(s)
-    for seat in range(4):
-        relative = (seat - player) % 4
+    for seat in range(players):
+        relative = (seat - player) % players
         spoken = s[E.SPOKEN + seat]
         if spoken < 0:
             slot = 0
@@ -138,46 +169,63 @@ def encode(s, player, perfect_recall, out):
         else:
             slot = 2 + spoken - E.BID
         out[o + relative * bid_slots + slot] = 1.0
-    o += 4 * bid_slots
+    o += players * bid_slots
     values = NUM_CONTRACT_VALUES + (bid_slots > NUM_BID_SLOTS)
     if s[E.DECLARER] >= 0 and s[E.PHASE] > E.BIDDING:  # bids 99 and 100: value 13, kinds 0 and 1
-        out[o + (s[E.DECLARER] - player) % 4] = 1.0
-        out[o + 4 + s[E.HIGH_BID] // 3] = 1.0
-        out[o + 4 + values + s[E.HIGH_BID] % 3] = 1.0
-    o += 4 + values + 3
+        out[o + (s[E.DECLARER] - player) % players] = 1.0
+        out[o + players + s[E.HIGH_BID] // 3] = 1.0
+        out[o + players + values + s[E.HIGH_BID] % 3] = 1.0
+    o += players + values + 3
     # The information state keeps the trump after the hand: when nobody showed out, nothing else tells it.
-    if s[E.PHASE] == E.PLAYING or (perfect_recall and s[E.PHASE] == E.GAME_OVER
-                                   and s[E.TRICK_NUMBER] > 0):
+    # A trump still to be fixed by the first lead (11.8, 11.9) is marked nowhere.
+    if (s[E.PHASE] == E.PLAYING or (perfect_recall and s[E.PHASE] == E.GAME_OVER
+                                    and s[E.TRICK_NUMBER] > 0)) and not E.trump_to_be_led(s):
         out[o + (s[E.TRUMP] if s[E.TRUMP] >= 0 else 4)] = 1.0
     o += 5
-    o = mark_voids(out, o, s, E.VOIDS, player, 4)
-    o = mark_dealer_and_mover(out, o, s, player)
+    o = mark_voids(out, o, s, E.VOIDS, player, players)
+    o = mark_dealer_and_mover(out, o, s, player, players)
     out[o + phase_slot(s)] = 1.0
     o += num_phase_slots(s)
-    own = player & 1
-    out[o + 0] = s[E.HAND_POINTS + own] / 10.0
-    out[o + 1] = s[E.HAND_POINTS + 1 - own] / 10.0
-    out[o + 2] = s[E.TRICKS_WON + own] / 8.0
-    out[o + 3] = s[E.TRICKS_WON + 1 - own] / 8.0
-    o += 4
-    out[o + 0] = s[E.MATCH_SCORE + own] / s[E.TARGET]
-    out[o + 1] = s[E.MATCH_SCORE + 1 - own] / s[E.TARGET]
-    out[o + 2] = s[E.HAND_NUMBER] / s[E.MAX_HANDS]
-    o += 3
+    for side in range(sides):
+        relative = relative_side(s, player, side)
+        out[o + relative] = s[E.HAND_POINTS + side] / 10.0
+        out[o + sides + relative] = s[E.TRICKS_WON + side] / 8.0
+        out[o + 2 * sides + relative] = s[E.MATCH_SCORE + side] / s[E.TARGET]
+    o += 3 * sides
+    out[o] = s[E.HAND_NUMBER] / s[E.MAX_HANDS]
+    o += 1
     if has_high_or_low(s):
         out[o] = s[E.PLAYED_LOW]
         o += 1
-    if s[E.KITTY_34_CARD]:
+    if E.takes_kitty(s):
         kitty, discards = kitty_seen_by(s, player)
         mark_cards(out, o, kitty)
         mark_cards(out, o + NUM_CARDS, discards)
         o += 2 * NUM_CARDS
+    if E.has_piles(s):
+        o = mark_piles(out, o, s, player)
     if not perfect_recall:
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
     mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER, E.TRICK_LEADER,
-                       player, True)
+                       player, True, players, E.tricks_per_hand(s))
+
+
+@njit(cache=True)
+def mark_piles(out, o, s, player):
+    """The piles as both players see them (11.11): face-up cards by seat (own first), and the
+    face-down cards left in each pile (0, 1 or 2, as halves)."""
+    for relative in range(2):
+        seat = (player + relative) % 2
+        mark_cards(out, o + relative * NUM_CARDS, s[E.FACE_UP] & E.own_pile_cards(s, seat))
+        for pile in range(E.NUM_PILES):
+            place = E.PILES + seat * 2 * E.NUM_PILES + pile * 2
+            for level in range(2):
+                card = s[place + level]
+                if card >= 0 and (s[E.PILE_CARDS] >> card) & 1 and not (s[E.FACE_UP] >> card) & 1:
+                    out[o + 2 * NUM_CARDS + relative * E.NUM_PILES + pile] += 0.5
+    return o + PILES_SIZE
 
 
 @njit(cache=True)
@@ -185,7 +233,8 @@ def observation_token(s, action, player):
     """What ``player`` observes when ``action`` is applied in ``s`` (:mod:`cardlab.core.infostate`).
 
     Kaiser hides the deal: the player sees its hand once every card is out (the
-    kitty's two cards of 11.1 included, which nobody sees). Every other action
+    kitty's two cards of 11.1 and two players' face-down piles of 11.11
+    included, which nobody sees). Pile cards turning face up are seen by both. Every other action
     (bid, misdeal, trump, high or low, card) is seen by everyone and reveals
     nothing more: who wins a trick, and the score, follow from the cards. With
     a kitty, the declarer alone sees it when he takes it up (the detail of the
@@ -194,11 +243,19 @@ def observation_token(s, action, player):
     mover = s[E.TO_MOVE]
     if s[E.PHASE] == E.DEALING:
         k = s[E.CARDS_DEALT]
-        receiver = receiving_seat(s[E.DEALER], k, NUM_PLAYERS) if k < NUM_PLAYERS * HAND_SIZE else -1
+        players = s[E.NUM_PLAYERS]
+        receiver = receiving_seat(s[E.DEALER], k, players) if k < players * HAND_SIZE else -1
+        # (two players: 2 * HAND_SIZE is where the face-down piles begin, seen by nobody)
         return deal_token(s[E.HANDS + player], action, receiver, player, k + 1 == E.cards_to_deal(s), 0)
     if hides_choice(s, player):
         return unseen_action(mover)
-    if s[E.KITTY_34_CARD] and s[E.PHASE] < E.DISCARDING:
+    if E.has_piles(s) and (s[E.PHASE] == E.BIDDING or s[E.PHASE] == E.PLAYING):
+        after = s.copy()
+        E.apply_action(after, action)
+        turned_up = after[E.FACE_UP] & ~s[E.FACE_UP]
+        if turned_up:  # the pile tops after the auction, a card beneath a played top (11.11)
+            return seen_action(mover, action, 1 + (mix64(turned_up) >> np.uint64(20)))
+    if E.takes_kitty(s) and s[E.PHASE] < E.DISCARDING:
         after = s.copy()
         E.apply_action(after, action)
         if after[E.PHASE] == E.DISCARDING and after[E.DECLARER] == player:

@@ -18,19 +18,25 @@ from cardlab.core.cards import (
     DIAMONDS,
     EIGHT,
     FIVE,
+    FOUR,
     HEARTS,
     JACK,
     KING,
     NINE,
     QUEEN,
     SEVEN,
+    SIX,
     SPADES,
     TEN,
     THREE,
+    TWO,
     card_id,
 )
 
-NUM_PLAYERS = 4
+NUM_PLAYERS = 4  # the standard game's seats; 11.11-11.14 seat 2, 3, 5 or 6 (``players``)
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+MAX_SEATS = 6  # the engine's per-seat and per-side blocks hold this many
+MAX_TRICKS = 16  # two players play 16 two-card tricks (11.11); everyone else 8
 NUM_TRICKS = 8
 HAND_SIZE = 8
 NUM_SUITS = 4
@@ -52,6 +58,34 @@ def _standard_deck() -> int:
 
 
 STANDARD_DECK = _standard_deck()
+
+
+def _ranks_of(suit: int, ranks: tuple[int, ...]) -> int:
+    return sum(1 << card_id(suit, rank) for rank in ranks)
+
+
+def _three_player_deck() -> int:
+    """11.12: A K Q J 10 9 of each suit, the 5H and the 3S (26 cards)."""
+    top = (NINE, TEN, JACK, QUEEN, KING, ACE)
+    return sum(_ranks_of(suit, top) for suit in range(4)) | (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES)
+
+
+def _five_player_deck() -> int:
+    """11.13: A to 5 of clubs, diamonds and hearts; A to 6 and the 3 of spades (40 cards)."""
+    ranks = tuple(range(FIVE, ACE + 1))
+    return (_ranks_of(CLUBS, ranks) | _ranks_of(DIAMONDS, ranks) | _ranks_of(HEARTS, ranks)
+            | _ranks_of(SPADES, ranks[1:]) | (1 << THREE_OF_SPADES))
+
+
+def _six_player_deck() -> int:
+    """11.14: A to 3 of every suit, the 2s removed (48 cards)."""
+    return sum(_ranks_of(suit, tuple(range(THREE, ACE + 1))) for suit in range(4))
+
+
+#: The pack of each player count (§2.3 of the variants spec), indexed by ``players``.
+DECKS = np.array([0, 0, STANDARD_DECK, _three_player_deck(), STANDARD_DECK, _five_player_deck(),
+                  _six_player_deck()], dtype=np.int64)
+
 
 #: 11.1: the 34-card game adds the 7H and the 7S, and deals the last two cards to a kitty.
 KITTY_EXTRA_CARDS = (1 << card_id(HEARTS, SEVEN)) | (1 << card_id(SPADES, SEVEN))
@@ -132,3 +166,52 @@ def contract_name(rank: int) -> str:
 def num_distinct_actions(kaiser_bid: bool, kaiser_40: bool) -> int:
     """99 in the standard game; 100 with bid 99 (11.29, 11.30); 101 with bid 100 (11.31)."""
     return 101 if kaiser_40 else 100 if kaiser_bid else NUM_DISTINCT_ACTIONS
+
+
+# ---- Forms (11.7-11.10): other packs and strength orders on Kaiser's frame --------------------
+# One row per form in each table below, indexed by the form's number, so that the engine reads a
+# form's pack, strength and point cards from data rather than testing for it.
+STANDARD, LES_ROIS, LES_ROIS_HETU, JOFFRE = 0, 1, 2, 3
+FORM_NAMES = ("standard", "les_rois", "les_rois_hetu", "joffre")
+NUM_FORMS = len(FORM_NAMES)
+
+KING_OF_HEARTS = card_id(HEARTS, KING)  # Les Rois' +5 (Hetu: +6); Joffre's "Joffre"
+KING_OF_SPADES = card_id(SPADES, KING)  # Les Rois' -3; Joffre's "Kaiser"
+#: V-K11: the side that lost the Joffre (KH) to the Kaiser (KS) scores this too.
+JOFFRE_INSULT_POINTS = -5
+
+#: Les Rois' ranks in order of strength, lowest first: K A 2 3 4 5 6 7 (7 high, K low).
+LES_ROIS_ORDER = (KING, ACE, TWO, THREE, FOUR, FIVE, SIX, SEVEN)
+#: Hetu's clubs and diamonds: the 8 replaces the K as the lowest card (K9).
+HETU_MINOR_ORDER = (EIGHT, ACE, TWO, THREE, FOUR, FIVE, SIX, SEVEN)
+
+
+def _form_pack(minor_order: tuple[int, ...], major_order: tuple[int, ...]) -> tuple[int, np.ndarray]:
+    """The deck mask and strength table of a pack whose clubs and diamonds rank in ``minor_order``
+    and hearts and spades in ``major_order`` (each lowest first); cards outside it get -1."""
+    strength = np.full(54, -1, dtype=np.int64)
+    deck = 0
+    for suit in (CLUBS, DIAMONDS, HEARTS, SPADES):
+        for position, rank in enumerate(minor_order if suit in (CLUBS, DIAMONDS) else major_order):
+            strength[card_id(suit, rank)] = position
+            deck |= 1 << card_id(suit, rank)
+    return deck, strength
+
+
+_LES_ROIS_DECK, _LES_ROIS_STRENGTH = _form_pack(LES_ROIS_ORDER, LES_ROIS_ORDER)
+_HETU_DECK, _HETU_STRENGTH = _form_pack(HETU_MINOR_ORDER, LES_ROIS_ORDER)
+
+#: Each form's deck (Joffre plays the Les Rois pack, V-K10).
+FORM_DECK = np.array([STANDARD_DECK, _LES_ROIS_DECK, _HETU_DECK, _LES_ROIS_DECK], dtype=np.int64)
+#: Each form's strength within a suit (high; only the standard game has a low order).
+FORM_STRENGTH = np.stack([HIGH_STRENGTH, _LES_ROIS_STRENGTH, _HETU_STRENGTH, _LES_ROIS_STRENGTH])
+#: The bonus card and its points, the penalty card and its points, of each form.
+BONUS_CARD = np.array([FIVE_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS], dtype=np.int64)
+BONUS_POINTS = np.array([FIVE_OF_HEARTS_POINTS, 5, 6, 5], dtype=np.int64)
+PENALTY_CARD = np.array([THREE_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES],
+                        dtype=np.int64)
+PENALTY_POINTS = np.array([THREE_OF_SPADES_POINTS, -3, -3, -3], dtype=np.int64)
+#: The suit of the declarer's first lead is trump (no naming node): Hetu and Joffre.
+TRUMP_BY_FIRST_LEAD = np.array([False, False, True, True])
+#: Non-bidding sides always score (no limit, V-K1): both Les Rois.
+FORM_HAS_NO_LIMIT = np.array([False, True, True, False])

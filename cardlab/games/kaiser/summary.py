@@ -1,4 +1,4 @@
-"""Kaiser's result columns: the bidding, the contract and each team's points.
+"""Kaiser's result columns: the bidding, the contract and each side's points.
 
 The arena calls :func:`summary` on the final engine states of each chunk of games
 (one row per game); it reads the final state only, so the compiled and the Python
@@ -12,14 +12,17 @@ import pyarrow as pa
 
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import action_to_string
-from cardlab.games.kaiser.rules import KAISER_40_RANK, MAX_DISTINCT_ACTIONS, NUM_PLAYERS, contract_name
+from cardlab.games.kaiser.rules import KAISER_40_RANK, MAX_DISTINCT_ACTIONS, contract_name
 
 
 def summary(finals: np.ndarray) -> dict[str, pa.Array]:
-    """Bids in seat order, declarer, contract, trump and each team's hand points.
+    """Bids in seat order, declarer, contract, trump and each side's hand points.
 
-    In match mode these describe the last hand of the match.
+    In match mode these describe the last hand of the match. Every row is a
+    game of one configuration, so the first row gives the seats and sides.
     """
+    players = int(finals[0, E.NUM_PLAYERS]) if len(finals) else 4
+    sides = int(finals[0, E.NUM_SIDES]) if len(finals) else 2
 
     def spoken_name(action: int) -> str:
         try:
@@ -28,10 +31,10 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
             return ""
 
     names = np.array([spoken_name(a) for a in range(MAX_DISTINCT_ACTIONS)] + [""], dtype=object)
-    spoken = finals[:, E.SPOKEN:E.SPOKEN + NUM_PLAYERS]
+    spoken = finals[:, E.SPOKEN:E.SPOKEN + players]
     bids = names[np.where(spoken < 0, MAX_DISTINCT_ACTIONS, spoken)]
     high_bid = finals[:, E.HIGH_BID]
-    thrown_in = finals[:, E.WINNER] == 2
+    thrown_in = finals[:, E.WINNER] == E.DRAWN
     has_contract = (high_bid >= 0) & ~thrown_in
     contract_names = np.array([contract_name(rank) for rank in range(KAISER_40_RANK + 1)] + [""],
                               dtype=object)
@@ -41,11 +44,11 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
     trump_index = np.where(finals[:, E.TRUMP] >= 0, finals[:, E.TRUMP], 4)
     trump = trump_names[np.where(has_contract, trump_index, 5)]
     declarer = np.where(has_contract, finals[:, E.DECLARER], -1).astype(np.int8)
-    points = finals[:, E.HAND_POINTS:E.HAND_POINTS + 2].astype(np.int16)
+    points = finals[:, E.HAND_POINTS:E.HAND_POINTS + sides].astype(np.int16)
     return {
-        "bids": pa.FixedSizeListArray.from_arrays(pa.array(bids.ravel(), pa.string()), NUM_PLAYERS),
+        "bids": pa.FixedSizeListArray.from_arrays(pa.array(bids.ravel(), pa.string()), players),
         "declarer": pa.array(declarer),
         "contract": pa.array(contract, pa.string()),
         "trump": pa.array(trump, pa.string()),
-        "team_points": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), 2),
+        "team_points": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), sides),
     }

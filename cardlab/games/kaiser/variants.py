@@ -14,8 +14,16 @@ TESTS = "tests/test_kaiser_variants.py::"
 LATER = "not implemented yet"
 
 
-def _tests(*names: str) -> tuple[str, ...]:
-    return tuple(TESTS + name for name in names)
+FORM_TESTS = "tests/test_kaiser_forms.py::"
+
+
+def _tests(*names: str, file: str = TESTS) -> tuple[str, ...]:
+    return tuple(file + name for name in names)
+
+
+def _player_tests(*names: str) -> tuple[str, ...]:
+    """Tests of the player counts (11.11-11.14), which have a file of their own."""
+    return tuple("tests/test_kaiser_players.py::" + name for name in names)
 
 
 VARIANTS = (
@@ -45,27 +53,61 @@ VARIANTS = (
             _tests("test_any_contract_high_or_low", "test_rules_player_chooses_low_with_low_cards")),
     Variant("kaiser.les_rois", "P", ("les_rois=true",),
             "Les Rois: 7 6 5 4 3 2 A K (7 high), KH +5, KS -3, bids 4-12 with trump, target 40",
-            ("V-K1", "V-K8", "V-K9"), status=LATER),
+            ("V-K1", "V-K8", "V-K9"),
+            _tests("test_form_packs_and_strength_orders", "test_les_rois_tricks_points_and_trump_named",
+                   "test_les_rois_dealer_may_equal_and_may_not_pass", "test_no_misdeal_in_any_form",
+                   "test_joffre_keeps_the_limit_les_rois_has_none", "test_form_targets_and_minimum_bids",
+                   "test_rules_player_bids_by_the_forms_card_values", file=FORM_TESTS)),
     Variant("kaiser.les_rois_hetu", "P", ("les_rois_hetu=true",),
             "Hetu's Les Rois: 8 for K in C and D, KH +6, bids 5-12, trump by the first lead",
-            ("V-K1", "V-K8", "V-K9"), status=LATER),
+            ("V-K1", "V-K8", "V-K9"),
+            _tests("test_form_packs_and_strength_orders", "test_hetu_trump_is_the_suit_of_the_first_lead",
+                   "test_hetu_eight_is_the_lowest_minor_card",
+                   "test_form_resampling_keeps_what_each_seat_knows",
+                   "test_trump_to_be_led_is_marked_nowhere_in_the_tensor", file=FORM_TESTS)),
     Variant("kaiser.joffre", "P", ("joffre=true",),
             "Joffre: the Les Rois pack, bids 5-12, trump by the first lead, "
             "-5 for a Joffre lost to the Kaiser",
-            ("V-K1", "V-K10", "V-K11"), status=LATER),
+            ("V-K1", "V-K10", "V-K11"),
+            _tests("test_joffre_insult", "test_joffre_insult_falls_on_the_side_that_played_the_joffre",
+                   "test_joffre_keeps_the_limit_les_rois_has_none", "test_form_targets_and_minimum_bids",
+                   "test_the_form_is_part_of_every_information_state",
+                   "test_rules_player_fixes_trump_with_the_top_of_its_best_suit", file=FORM_TESTS)),
     Variant("kaiser.lost_heir", "P", ("lost_heir=true",),
             "Lost Heir: blanks, Lost Heir +5 as top trump, Wrong Boy -3, the dealer sells the bid, target 25",
             ("V-K1", "V-K12", "V-K13", "V-K14", "V-K15", "V-K16"), status=LATER),
     Variant("kaiser.two_player", "P", ("players=2",),
-            "two players, 8 cards in hand and four face-down piles of 2 each", ("V-K17",), status=LATER),
+            "two players, 8 cards in hand and four face-down piles of 2 each", ("V-K17",),
+            _player_tests("test_two_player_deal_fills_the_hands_then_the_piles",
+                          "test_two_player_pile_tops_turn_up_after_the_auction_and_are_playable",
+                          "test_two_player_misdeal_looks_at_the_hand_only",
+                          "test_two_player_resampling_redraws_every_face_down_card")),
     Variant("kaiser.three_player", "P", ("players=3",),
             "three players each for himself, 26 cards, a 2-card kitty, minimum bid 7",
-            ("V-K1", "V-K18", "V-K19"), status=LATER),
+            ("V-K1", "V-K18", "V-K19"),
+            _player_tests("test_three_player_kitty_minimum_bid_and_discards",
+                          "test_three_player_dealer_may_not_pass_after_two_passes",
+                          "test_three_player_no_trump_declarer_takes_the_missy_too",
+                          "test_three_player_kitty_is_seen_by_the_declarer_only",
+                          "test_three_player_resampling_keeps_what_each_seat_knows",
+                          "test_rules_player_discards_weak_side_cards_never_the_point_cards",
+                          "test_three_player_limit_is_per_seat_and_opponents_score_separately",
+                          "test_end_check_tie_goes_to_the_side_nearest_dealer_plus_one")),
     Variant("kaiser.five_player", "P", ("players=5",),
-            "five players each for himself, 40 cards", ("V-K2",), status=LATER),
+            "five players each for himself, 40 cards", ("V-K2",),
+            _player_tests("test_packs_and_sides_per_player_count",
+                          "test_the_packs_hold_the_cards_the_rules_name",
+                          "test_five_player_tricks_of_five_each_seat_alone",
+                          "test_more_than_two_sides_score_separately_v_k2",
+                          "test_minus_target_loses_with_more_sides",
+                          "test_a_tournament_runs_five_players_in_the_compiled_arena")),
     Variant("kaiser.six_player", "P", ("players=6",),
             "six players, 48 cards, two teams of three (three_teams: three teams of two)", ("V-K2",),
-            status=LATER),
+            _player_tests("test_packs_and_sides_per_player_count",
+                          "test_six_player_tricks_of_six_and_the_five_of_hearts_keeps_its_rank",
+                          "test_more_than_two_sides_score_separately_v_k2",
+                          "test_match_returns_with_three_sides_and_the_pot",
+                          "test_tensors_have_one_block_per_seat_and_per_side")),
     Variant("kaiser.target_62_after_no_trump", "P", ("match=true", "target_after_no_trump=62"),
             "the target rises to 62 once a no-trump contract is made", ("V-K20",),
             _tests("test_target_rises_after_a_made_no_trump_contract")),

@@ -21,6 +21,12 @@ The flow of one hand (the numbered rulings are those of docs/rules/twenty_eight.
   shown (ruling 6); ruling 7 voids the hand at the show if the bidding team
   was dealt every trump; ruling 8 scores it.
 
+Three and six players (docs/variants.md 3.3) change the deck, the deal, the
+sides and the trick size, read from the parameter slots: three players deal
+two stages of four and have the bidder's second-round node only; six deal all
+36 cards in one stage before the first round and have no second round (the
+bidder's indicator goes straight to play). Sides are :func:`side_of`.
+
 Kernels do not validate their input; the checked entry points for Python
 callers are :class:`cardlab.core.engine.Engine` and the OpenSpiel wrapper in
 :mod:`cardlab.games.twenty_eight.game`.
@@ -40,13 +46,13 @@ from cardlab.core.layout import (
     DEALING,
     DEALT,
     DECK,
+    NUM_PLAYERS,
     PHASE,
     TO_MOVE,
     current_player,
     empty_state,
     record_deal,
     start_deal,
-    team_of,
     undealt_cards,
 )
 from cardlab.core.rng import random_below
@@ -56,22 +62,21 @@ from cardlab.games.twenty_eight.rules import (
     BID,
     CALL_TRUMP,
     CARD_POINTS,
-    CARDS_PER_STAGE,
     COT_FACTOR,
     GAME_POINT_BANDS,
     JACKS,
     MAX_BID,
-    NUM_PLAYERS,
-    NUM_STAGES,
-    NUM_TRICKS,
+    MAX_CARDS_PLAYED,
+    MAX_PLAYERS,
+    MAX_TRICKS,
     PARTNER_OVERCALL_MIN,
     PASS,
     PLAY_ON,
+    PLAYER_COUNT_TABLE,
     POINT_CARDS,
     REDEAL,
     SECOND_ROUND_MIN,
     SHOW_POINTLESS,
-    STANDARD_DECK,
     STRENGTH,
     SURRENDER,
     THANI,
@@ -90,7 +95,7 @@ OUTCOME_NAMES = (
     "played out",
     "redeal by the first bidder (void hand)",
     "four jacks in one hand (void hand)",
-    "the bidding team held all 8 trumps (void hand)",
+    "the bidding side held every trump (void hand)",
     "a pointless hand was shown (void hand)",
 )
 POINTLESS_SHOWN = 4  # pointless_hand_redeal (13.2)
@@ -104,83 +109,130 @@ SPECIAL_END_NAMES = ("", "the opponents surrendered (cot accepted)",
 
 NO_CARD = -1
 NO_SEAT = -1
-NO_TRUMPS_IN_TRICK = 4  # ``trumps_from`` past the last position: no card is a trump
 
 # ---- State layout ---------------------------------------------------------------
-# Slots 0-11: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
-# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (4 slots:
-# every card dealt to the seat; the indicator counts as the bidder's).
-HANDS = DEALT + NUM_PLAYERS  # 4 slots (12-15): the cards each seat holds (the hidden
+# Slots 0-13: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
+# DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (6 slots:
+# every card dealt to the seat; the indicator counts as the bidder's). Blocks "per seat"
+# have MAX_PLAYERS slots and "per side" MAX_SIDES; a game of N players uses the first N.
+HANDS = DEALT + MAX_PLAYERS  # 6 slots (14-19): the cards each seat holds (the hidden
 # indicator is in nobody's hand)
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
-FIRST_DEALER = 16
-OPENING_MIN = 17  # the smallest opening bid (14 in the standard game)
-JACK_RESTRICTION = 18  # 1: jack_discard_restriction (13.1)
-POINTLESS_REDEAL = 19  # 1: pointless_hand_redeal (13.2)
-COT = 20  # 1: cot (13.3)
-THANI_ALLOWED = 21  # 1: thani (13.5)
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, THANI_ALLOWED + 1 - FIRST_DEALER
+FIRST_DEALER = 20
+OPENING_MIN = 21  # the smallest opening bid (14 with four players, 12 with three or six)
+JACK_RESTRICTION = 22  # 1: jack_discard_restriction (13.1)
+POINTLESS_REDEAL = 23  # 1: pointless_hand_redeal (13.2)
+COT = 24  # 1: cot (13.3)
+THANI_ALLOWED = 25  # 1: thani (13.5)
+STAGE_CARDS = 26  # chance nodes per deal stage: 16 (four players), 12 (three), 36 (six)
+DEAL_CARDS = 27  # chance nodes of the whole deal: 32, 24, 36
+HAND_TRICKS = 28  # tricks of the hand: 8, 8, 6
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, HAND_TRICKS + 1 - FIRST_DEALER
 # The hand being played.
-FIRST_FOUR = 22  # 4 slots: the cards the seat received in deal stage 1
-PLAYED_BY = 26  # 4 slots: cards the seat has played this hand
-HIGH_BID = 30  # value of the highest bid, -1 before any
-HIGH_BIDDER = 31
-PASSES_IN_ROW = 32  # consecutive passes since the last bid (first round)
-NUM_BIDS = 33  # first-round actions so far
-BID_HISTORY = 34  # 48 slots: first-round actions in order (seat = dealer + 1 + i)
-MAX_FIRST_ROUND = 48  # 15 bids, at most 2 passes between bids, 3 at the end: 46
-RAISES = 82  # 2 slots: the second-round actions of bidder and partner, -1 before
-FIRST_BIDDER = 84  # who won the first round (placed the first indicator)
-BIDDER = 85  # the bidder now (the partner after a partner's raise)
-INDICATOR = 86  # the face-down card, -1 before it is placed
-OLD_INDICATOR = 87  # the first bidder's indicator after a partner's raise, else -1
-TRUMP = 88  # suit of the indicator (hidden from the others until shown), -1 before
-TRUMP_SHOWN = 89
-SHOWN_IN_TRICK = 90  # trick number of the show, -1 before
-CALLER = 91  # seat whose action 53 showed the trump (-1: shown by playing it)
-MUST_PLAY_TRUMP = 92  # seat that just called and must now play a trump if it holds one
-TRICK_NUMBER = 93  # 0..7, 8 when the hand is over
-TRICK_LEADER = 94
-TRICK_SIZE = 95
-TRICK = 96  # 4 slots: cards of the current trick in play order
-TRUMPS_FROM = 100  # position from which trump-suit cards are trumps in the current trick
-CARD_POINTS_WON = 101  # 2 slots, per team
-TRICKS_WON = 103  # 2 slots, per team
-PLAYED = 105  # mask of cards played this hand
-VOIDS = 106  # 4 slots: bit s set when the seat's hand showed out of suit s
-BIDDER_DISCARDS = 110  # suits the bidder played without following, trump hidden
-BIDDER_HIDDEN_LEADS = 111  # 4 slots per suit: first trick the bidder led it while hidden
-OUTCOME = 115
-GAME_POINTS = 116  # 2 slots, per team
-TRICK_HISTORY = 118  # 32 slots: every card of the hand in play order
-TRICK_LEADERS = 150  # 8 slots
-TRICK_WINNERS = 158  # 8 slots
-TRICK_TRUMPS_FROM = 166  # 8 slots: each finished trick's ``trumps_from``
+FIRST_FOUR = 29  # per seat: the cards the seat received in deal stage 1 (six players: all)
+PLAYED_BY = 35  # per seat: cards the seat has played this hand
+HIGH_BID = 41  # value of the highest bid, -1 before any
+HIGH_BIDDER = 42
+PASSES_IN_ROW = 43  # consecutive passes since the last bid (first round)
+NUM_BIDS = 44  # first-round actions so far
+BID_HISTORY = 45  # MAX_FIRST_ROUND slots: first-round actions in order (seat = dealer + 1 + i)
+# 17 bids (12..28), at most 4 passes between two bids, 5 at the end (six players): 86.
+MAX_FIRST_ROUND = 86
+RAISES = 131  # 2 slots: the second-round actions of bidder and partner, -1 before
+FIRST_BIDDER = 133  # who won the first round (placed the first indicator)
+BIDDER = 134  # the bidder now (the partner after a partner's raise)
+INDICATOR = 135  # the face-down card, -1 before it is placed
+OLD_INDICATOR = 136  # the first bidder's indicator after a partner's raise, else -1
+TRUMP = 137  # suit of the indicator (hidden from the others until shown), -1 before
+TRUMP_SHOWN = 138
+SHOWN_IN_TRICK = 139  # trick number of the show, -1 before
+CALLER = 140  # seat whose action 53 showed the trump (-1: shown by playing it)
+MUST_PLAY_TRUMP = 141  # seat that just called and must now play a trump if it holds one
+TRICK_NUMBER = 142  # 0.., HAND_TRICKS when the hand is over
+TRICK_LEADER = 143
+TRICK_SIZE = 144
+TRICK = 145  # per seat: cards of the current trick in play order
+TRUMPS_FROM = 151  # position from which trump-suit cards are trumps in the current trick
+CARD_POINTS_WON = 152  # per side
+TRICKS_WON = 155  # per side
+PLAYED = 158  # mask of cards played this hand
+VOIDS = 159  # per seat: bit s set when the seat's hand showed out of suit s
+BIDDER_DISCARDS = 165  # suits the bidder played without following, trump hidden
+BIDDER_HIDDEN_LEADS = 166  # 4 slots per suit: first trick the bidder led it while hidden
+OUTCOME = 170
+GAME_POINTS = 171  # per side: G for the bidding side, -G for every other side
+TRICK_HISTORY = 174  # MAX_CARDS_PLAYED slots: every card of the hand in play order (N a trick)
+TRICK_LEADERS = 210  # MAX_TRICKS slots
+TRICK_WINNERS = 218  # MAX_TRICKS slots
+TRICK_TRUMPS_FROM = 226  # MAX_TRICKS slots: each finished trick's ``trumps_from``
 # Variant bookkeeping (docs/variants.md; all zero in the standard game).
-LED_SUITS = 174  # suits led in a trick of this hand (jack_discard_restriction)
-NO_HOLD = 175  # 4 slots: cards the seat cannot hold, proven by a forced jack discard
-SHOW_NODES = 179  # pointless-show nodes taken so far (pointless_hand_redeal)
-COT_NODE = 180  # 0: none pending; OFFER_PENDING or ANSWER_PENDING before a trick
-COT_PLAYED_ON = 181  # trick number + 1 at which the bidder played on, 0 if he has not
-THANI_DECLARED = 182
-SPECIAL_END = 183  # how the bidding side's game points were fixed early (END_* below)
-STATE_SIZE = 184
+LED_SUITS = 234  # suits led in a trick of this hand (jack_discard_restriction)
+NO_HOLD = 235  # per seat: cards the seat cannot hold, proven by a forced jack discard
+SHOW_NODES = 241  # pointless-show nodes taken so far (pointless_hand_redeal)
+COT_NODE = 242  # 0: none pending; OFFER_PENDING or ANSWER_PENDING before a trick
+COT_PLAYED_ON = 243  # trick number + 1 at which the bidder played on, 0 if he has not
+THANI_DECLARED = 244
+SPECIAL_END = 245  # how the bidding side's game points were fixed early (END_* below)
+STATE_SIZE = 246
 
-MAX_LEGAL_ACTIONS = 32  # a full deck of chance outcomes is the largest set
+MAX_LEGAL_ACTIONS = 36  # a full deck of chance outcomes is the largest set (six players: 36)
+
+
+@njit(cache=True, inline="always")
+def side_of(s, seat):
+    """The side ``seat`` scores with (docs/variants.md 3.3, V-T3).
+
+    Four players: the contract's teams by parity; six: three teams of two,
+    seat mod 3 (partner opposite, seat + 3); three: every seat its own side
+    (the bidder plays alone against the other two).
+    """
+    n = s[NUM_PLAYERS]
+    if n == 4:
+        return seat & 1
+    return seat % 3 if n == 6 else seat
 
 
 @njit(cache=True)
-def partner_of(seat):
-    return (seat + 2) % NUM_PLAYERS
+def partner_of(s, seat):
+    """The seat opposite (four or six players; a three-player seat has none and gets itself)."""
+    n = s[NUM_PLAYERS]
+    return seat if n == 3 else (seat + n // 2) % n
 
 
 @njit(cache=True)
-def new_state(dealer, opening_min, jack_restriction=0, pointless_redeal=0, cot=0, thani=0):
+def same_camp(s, seat, other):
+    """In play: are both seats of the bidding side, or both against it?
+
+    Every seat not on the bidding side gets the same return (V-T3), so in play
+    the table is two camps, whatever the number of sides.
+    """
+    bidding_side = side_of(s, s[BIDDER])
+    return (side_of(s, seat) == bidding_side) == (side_of(s, other) == bidding_side)
+
+
+@njit(cache=True)
+def num_sides(s):
+    return 2 if s[NUM_PLAYERS] == 4 else 3
+
+
+@njit(cache=True)
+def no_trumps_in_trick(s):
+    """``trumps_from`` past the last position of a trick: no card is a trump."""
+    return s[NUM_PLAYERS]
+
+
+@njit(cache=True)
+def new_state(dealer, jack_restriction=0, pointless_redeal=0, cot=0, thani=0, players=4):
     """The state before the first card is dealt (variant switches 0 or 1: docs/variants.md)."""
-    s = empty_state(STATE_SIZE, NUM_PLAYERS, GAME_OVER)
-    s[DECK] = STANDARD_DECK
+    s = empty_state(STATE_SIZE, players, GAME_OVER)
+    for row in range(PLAYER_COUNT_TABLE.shape[0]):
+        if PLAYER_COUNT_TABLE[row, 0] == players:
+            s[DECK] = PLAYER_COUNT_TABLE[row, 1]
+            s[STAGE_CARDS] = PLAYER_COUNT_TABLE[row, 2]
+            s[DEAL_CARDS] = PLAYER_COUNT_TABLE[row, 2] * PLAYER_COUNT_TABLE[row, 3]
+            s[OPENING_MIN] = PLAYER_COUNT_TABLE[row, 4]
+    s[HAND_TRICKS] = s[DEAL_CARDS] // players
     s[FIRST_DEALER] = dealer
-    s[OPENING_MIN] = opening_min
     s[JACK_RESTRICTION] = jack_restriction
     s[POINTLESS_REDEAL] = pointless_redeal
     s[COT] = cot
@@ -195,15 +247,15 @@ def new_state(dealer, opening_min, jack_restriction=0, pointless_redeal=0, cot=0
     s[TRUMP] = -1
     s[SHOWN_IN_TRICK] = -1
     s[CALLER] = s[MUST_PLAY_TRUMP] = NO_SEAT
-    s[TRICK_LEADER] = (dealer + 1) % NUM_PLAYERS
-    s[TRICK:TRICK + 4] = NO_CARD
-    s[TRUMPS_FROM] = NO_TRUMPS_IN_TRICK
+    s[TRICK_LEADER] = (dealer + 1) % players
+    s[TRICK:TRICK + MAX_PLAYERS] = NO_CARD
+    s[TRUMPS_FROM] = no_trumps_in_trick(s)
     s[BIDDER_HIDDEN_LEADS:BIDDER_HIDDEN_LEADS + 4] = -1
     s[OUTCOME] = PLAYED_OUT
-    s[TRICK_HISTORY:TRICK_HISTORY + 32] = NO_CARD
-    s[TRICK_LEADERS:TRICK_LEADERS + NUM_TRICKS] = NO_SEAT
-    s[TRICK_WINNERS:TRICK_WINNERS + NUM_TRICKS] = NO_SEAT
-    s[TRICK_TRUMPS_FROM:TRICK_TRUMPS_FROM + NUM_TRICKS] = -1
+    s[TRICK_HISTORY:TRICK_HISTORY + MAX_CARDS_PLAYED] = NO_CARD
+    s[TRICK_LEADERS:TRICK_LEADERS + MAX_TRICKS] = NO_SEAT
+    s[TRICK_WINNERS:TRICK_WINNERS + MAX_TRICKS] = NO_SEAT
+    s[TRICK_TRUMPS_FROM:TRICK_TRUMPS_FROM + MAX_TRICKS] = -1
     return s
 
 
@@ -226,7 +278,7 @@ def lowest_first_round_bid(s, seat):
         return s[OPENING_MIN]
     lowest = s[HIGH_BID] + 1
     high_bidder = s[HIGH_BIDDER]
-    if high_bidder != seat and team_of(high_bidder) == team_of(seat):
+    if high_bidder != seat and side_of(s, high_bidder) == side_of(s, seat):
         lowest = max(lowest, PARTNER_OVERCALL_MIN)  # no overcall of partner below 20
     return lowest
 
@@ -416,30 +468,34 @@ def _end_hand(s, outcome):
 
 @njit(cache=True)
 def _deal_card(s, card):
-    k = s[CARDS_DEALT] % CARDS_PER_STAGE
-    seat = receiving_seat(s[DEALER], k, NUM_PLAYERS)
+    n = s[NUM_PLAYERS]
+    stage_cards = s[STAGE_CARDS]
+    k = s[CARDS_DEALT] % stage_cards
+    seat = receiving_seat(s[DEALER], k, n)
     s[HANDS + seat] |= card_bit(card)
-    if s[CARDS_DEALT] < CARDS_PER_STAGE:
+    if s[CARDS_DEALT] < stage_cards:
         s[FIRST_FOUR + seat] |= card_bit(card)
     record_deal(s, seat, card)
-    if s[CARDS_DEALT] == CARDS_PER_STAGE:
-        s[PHASE] = BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS
-    elif s[CARDS_DEALT] == NUM_STAGES * CARDS_PER_STAGE:
-        for other in range(NUM_PLAYERS):  # ruling 3: four jacks in one hand void the deal
+    dealt = s[CARDS_DEALT]
+    if dealt == s[DEAL_CARDS]:
+        for other in range(n):  # ruling 3 (V-T2): four jacks in one hand void the deal
             if s[DEALT + other] & JACKS == JACKS:
                 _end_hand(s, FOUR_JACKS)
                 return
+    if dealt == stage_cards:  # the first round (six players: on the whole deal)
+        s[PHASE] = BIDDING
+        s[TO_MOVE] = (s[DEALER] + 1) % n
+    elif dealt == s[DEAL_CARDS]:
         s[PHASE] = RAISING
         s[TO_MOVE] = s[BIDDER]
         if s[POINTLESS_REDEAL] == 1:
-            s[TO_MOVE] = (s[DEALER] + 1) % NUM_PLAYERS  # 13.2: shows before the second round
+            s[TO_MOVE] = (s[DEALER] + 1) % n  # 13.2: shows before the second round
 
 
 @njit(cache=True)
 def showing_pending(s):
     """13.2: is the step a seat's pointless-show node (before the second round)?"""
-    return s[POINTLESS_REDEAL] == 1 and s[SHOW_NODES] < NUM_PLAYERS
+    return s[POINTLESS_REDEAL] == 1 and s[SHOW_NODES] < s[NUM_PLAYERS]
 
 
 @njit(cache=True)
@@ -455,7 +511,8 @@ def _pointless_show(s, action):
         _end_hand(s, POINTLESS_SHOWN)
         return
     s[SHOW_NODES] += 1
-    s[TO_MOVE] = s[BIDDER] if s[SHOW_NODES] == NUM_PLAYERS else (s[TO_MOVE] + 1) % NUM_PLAYERS
+    n = s[NUM_PLAYERS]
+    s[TO_MOVE] = s[BIDDER] if s[SHOW_NODES] == n else (s[TO_MOVE] + 1) % n
 
 
 @njit(cache=True)
@@ -468,7 +525,7 @@ def _first_round(s, action):
     s[NUM_BIDS] += 1
     if action == PASS:
         s[PASSES_IN_ROW] += 1
-        if s[PASSES_IN_ROW] == NUM_PLAYERS - 1:  # three passes after the last bid
+        if s[PASSES_IN_ROW] == s[NUM_PLAYERS] - 1:  # N - 1 passes after the last bid
             s[FIRST_BIDDER] = s[HIGH_BIDDER]
             s[BIDDER] = s[HIGH_BIDDER]
             s[PHASE] = PLACING
@@ -478,7 +535,7 @@ def _first_round(s, action):
         s[HIGH_BID] = action - BID
         s[HIGH_BIDDER] = seat
         s[PASSES_IN_ROW] = 0
-    s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+    s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
 
 
 @njit(cache=True)
@@ -487,7 +544,7 @@ def _place_indicator(s, card):
     s[INDICATOR] = card
     s[TRUMP] = suit_of(card)
     s[HANDS + bidder] &= ~card_bit(card)  # ruling 2: out of his hand until shown
-    if s[CARDS_DEALT] < NUM_STAGES * CARDS_PER_STAGE:
+    if s[CARDS_DEALT] < s[DEAL_CARDS]:
         s[PHASE] = DEALING
     else:
         _start_play(s)
@@ -506,7 +563,10 @@ def _second_round(s, action):
         s[HIGH_BID] = action - BID
         s[HIGH_BIDDER] = seat
     if speaker == 0:
-        s[TO_MOVE] = partner_of(seat)
+        if s[NUM_PLAYERS] == 3:  # V-T1: the bidder's node only
+            _start_play(s)
+            return
+        s[TO_MOVE] = partner_of(s, seat)
         return
     if action == PASS:
         _start_play(s)
@@ -525,11 +585,11 @@ def _second_round(s, action):
 @njit(cache=True)
 def _start_play(s):
     s[PHASE] = PLAYING
-    s[TRICK_LEADER] = (s[DEALER] + 1) % NUM_PLAYERS  # ruling 5: dealer + 1 leads
+    s[TRICK_LEADER] = (s[DEALER] + 1) % s[NUM_PLAYERS]  # ruling 5: dealer + 1 leads
     if s[THANI_DECLARED] == 1:
         s[TRICK_LEADER] = s[BIDDER]  # 13.5: the Thani bidder leads
     s[TO_MOVE] = s[TRICK_LEADER]
-    s[TRUMPS_FROM] = NO_TRUMPS_IN_TRICK
+    s[TRUMPS_FROM] = no_trumps_in_trick(s)
     _offer_cot(s)
 
 
@@ -539,10 +599,10 @@ def _offer_cot(s):
     side has won every trick, nobody has played on and the hand is not a Thani."""
     if s[COT] == 0 or s[COT_PLAYED_ON] > 0 or s[THANI_DECLARED] == 1:
         return
-    if s[TRICKS_WON + team_of(s[BIDDER])] != s[TRICK_NUMBER]:
+    if s[TRICKS_WON + side_of(s, s[BIDDER])] != s[TRICK_NUMBER]:
         return
     s[COT_NODE] = OFFER_PENDING
-    s[TO_MOVE] = (s[BIDDER] + 1) % NUM_PLAYERS
+    s[TO_MOVE] = (s[BIDDER] + 1) % s[NUM_PLAYERS]
 
 
 @njit(cache=True)
@@ -563,9 +623,10 @@ def _cot_step(s, action):
 
 @njit(cache=True)
 def bidding_team_held_all_trumps(s):
-    """Ruling 7: were all 8 cards of the trump suit dealt to the bidding team?"""
+    """Ruling 7: was every card of the trump suit (8; 6 or 9 with three or six players) dealt
+    to the bidding side?"""
     bidder = s[BIDDER]
-    team_cards = s[DEALT + bidder] | s[DEALT + partner_of(bidder)]
+    team_cards = s[DEALT + bidder] | s[DEALT + partner_of(s, bidder)]
     trumps = s[DECK] & SUIT_MASKS[s[TRUMP]]
     return team_cards & trumps == trumps
 
@@ -620,10 +681,11 @@ def _play_card(s, card):
     if position == 0:
         s[LED_SUITS] |= 1 << suit_of(card)
     s[TRICK + position] = card
-    s[TRICK_HISTORY + 4 * s[TRICK_NUMBER] + position] = card
+    n = s[NUM_PLAYERS]
+    s[TRICK_HISTORY + n * s[TRICK_NUMBER] + position] = card
     s[TRICK_SIZE] = position + 1
-    if position + 1 < NUM_PLAYERS:
-        s[TO_MOVE] = (seat + 1) % NUM_PLAYERS
+    if position + 1 < n:
+        s[TO_MOVE] = (seat + 1) % n
         return
     _finish_trick(s)
 
@@ -636,17 +698,19 @@ def current_trick_winner(s):
     ordinary. Phase 2 (ruling 6): a trump-suit card is a trump only from
     position ``TRUMPS_FROM`` on (played after the show).
     """
-    return trick_winner(s[TRICK:TRICK + 4], s[TRICK_SIZE], s[TRUMP], s[TRUMPS_FROM], STRENGTH)
+    return trick_winner(s[TRICK:TRICK + MAX_PLAYERS], s[TRICK_SIZE], s[TRUMP], s[TRUMPS_FROM],
+                        STRENGTH)
 
 
 @njit(cache=True)
 def _finish_trick(s):
+    n = s[NUM_PLAYERS]
     leader = s[TRICK_LEADER]
     trick = s[TRICK_NUMBER]
-    winner = (leader + current_trick_winner(s)) % NUM_PLAYERS
-    team = team_of(winner)
+    winner = (leader + current_trick_winner(s)) % n
+    team = side_of(s, winner)
     points = 0
-    for position in range(NUM_PLAYERS):
+    for position in range(n):
         points += CARD_POINTS[s[TRICK + position]]
         s[TRICK + position] = NO_CARD
     s[CARD_POINTS_WON + team] += points
@@ -658,10 +722,10 @@ def _finish_trick(s):
     s[TRICK_SIZE] = 0
     s[TRICK_LEADER] = winner
     s[TO_MOVE] = winner
-    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else NO_TRUMPS_IN_TRICK
+    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else n
     if s[COT] + s[THANI_DECLARED] > 0:
         _after_variant_trick(s, winner, team)
-    elif s[TRICK_NUMBER] == NUM_TRICKS:
+    elif s[TRICK_NUMBER] == s[HAND_TRICKS]:
         _score_hand(s)
 
 
@@ -670,9 +734,9 @@ def _after_variant_trick(s, winner, team):
     """The end of a trick under cot or Thani: an early end, the score, or the next offer."""
     if s[THANI_DECLARED] == 1 and winner != s[BIDDER]:
         _end_early(s, THANI_FAILED, END_THANI_LOST)  # 13.5 (V-T7): the partner's trick too
-    elif s[COT_PLAYED_ON] > 0 and team != team_of(s[BIDDER]):
+    elif s[COT_PLAYED_ON] > 0 and team != side_of(s, s[BIDDER]):
         _end_early(s, COT_FACTOR * game_points_for(s[HIGH_BID], False), END_COT_FAILED)
-    elif s[TRICK_NUMBER] == NUM_TRICKS:
+    elif s[TRICK_NUMBER] == s[HAND_TRICKS]:
         _score_hand(s)
     else:
         _offer_cot(s)
@@ -698,10 +762,16 @@ def _note_forced_jack(s, seat, card):
 @njit(cache=True)
 def _end_early(s, points, reason):
     """End the hand with the bidding side's game points fixed by a variant (13.3, 13.5)."""
-    team = team_of(s[BIDDER])
-    s[GAME_POINTS + team] = points
-    s[GAME_POINTS + 1 - team] = -points
     s[SPECIAL_END] = reason
+    _set_game_points(s, points)
+
+
+@njit(cache=True)
+def _set_game_points(s, points):
+    """The bidding side scores ``points``, every other side the opposite (V-T3); the hand ends."""
+    bidding_side = side_of(s, s[BIDDER])
+    for side in range(num_sides(s)):
+        s[GAME_POINTS + side] = points if side == bidding_side else -points
     _end_hand(s, PLAYED_OUT)
 
 
@@ -716,28 +786,33 @@ def game_points_for(bid, made):
 
 @njit(cache=True)
 def _score_hand(s):
-    """Ruling 8: the bidding team makes its bid with at least that many card points."""
-    team = team_of(s[BIDDER])
+    """Ruling 8: the bidding side makes its bid with at least that many card points."""
+    team = side_of(s, s[BIDDER])
     made = s[CARD_POINTS_WON + team] >= s[HIGH_BID]
     points = game_points_for(s[HIGH_BID], made)
     if s[THANI_DECLARED] == 1:
         points = THANI_MADE  # 13.5: he won every trick himself
-    elif s[COT] == 1 and s[TRICKS_WON + team] == NUM_TRICKS:
+    elif s[COT] == 1 and s[TRICKS_WON + team] == s[HAND_TRICKS]:
         points = COT_FACTOR * points  # 13.3: every trick wins the double game
-    s[GAME_POINTS + team] = points
-    s[GAME_POINTS + 1 - team] = -points
-    _end_hand(s, PLAYED_OUT)
+    _set_game_points(s, points)
 
 
 @njit(cache=True)
 def returns(s, out):
-    """Per-seat returns: the team's game points of the hand (void hands and unfinished: 0)."""
-    for seat in range(NUM_PLAYERS):
+    """Per-seat returns (void hands and unfinished: 0), V-T3: each seat of the bidding side
+    gets its game points G and the other seats share -G equally (four players: -G each)."""
+    n = s[NUM_PLAYERS]
+    for seat in range(n):
         out[seat] = 0.0
     if s[PHASE] != GAME_OVER or s[OUTCOME] != PLAYED_OUT:
         return
-    for seat in range(NUM_PLAYERS):
-        out[seat] = float(s[GAME_POINTS + team_of(seat)])
+    bidding = n // num_sides(s)
+    share = bidding / (n - bidding)
+    bidding_side = side_of(s, s[BIDDER])
+    for seat in range(n):
+        side = side_of(s, seat)
+        points = s[GAME_POINTS + side]
+        out[seat] = float(points) if side == bidding_side else points * share
 
 
 # ---- Batched random play ----------------------------------------------------------
@@ -758,12 +833,12 @@ def play_random_hands(template, num_hands, stream, results):
     """Play ``num_hands`` complete uniformly random games from ``template`` inside numba.
 
     ``results[i]`` receives the fields of ``RESULT_FIELDS``: seat 0's return,
-    both teams' card points, the final bidder and bid (-1 if the first round
+    the card points of sides 0 and 1, the final bidder and bid (-1 if the first round
     never ended), the outcome code, the trick of the show (-1 if never shown)
-    and the sum of the four returns. Returns the number of actions applied.
+    and the sum of the returns. Returns the number of actions applied.
     """
     legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
-    seat_returns = np.empty(NUM_PLAYERS, dtype=np.float64)
+    seat_returns = np.zeros(MAX_PLAYERS, dtype=np.float64)
     steps = 0
     s = template.copy()
     for i in range(num_hands):

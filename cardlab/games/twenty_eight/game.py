@@ -9,6 +9,7 @@ when played but ``"trump JS"`` in the step that places the indicator.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -32,19 +33,18 @@ from cardlab.games.twenty_eight.rules import (
     ACCEPT,
     BID,
     CALL_TRUMP,
-    CARDS_PER_STAGE,
     COT_FACTOR,
+    LOWEST_BID,
     MAX_BID,
     MAX_GAME_POINTS,
-    MIN_BID,
     NUM_DISTINCT_ACTIONS,
     NUM_PLAYERS,
-    NUM_TRICKS,
     PASS,
     PLAY_ON,
+    PLAYER_COUNT_TABLE,
+    PLAYER_COUNTS,
     REDEAL,
     SHOW_POINTLESS,
-    STAGE_SIZE,
     SURRENDER,
     THANI,
     THANI_FAILED,
@@ -57,31 +57,34 @@ VARIANT_SWITCHES = ("jack_discard_restriction", "pointless_hand_redeal", "cot", 
 DEFAULT_PARAMETERS = {"dealer": 0, "players": NUM_PLAYERS, **dict.fromkeys(VARIANT_SWITCHES, False)}
 PARAMETER_RULES = {
     "dealer": (int, None),  # 0 .. players - 1
-    "players": (int, (3, 4, 6)),
+    "players": (int, PLAYER_COUNTS),
     **{name: (bool, None) for name in VARIANT_SWITCHES},
 }
-#: Player counts of the spec (13.6, 13.7) that the engine does not play yet.
-PLAYER_COUNTS_NOT_IMPLEMENTED = (3, 6)
-# Deal 32, first round at most 46 (15 bids), 2 placements, 2 raises, 32 cards and one show.
-MAX_GAME_LENGTH = 32 + 46 + 2 + 2 + 32 + 1
-# Variant nodes: one pointless-show node per seat (13.2); a cot offer before each trick
-# and one answer (13.3).
-SHOW_NODES_LENGTH = NUM_PLAYERS
-COT_NODES_LENGTH = NUM_TRICKS + 1
+#: Variants that need a second deal stage and a second round, which six players do not have.
+NOT_WITH_SIX_PLAYERS = ("thani", "pointless_hand_redeal")
 
 
 def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
     """The full parameter set, or ``ValueError`` naming the parameters and the reason."""
     p = {**DEFAULT_PARAMETERS, **checked_parameters(GAME_NAME, params or {}, PARAMETER_RULES)}
     players = p["players"]
-    if players in PLAYER_COUNTS_NOT_IMPLEMENTED:
-        raise ValueError(f"{GAME_NAME}: parameter 'players' = {players} "
-                         f"(twenty_eight.{'three' if players == 3 else 'six'}_player) is a variant "
-                         "that is not implemented yet; only players = 4 is played")
     if not 0 <= p["dealer"] < players:
         raise ValueError(f"{GAME_NAME}: parameter 'dealer' must be in 0..{players - 1}, "
                          f"got {p['dealer']}")
+    for name in NOT_WITH_SIX_PLAYERS:
+        if p[name] and players == 6:
+            raise ValueError(f"{GAME_NAME}: parameter {name!r} cannot be combined with "
+                             "'players' = 6 (six players have no second deal stage and no "
+                             "second round)")
     return p
+
+
+def deal_shape(players: int) -> tuple[int, int, int]:
+    """``(cards per stage, deal stages, opening minimum)`` of a table of ``players`` (3.3)."""
+    for count, _, stage_cards, stages, opening_min in PLAYER_COUNT_TABLE.tolist():
+        if count == players:
+            return stage_cards, stages, opening_min
+    raise ValueError(f"{GAME_NAME}: players must be one of {PLAYER_COUNTS}, got {players}")
 
 
 def max_game_points(p: dict[str, Any]) -> int:
@@ -95,9 +98,21 @@ def max_game_points(p: dict[str, Any]) -> int:
 
 
 def max_game_length(p: dict[str, Any]) -> int:
-    """The longest hand under these parameters (the contract's plus the variants' nodes)."""
-    return (MAX_GAME_LENGTH + (SHOW_NODES_LENGTH if p["pointless_hand_redeal"] else 0)
-            + (COT_NODES_LENGTH if p["cot"] else 0))
+    """The longest hand under these parameters.
+
+    The deal, the longest first round, two placements, two raises, every card
+    played and one show; with the variants one pointless-show node per seat
+    (13.2) and a cot offer before each trick plus one answer (13.3).
+    """
+    players = p["players"]
+    stage_cards, stages, opening_min = deal_shape(players)
+    deal = stage_cards * stages
+    length = deal + observation.longest_first_round(players, opening_min) + 2 + 2 + deal + 1
+    if p["pointless_hand_redeal"]:
+        length += players
+    if p["cot"]:
+        length += deal // players + 1
+    return length
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -113,11 +128,11 @@ def action_to_string(player: int, action: int) -> str:
         return "redeal"
     if action in VARIANT_ACTION_STRINGS:
         return VARIANT_ACTION_STRINGS[action]
-    if BID + MIN_BID <= action <= BID + MAX_BID:
+    if BID + LOWEST_BID <= action <= BID + MAX_BID:
         return f"bid {action - BID}"
     raise ValueError(
         f"{GAME_NAME}: no action with id {action} (cards 0..51, 52 pass, 53 call trump, "
-        f"54 redeal, 55-59 variants, {BID + MIN_BID}..{BID + MAX_BID} bids)"
+        f"54 redeal, 55-59 variants, {BID + LOWEST_BID}..{BID + MAX_BID} bids)"
     )
 
 
@@ -138,42 +153,57 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
     return action_to_string(player, action)
 
 
-TWENTY_EIGHT_ENGINE = Engine.from_kernels(E, GAME_NAME, NUM_PLAYERS, NUM_DISTINCT_ACTIONS,
-                                          state_action_to_string)
+@cache
+def twenty_eight_engine(num_players: int) -> Engine:
+    """The checked Python face of the engine for ``num_players`` seats."""
+    return Engine.from_kernels(E, GAME_NAME, num_players, NUM_DISTINCT_ACTIONS,
+                               state_action_to_string)
 
-GAME_TYPE = card_game_type(GAME_NAME, "Twenty-Eight (cardlab)", NUM_PLAYERS, NUM_PLAYERS, DEFAULT_PARAMETERS)
+
+TWENTY_EIGHT_ENGINE = twenty_eight_engine(NUM_PLAYERS)
+
+GAME_TYPE = card_game_type(GAME_NAME, "Twenty-Eight (cardlab)", min(PLAYER_COUNTS),
+                           max(PLAYER_COUNTS), DEFAULT_PARAMETERS)
 
 
 def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:
     """The engine array at the start of a game with these (validated) parameters."""
     p = {**DEFAULT_PARAMETERS, **parameters}
-    return E.new_state(p["dealer"], MIN_BID, *(int(p[name]) for name in VARIANT_SWITCHES))
+    return E.new_state(p["dealer"], *(int(p[name]) for name in VARIANT_SWITCHES), p["players"])
 
 
 def deal_chance_actions(
-    dealer: int, first_four: Sequence[Sequence[int | str]], second_four: Sequence[Sequence[int | str]]
+    dealer: int, first_four: Sequence[Sequence[int | str]],
+    second_four: Sequence[Sequence[int | str]] = (),
 ) -> tuple[list[int], list[int]]:
-    """The two stages of chance actions that deal the given cards (contract order).
+    """The stages of chance actions that deal the given cards (contract order).
 
-    ``first_four[seat]`` and ``second_four[seat]`` are the 4 cards (ids or
-    strings like ``"JS"``) each seat receives in stage 1 and stage 2; the k-th
-    card of a stage goes to ``(dealer + 1 + k) % 4``. Useful to set up a deal by
-    hand (tests, puzzles, replaying a recorded deal).
+    ``first_four[seat]`` and ``second_four[seat]`` are the cards (ids or
+    strings like ``"JS"``) each seat receives in stage 1 and stage 2: 4 each
+    with three or four seats; six players are dealt their 6 cards in stage 1
+    and ``second_four`` is empty. The k-th card of a stage goes to
+    ``(dealer + 1 + k) % N``. Useful to set up a deal by hand (tests, puzzles,
+    replaying a recorded deal).
     """
     from cardlab.core.cards import parse_card
 
-    stages = []
-    for cards_by_seat in (first_four, second_four):
-        if len(cards_by_seat) != NUM_PLAYERS or any(len(c) != STAGE_SIZE for c in cards_by_seat):
-            raise ValueError(f"{GAME_NAME}: a deal stage is {STAGE_SIZE} cards for each of 4 seats")
+    players = len(first_four)
+    stage_cards, stages, _ = deal_shape(players)
+    stage_size = stage_cards // players
+    stages_given = [first_four, second_four] if second_four else [first_four]
+    if len(stages_given) != stages:
+        raise ValueError(f"{GAME_NAME}: {players} players are dealt in {stages} stage(s), "
+                         f"got {len(stages_given)}")
+    actions = []
+    for cards_by_seat in stages_given:
+        if len(cards_by_seat) != players or any(len(c) != stage_size for c in cards_by_seat):
+            raise ValueError(f"{GAME_NAME}: a deal stage is {stage_size} cards for each of "
+                             f"{players} seats")
         ids = [[parse_card(c) if isinstance(c, str) else int(c) for c in cards] for cards in
                cards_by_seat]
-        actions = [
-            ids[receiving_seat(dealer, k, NUM_PLAYERS)][k // NUM_PLAYERS]
-            for k in range(CARDS_PER_STAGE)
-        ]
-        stages.append(actions)
-    return stages[0], stages[1]
+        actions.append([ids[receiving_seat(dealer, k, players)][k // players]
+                        for k in range(stage_cards)])
+    return actions[0], actions[1] if stages == 2 else []
 
 
 class TwentyEightGame(EngineGame):
@@ -185,25 +215,37 @@ class TwentyEightGame(EngineGame):
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_DISTINCT_ACTIONS,
             max_chance_outcomes=52,
-            num_players=NUM_PLAYERS,
+            num_players=self.parameters["players"],
             min_utility=-float(largest),
             max_utility=float(largest),
             utility_sum=0.0,
             max_game_length=max_game_length(self.parameters),
         )
         super().__init__(GAME_TYPE, info, params or {})
+        self.engine = twenty_eight_engine(self.parameters["players"])
         self.initial_array = new_engine_state(self.parameters)
-
 
 
 class TwentyEightState(EngineState):
     """A Twenty-Eight state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    engine = TWENTY_EIGHT_ENGINE
+    @property
+    def engine(self) -> Engine:
+        return twenty_eight_engine(int(self.array[E.NUM_PLAYERS]))
 
 
 def _seat_name(seat: int) -> str:
     return f"P{seat}"
+
+
+def _side_name(s: np.ndarray, side: int) -> str:
+    """``"team 0"`` (four players), ``"team P1+P4"`` (six) or ``"P2"`` (three players)."""
+    n = int(s[E.NUM_PLAYERS])
+    if n == 4:
+        return f"team {side}"
+    if n == 6:
+        return f"team {_seat_name(side)}+{_seat_name(side + 3)}"
+    return _seat_name(side)
 
 
 def _trick_line(s: np.ndarray, trick: int, leader: int, size: int, trumps_from: int) -> str:
@@ -214,7 +256,7 @@ def _trick_line(s: np.ndarray, trick: int, leader: int, size: int, trumps_from: 
             caller = int(s[E.CALLER])
             who = f"{_seat_name(caller)} calls, " if caller >= 0 else ""
             words.append(f"[{who}trump {card_string(int(s[E.INDICATOR]))} shown]")
-        words.append(card_string(int(s[E.TRICK_HISTORY + 4 * trick + position])))
+        words.append(card_string(int(s[E.TRICK_HISTORY + s[E.NUM_PLAYERS] * trick + position])))
     if size == trumps_from and trick == s[E.SHOWN_IN_TRICK] and s[E.TRUMP_SHOWN]:
         caller = int(s[E.CALLER])
         words.append(f"[{_seat_name(caller)} calls, trump {card_string(int(s[E.INDICATOR]))} shown]")
@@ -230,9 +272,10 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     same string exactly when the player cannot tell them apart.
     """
     phase = int(s[E.PHASE])
+    n = int(s[E.NUM_PLAYERS])
     lines = [f"dealer {_seat_name(int(s[E.DEALER]))}, phase {E.PHASE_NAMES[phase]}"]
     if player is None:
-        for seat in range(NUM_PLAYERS):
+        for seat in range(n):
             lines.append(f"{_seat_name(seat)} hand: {cards_string(int(s[E.HANDS + seat]))}")
     else:
         lines.append(f"seat {_seat_name(player)}")
@@ -247,18 +290,18 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
         return "\n".join(lines)
     bids = []
     for i in range(int(s[E.NUM_BIDS])):
-        seat = (int(s[E.DEALER]) + 1 + i) % NUM_PLAYERS
+        seat = (int(s[E.DEALER]) + 1 + i) % n
         bids.append(f"{_seat_name(seat)} {action_to_string(seat, int(s[E.BID_HISTORY + i]))}")
     lines.append("bidding: " + (", ".join(bids) if bids else "-"))
     if s[E.FIRST_BIDDER] >= 0:
-        speakers = (int(s[E.FIRST_BIDDER]), (int(s[E.FIRST_BIDDER]) + 2) % NUM_PLAYERS)
+        speakers = (int(s[E.FIRST_BIDDER]), (int(s[E.FIRST_BIDDER]) + n // 2) % n)
         raises = [
             f"{_seat_name(seat)} {action_to_string(seat, int(s[E.RAISES + i]))}"
             for i, seat in enumerate(speakers)
             if s[E.RAISES + i] >= 0
         ]
         if s[E.POINTLESS_REDEAL] and (s[E.SHOW_NODES] or s[E.OUTCOME] == E.POINTLESS_SHOWN):
-            shows = [f"{_seat_name((int(s[E.DEALER]) + 1 + i) % NUM_PLAYERS)} pass"
+            shows = [f"{_seat_name((int(s[E.DEALER]) + 1 + i) % n)} pass"
                      for i in range(int(s[E.SHOW_NODES]))]
             if s[E.OUTCOME] == E.POINTLESS_SHOWN:
                 shows.append(f"{_seat_name(int(s[E.TO_MOVE]))} show pointless")
@@ -282,7 +325,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if phase == E.PLAYING or s[E.TRICK_NUMBER] > 0:
         tricks = range(int(s[E.TRICK_NUMBER])) if perfect_recall else ()
         for trick in tricks:
-            line = _trick_line(s, trick, int(s[E.TRICK_LEADERS + trick]), 4,
+            line = _trick_line(s, trick, int(s[E.TRICK_LEADERS + trick]), n,
                                int(s[E.TRICK_TRUMPS_FROM + trick]))
             lines.append(f"trick {trick + 1}: {line}, won by "
                          f"{_seat_name(int(s[E.TRICK_WINNERS + trick]))}")
@@ -291,21 +334,22 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                                int(s[E.TRICK_SIZE]), int(s[E.TRUMPS_FROM]))
             lines.append(f"trick {s[E.TRICK_NUMBER] + 1}: {line}")
         voids = []
-        for seat in range(NUM_PLAYERS):
+        for seat in range(n):
             suits = "".join(SUIT_CHARS[x] for x in range(4) if (s[E.VOIDS + seat] >> x) & 1)
             if suits:
                 voids.append(f"{_seat_name(seat)} void {suits}")
         if voids:
             lines.append("voids: " + ", ".join(voids))
-        lines.append(
-            f"card points: team 0 {s[E.CARD_POINTS_WON]} ({s[E.TRICKS_WON]} tricks), "
-            f"team 1 {s[E.CARD_POINTS_WON + 1]} ({s[E.TRICKS_WON + 1]} tricks)"
-        )
+        lines.append("card points: " + ", ".join(
+            f"{_side_name(s, side)} {s[E.CARD_POINTS_WON + side]} "
+            f"({s[E.TRICKS_WON + side]} tricks)" for side in range(int(E.num_sides(s)))))
     if phase == E.GAME_OVER:
         if s[E.SPECIAL_END]:
             lines.append(E.SPECIAL_END_NAMES[int(s[E.SPECIAL_END])])
         if s[E.OUTCOME] == E.PLAYED_OUT:
-            lines.append(f"hand score: team 0 {s[E.GAME_POINTS]:+d}, team 1 {s[E.GAME_POINTS + 1]:+d}")
+            lines.append("hand score: " + ", ".join(
+                f"{_side_name(s, side)} {s[E.GAME_POINTS + side]:+d}"
+                for side in range(int(E.num_sides(s)))))
         else:
             lines.append(E.OUTCOME_NAMES[int(s[E.OUTCOME])])
     return "\n".join(lines)
@@ -321,7 +365,7 @@ def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
     """The receiving seat's cards of the current deal stage in ``world`` not dealt yet (rulings 1, 3)."""
     seat = receiving_seat_of(replay)
     first_four = int(world[E.FIRST_FOUR + seat])
-    if replay[E.CARDS_DEALT] < CARDS_PER_STAGE:
+    if replay[E.CARDS_DEALT] < replay[E.STAGE_CARDS]:
         stage = first_four
     else:
         stage = int(world[E.DEALT + seat]) & ~first_four

@@ -1,7 +1,8 @@
 """Twenty-Eight observation and information-state tensors, filled by a numba kernel.
 
 Seats are relative to the observer (0 = self, 1 = next, 2 = partner, 3 =
-previous), so one network serves every seat. Card planes are 52 wide (all card
+previous with four players), so one network serves every seat; with three or
+six players every seat piece has that many entries (:func:`pieces_for`). Card planes are 52 wide (all card
 ids) so variant decks fit the same layout. The face-down indicator and the
 trump suit appear only for the seat that placed it until the trump is shown
 (rulings 2 and 5); after the show they are public.
@@ -21,7 +22,6 @@ from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.rules import (
     BID,
     CALL_TRUMP,
-    CARDS_PER_STAGE,
     MAX_BID,
     MIN_BID,
     NUM_PLAYERS,
@@ -31,45 +31,68 @@ from cardlab.games.twenty_eight.rules import (
 )
 
 NUM_CARDS = 52
-NUM_BID_VALUES = MAX_BID - MIN_BID + 1  # 15
-BID_SLOTS = 2 + NUM_BID_VALUES  # not spoken / pass / 14..28
 RAISE_SLOTS = 2 + MAX_BID - SECOND_ROUND_MIN + 1  # not spoken / pass / 24..28
+#: Rows of the first-round history piece: at least the four-player game's 48, so its
+#: tensor keeps its size.
+STANDARD_FIRST_ROUND_ROWS = 48
 
-#: (name, size) of each piece, in tensor order.
-OBSERVATION_PIECES = (
-    ("hand", NUM_CARDS),
-    ("indicator", NUM_CARDS),  # the indicator, if this seat may know it
-    ("trump", 5),  # suit, or slot 4 once placed but unknown to this seat
-    ("trump_shown", 1),
-    ("played_by_seat", 4 * NUM_CARDS),
-    ("current_trick", 4 * NUM_CARDS),
-    ("current_trumps_from", 5),  # position from which trump-suit cards are trumps
-    ("last_first_round_bid", 4 * BID_SLOTS),
-    ("high_bid", 1 + NUM_BID_VALUES),
-    ("high_bidder", 4),
-    ("bidder", 4),
-    ("second_round", 2 * RAISE_SLOTS),
-    ("voids", 16),
-    ("dealer", 4),
-    ("to_move", 4),
-    ("phase", E.NUM_PHASES),
-    ("team_points_tricks", 4),
-    ("caller", 5),  # relative seat of the caller, slot 4: shown by playing it
-    ("must_play_trump", 1),
-    ("outcome", 4),
-)
-INFORMATION_STATE_EXTRA = (
-    ("first_four", NUM_CARDS),
-    ("dealt_hand", NUM_CARDS),
-    ("own_indicators", NUM_CARDS),  # every card this seat placed face down
-    ("first_round_history", E.MAX_FIRST_ROUND * (BID_SLOTS - 1)),
-    ("trick_history", 8 * 4 * NUM_CARDS),
-    ("trick_trumps_from", 8 * 5),
-)
-#: Appended to both tensors only when a variant of docs/variants.md is on, so the
+
+def longest_first_round(players: int, opening_min: int) -> int:
+    """The most first-round actions: every bid, N - 2 passes between two, N - 1 at the end."""
+    bids = MAX_BID - opening_min + 1
+    return max(STANDARD_FIRST_ROUND_ROWS, bids + (bids - 1) * (players - 2) + players - 1)
+
+
+def pieces_for(players: int, opening_min: int, tricks: int,
+               perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    """(name, size) of each piece, in tensor order, for a table of ``players`` seats.
+
+    Seat pieces have one entry per seat relative to the observer; bids run from
+    the opening minimum to 28.
+    """
+    bid_values = MAX_BID - opening_min + 1
+    bid_slots = 2 + bid_values  # not spoken / pass / each bid
+    pieces = (
+        ("hand", NUM_CARDS),
+        ("indicator", NUM_CARDS),  # the indicator, if this seat may know it
+        ("trump", 5),  # suit, or slot 4 once placed but unknown to this seat
+        ("trump_shown", 1),
+        ("played_by_seat", players * NUM_CARDS),
+        ("current_trick", players * NUM_CARDS),
+        ("current_trumps_from", players + 1),  # position from which trump-suit cards are trumps
+        ("last_first_round_bid", players * bid_slots),
+        ("high_bid", 1 + bid_values),
+        ("high_bidder", players),
+        ("bidder", players),
+        ("second_round", 2 * RAISE_SLOTS),
+        ("voids", 4 * players),
+        ("dealer", players),
+        ("to_move", players),
+        ("phase", E.NUM_PHASES),
+        ("team_points_tricks", 4),  # own side's card points and tricks, then the others'
+        ("caller", players + 1),  # relative seat of the caller, last slot: shown by playing it
+        ("must_play_trump", 1),
+        ("outcome", 4),
+    )
+    if perfect_recall:
+        pieces += (
+            ("first_four", NUM_CARDS),
+            ("dealt_hand", NUM_CARDS),
+            ("own_indicators", NUM_CARDS),  # every card this seat placed face down
+            ("first_round_history", longest_first_round(players, opening_min) * (bid_slots - 1)),
+            ("trick_history", tricks * players * NUM_CARDS),
+            ("trick_trumps_from", tricks * (players + 1)),
+        )
+    return pieces
+
+
+_STANDARD = pieces_for(NUM_PLAYERS, MIN_BID, 8, True)
+OBSERVATION_PIECES = _STANDARD[:20]
+INFORMATION_STATE_EXTRA = _STANDARD[20:]
+#: Appended to both tensors only when a variant switch of docs/variants.md is on, so the
 #: standard game's tensors stay the contract's.
 VARIANT_PIECES = (
-    ("variant_nodes", 4),  # pointless-show node, cot offer, cot answer, shows taken / 4
+    ("variant_nodes", 4),  # pointless-show node, cot offer, cot answer, shows taken / N
     ("variant_record", 6),  # pointless shown, played on (its trick / 8), Thani, the early end (3)
 )
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
@@ -79,7 +102,8 @@ VARIANT_SIZE = sum(size for _, size in VARIANT_PIECES)
 
 def tensor_pieces(s: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
     """The (name, size) pieces of the tensors of the game whose parameters ``s`` holds."""
-    pieces = OBSERVATION_PIECES + (INFORMATION_STATE_EXTRA if perfect_recall else ())
+    pieces = pieces_for(int(s[E.NUM_PLAYERS]), int(s[E.OPENING_MIN]), int(s[E.HAND_TRICKS]),
+                        perfect_recall)
     return pieces + (VARIANT_PIECES if E.has_variants(s) else ())
 
 
@@ -90,12 +114,12 @@ def knows_indicator(s, player):
 
 
 @njit(cache=True)
-def _bid_slot(action):
+def _bid_slot(s, action):
     if action < 0:
         return 0
     if action == PASS:
         return 1
-    return 2 + action - BID - MIN_BID
+    return 2 + action - BID - s[E.OPENING_MIN]
 
 
 @njit(cache=True)
@@ -108,9 +132,19 @@ def _raise_slot(action):
 
 
 @njit(cache=True)
+def _first_round_rows(s):
+    """``longest_first_round`` of the game ``s`` (numba's copy of the Python one)."""
+    bids = MAX_BID - s[E.OPENING_MIN] + 1
+    n = s[E.NUM_PLAYERS]
+    return max(STANDARD_FIRST_ROUND_ROWS, bids + (bids - 1) * (n - 2) + n - 1)
+
+
+@njit(cache=True)
 def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
+    n = s[E.NUM_PLAYERS]
+    bid_slots = 2 + MAX_BID - s[E.OPENING_MIN] + 1
     o = 0
     mark_cards(out, o, s[E.HANDS + player])
     o += NUM_CARDS
@@ -122,44 +156,45 @@ def encode(s, player, perfect_recall, out):
     o += 5
     out[o] = float(s[E.TRUMP_SHOWN])
     o += 1
-    for seat in range(4):
-        relative = (seat - player) % 4
+    for seat in range(n):
+        relative = (seat - player) % n
         for card in cards_in(s[E.PLAYED_BY + seat]):
             out[o + relative * NUM_CARDS + card] = 1.0
-    o += 4 * NUM_CARDS
-    o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player)
+    o += n * NUM_CARDS
+    o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player, n)
     if s[E.PHASE] == E.PLAYING:
         out[o + s[E.TRUMPS_FROM]] = 1.0
-    o += 5
+    o += n + 1
     # Each seat's latest first-round action.
     for i in range(s[E.NUM_BIDS]):
-        seat = (s[E.DEALER] + 1 + i) % 4
-        relative = (seat - player) % 4
-        out[o + relative * BID_SLOTS:o + (relative + 1) * BID_SLOTS] = 0.0
-        out[o + relative * BID_SLOTS + _bid_slot(s[E.BID_HISTORY + i])] = 1.0
-    o += 4 * BID_SLOTS
-    out[o + (0 if s[E.HIGH_BID] < 0 else 1 + s[E.HIGH_BID] - MIN_BID)] = 1.0
-    o += 1 + NUM_BID_VALUES
+        seat = (s[E.DEALER] + 1 + i) % n
+        relative = (seat - player) % n
+        out[o + relative * bid_slots:o + (relative + 1) * bid_slots] = 0.0
+        out[o + relative * bid_slots + _bid_slot(s, s[E.BID_HISTORY + i])] = 1.0
+    o += n * bid_slots
+    out[o + (0 if s[E.HIGH_BID] < 0 else 1 + s[E.HIGH_BID] - s[E.OPENING_MIN])] = 1.0
+    o += bid_slots - 1
     if s[E.HIGH_BIDDER] >= 0:
-        out[o + (s[E.HIGH_BIDDER] - player) % 4] = 1.0
-    o += 4
+        out[o + (s[E.HIGH_BIDDER] - player) % n] = 1.0
+    o += n
     if s[E.BIDDER] >= 0:
-        out[o + (s[E.BIDDER] - player) % 4] = 1.0
-    o += 4
+        out[o + (s[E.BIDDER] - player) % n] = 1.0
+    o += n
     for speaker in range(2):
         out[o + speaker * RAISE_SLOTS + _raise_slot(s[E.RAISES + speaker])] = 1.0
     o += 2 * RAISE_SLOTS
-    o = mark_voids(out, o, s, E.VOIDS, player, 4)
-    o = mark_turn(out, o, s, player, E.NUM_PHASES)
-    own = player & 1
-    out[o + 0] = s[E.CARD_POINTS_WON + own] / 28.0
-    out[o + 1] = s[E.CARD_POINTS_WON + 1 - own] / 28.0
-    out[o + 2] = s[E.TRICKS_WON + own] / 8.0
-    out[o + 3] = s[E.TRICKS_WON + 1 - own] / 8.0
+    o = mark_voids(out, o, s, E.VOIDS, player, n)
+    o = mark_turn(out, o, s, player, E.NUM_PHASES, n)
+    own = E.side_of(s, player)
+    tricks = s[E.HAND_TRICKS]
+    for side in range(E.num_sides(s)):
+        other = 0 if side == own else 1
+        out[o + other] += s[E.CARD_POINTS_WON + side] / 28.0
+        out[o + 2 + other] += s[E.TRICKS_WON + side] / tricks
     o += 4
     if s[E.TRUMP_SHOWN] == 1:
-        out[o + (4 if s[E.CALLER] < 0 else (s[E.CALLER] - player) % 4)] = 1.0
-    o += 5
+        out[o + (n if s[E.CALLER] < 0 else (s[E.CALLER] - player) % n)] = 1.0
+    o += n + 1
     out[o] = 1.0 if s[E.MUST_PLAY_TRUMP] == player else 0.0
     o += 1
     if s[E.PHASE] == E.GAME_OVER and s[E.OUTCOME] != E.POINTLESS_SHOWN:  # in the variant piece
@@ -176,13 +211,13 @@ def encode(s, player, perfect_recall, out):
     mark_cards(out, o, own_indicators(s, player))
     o += NUM_CARDS
     for i in range(s[E.NUM_BIDS]):
-        out[o + i * (BID_SLOTS - 1) + _bid_slot(s[E.BID_HISTORY + i]) - 1] = 1.0
-    o += E.MAX_FIRST_ROUND * (BID_SLOTS - 1)
+        out[o + i * (bid_slots - 1) + _bid_slot(s, s[E.BID_HISTORY + i]) - 1] = 1.0
+    o += _first_round_rows(s) * (bid_slots - 1)
     o = mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER,
-                           E.TRICK_LEADER, player, True)
-    for trick in range(min(s[E.TRICK_NUMBER], 8)):
-        out[o + 5 * trick + s[E.TRICK_TRUMPS_FROM + trick]] = 1.0
-    o += 8 * 5
+                           E.TRICK_LEADER, player, True, n, tricks)
+    for trick in range(min(s[E.TRICK_NUMBER], tricks)):
+        out[o + (n + 1) * trick + s[E.TRICK_TRUMPS_FROM + trick]] = 1.0
+    o += tricks * (n + 1)
     if E.has_variants(s):
         _encode_variants(s, out, o)
 
@@ -193,7 +228,7 @@ def _encode_variants(s, out, o):
     out[o] = 1.0 if s[E.PHASE] == E.RAISING and E.showing_pending(s) else 0.0
     out[o + 1] = 1.0 if s[E.COT_NODE] == E.OFFER_PENDING else 0.0
     out[o + 2] = 1.0 if s[E.COT_NODE] == E.ANSWER_PENDING else 0.0
-    out[o + 3] = s[E.SHOW_NODES] / 4.0
+    out[o + 3] = s[E.SHOW_NODES] / s[E.NUM_PLAYERS]
     o += 4
     out[o] = 1.0 if s[E.OUTCOME] == E.POINTLESS_SHOWN else 0.0
     out[o + 1] = s[E.COT_PLAYED_ON] / 8.0  # before which trick the bidder played on
@@ -257,11 +292,11 @@ def observation_token(s, action, player):
     """
     phase = s[E.PHASE]
     if phase == E.DEALING:
-        k = s[E.CARDS_DEALT] % CARDS_PER_STAGE
-        complete = k + 1 == CARDS_PER_STAGE
+        k = s[E.CARDS_DEALT] % s[E.STAGE_CARDS]
+        complete = k + 1 == s[E.STAGE_CARDS]
         outcome = _outcome_after(s, action) if complete else E.PLAYED_OUT
-        return deal_token(s[E.HANDS + player], action, receiving_seat(s[E.DEALER], k, NUM_PLAYERS),
-                          player, complete, outcome)
+        receiver = receiving_seat(s[E.DEALER], k, s[E.NUM_PLAYERS])
+        return deal_token(s[E.HANDS + player], action, receiver, player, complete, outcome)
     mover = s[E.TO_MOVE]
     if hides_choice(s, player):
         return unseen_action(mover)

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardlab.core.cards import ACE, EIGHT, JACK, KING, NINE, QUEEN, SEVEN, TEN, card_id
+from cardlab.core.cards import ACE, EIGHT, JACK, KING, NINE, QUEEN, SEVEN, SIX, TEN, card_id
 
-NUM_PLAYERS = 4
+NUM_PLAYERS = 4  # the contract's game; 3 and 6 are variants (13.6, 13.7)
+PLAYER_COUNTS = (3, 4, 6)
+MAX_PLAYERS = 6
+MAX_SIDES = 3  # sides that score: 2 teams of two (4 players), 3 of two (6), 3 single seats (3)
 NUM_SUITS = 4
 HAND_SIZE = 8
 STAGE_SIZE = 4  # cards each player receives per deal stage (ruling 1 and 3)
@@ -42,7 +45,12 @@ STANDARD_DECK = _suit_mask(RANK_ORDER)
 POINT_CARDS = _suit_mask(tuple(RANK_POINTS))
 JACKS = _suit_mask((JACK,))
 
-#: ``STRENGTH[card]``: higher wins within a suit (J = 8 down to 7 = 1; cards not in the deck 0).
+#: Six players add the 6s (13.7), below the 7; three players drop the 8s and 7s (13.6).
+SIX_PLAYER_DECK = STANDARD_DECK | _suit_mask((SIX,))
+THREE_PLAYER_DECK = _suit_mask(RANK_ORDER[:6])
+
+#: ``STRENGTH[card]``: higher wins within a suit (J = 8 down to 7 = 1; the 6 and cards not in
+#: the deck 0: the 6 is the lowest of its suit, and a trick compares only cards in play).
 STRENGTH = np.zeros(54, dtype=np.int64)
 #: ``CARD_POINTS[card]``: the card points a trick holding ``card`` is worth.
 CARD_POINTS = np.zeros(54, dtype=np.int64)
@@ -51,8 +59,19 @@ for _suit in range(NUM_SUITS):
         STRENGTH[card_id(_suit, _rank)] = len(RANK_ORDER) - _position
         CARD_POINTS[card_id(_suit, _rank)] = RANK_POINTS.get(_rank, 0)
 
+# ---- Player counts (docs/variants.md 3.3): one row per count -------------------
+#: ``(players, deck, cards per deal stage, deal stages, opening minimum)``.
+PLAYER_COUNT_TABLE = np.array([
+    [3, THREE_PLAYER_DECK, 3 * STAGE_SIZE, 2, 12],  # V-T1: two stages of four
+    [4, STANDARD_DECK, CARDS_PER_STAGE, NUM_STAGES, 14],  # the contract
+    [6, SIX_PLAYER_DECK, 36, 1, 12],  # V-T2: all six cards before the auction
+], dtype=np.int64)
+MAX_TRICKS = 8
+MAX_CARDS_PLAYED = 36  # six tricks of six cards
+
 # ---- Bids -------------------------------------------------------------------
 MIN_BID = 14  # dealer + 1 must open with at least this (ruling 1)
+LOWEST_BID = 12  # the opening minimum with three or six players (V-T1, V-T2)
 MAX_BID = 28
 PARTNER_OVERCALL_MIN = 20  # overcalling one's partner needs at least 20 (ruling 1)
 SECOND_ROUND_MIN = 24  # a second-round raise is at least max(24, current + 1) (ruling 4)
@@ -75,12 +94,12 @@ SURRENDER = 56  # cot: the opponents offer to surrender
 ACCEPT = 57  # cot: the bidder accepts the surrender
 PLAY_ON = 58  # cot: the bidder plays on for the double game
 THANI = 59  # thani: the bidder will win every trick himself
-BID = 60  # 60 + v for a bid of v (14..28)
+BID = 60  # 60 + v for a bid of v (14..28; 12..28 with three or six players)
 NUM_DISTINCT_ACTIONS = 89
 
 
 def bid_action(value: int) -> int:
     """Action id of a bid of ``value`` points."""
-    if not MIN_BID <= value <= MAX_BID:
-        raise ValueError(f"a bid is {MIN_BID}..{MAX_BID} points, got {value}")
+    if not LOWEST_BID <= value <= MAX_BID:
+        raise ValueError(f"a bid is {LOWEST_BID}..{MAX_BID} points, got {value}")
     return BID + value

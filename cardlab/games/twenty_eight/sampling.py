@@ -26,15 +26,24 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, has_card, lowest_card, nth_card, popcount
 from cardlab.core.cards import SUIT_MASKS, suit_of
-from cardlab.core.layout import CARDS_DEALT, DEALER, DEALT, recount_undealt, undealt_cards
+from cardlab.core.layout import (
+    CARDS_DEALT,
+    DEALER,
+    DEALT,
+    NUM_PLAYERS,
+    recount_undealt,
+    undealt_cards,
+)
 from cardlab.core.rng import random_below, random_unit
 from cardlab.core.sampling import sample_hidden_hands
 from cardlab.games.twenty_eight.engine import (
     BIDDER,
     BIDDER_DISCARDS,
     BIDDER_HIDDEN_LEADS,
+    DEAL_CARDS,
     FIRST_BIDDER,
     FIRST_FOUR,
+    HAND_TRICKS,
     HANDS,
     INDICATOR,
     NO_HOLD,
@@ -53,14 +62,7 @@ from cardlab.games.twenty_eight.engine import (
     bidding_team_held_all_trumps,
     trump_hidden,
 )
-from cardlab.games.twenty_eight.rules import (
-    CARDS_PER_STAGE,
-    JACKS,
-    NUM_PLAYERS,
-    NUM_STAGES,
-    NUM_TRICKS,
-    POINT_CARDS,
-)
+from cardlab.games.twenty_eight.rules import JACKS, POINT_CARDS
 
 
 @njit(cache=True)
@@ -75,11 +77,12 @@ def publicly_known_cards(s, seat):
 def bidder_cards_after(s, trick):
     """Cards the bidder played from trick ``trick`` on (the shown indicator excluded)."""
     bidder = s[BIDDER]
+    n = s[NUM_PLAYERS]
     cards = np.int64(0)
-    for t in range(trick, min(s[TRICK_NUMBER] + 1, NUM_TRICKS)):
+    for t in range(trick, min(s[TRICK_NUMBER] + 1, s[HAND_TRICKS])):
         leader = s[TRICK_LEADERS + t] if t < s[TRICK_NUMBER] else s[TRICK_LEADER]
-        position = (bidder - leader) % NUM_PLAYERS
-        card = s[TRICK_HISTORY + 4 * t + position]
+        position = (bidder - leader) % n
+        card = s[TRICK_HISTORY + n * t + position]
         if card >= 0 and card != s[INDICATOR]:
             cards |= card_bit(card)
     return cards
@@ -108,19 +111,20 @@ def trump_suit_possible(s, suit):
 def _world_property_flags(s):
     """Facts the history made public about the whole deal, as bits (checked by rejection).
 
-    Bit 0: some seat was dealt all four jacks (ruling 3; only once all 32 are dealt).
+    Bit 0: some seat was dealt all four jacks (ruling 3; only once all cards are dealt).
     Bit 1: the bidding team was dealt every trump (ruling 7; only once shown).
     Bit 2: the opening bidder's first four cards hold no point card (ruling 1;
     only known when he took the redeal).
     """
     flags = 0
-    if s[CARDS_DEALT] == NUM_STAGES * CARDS_PER_STAGE:
-        for seat in range(NUM_PLAYERS):
+    n = s[NUM_PLAYERS]
+    if s[CARDS_DEALT] == s[DEAL_CARDS]:
+        for seat in range(n):
             if s[DEALT + seat] & JACKS == JACKS:
                 flags |= 1
     if s[TRUMP_SHOWN] == 1 and bidding_team_held_all_trumps(s):
         flags |= 2
-    if s[OUTCOME] == REDEALT and s[FIRST_FOUR + (s[DEALER] + 1) % NUM_PLAYERS] & POINT_CARDS == 0:
+    if s[OUTCOME] == REDEALT and s[FIRST_FOUR + (s[DEALER] + 1) % n] & POINT_CARDS == 0:
         flags |= 4
     return flags
 
@@ -187,15 +191,16 @@ def resample_hidden_hands(s, seat, stream):
 @njit(cache=True)
 def _draw_world(s, seat, stream):
     bidder = s[BIDDER]
+    n = s[NUM_PLAYERS]
     guess_indicator = trump_hidden(s) and seat != bidder
-    # Hidden seats: the three others, plus the undealt cards as a fourth "seat".
-    hidden = np.empty(NUM_PLAYERS, dtype=np.int64)
-    sizes = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    may_hold = np.zeros(NUM_PLAYERS, dtype=np.int64)
-    known = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    # Hidden seats: the N - 1 others, plus the undealt cards as a last "seat".
+    hidden = np.empty(n, dtype=np.int64)
+    sizes = np.zeros(n, dtype=np.int64)
+    may_hold = np.zeros(n, dtype=np.int64)
+    known = np.zeros(n, dtype=np.int64)
     pool = undealt_cards(s)
     k = 0
-    for other in range(NUM_PLAYERS):
+    for other in range(n):
         if other == seat:
             continue
         known[k] = publicly_known_cards(s, other)
@@ -208,7 +213,7 @@ def _draw_world(s, seat, stream):
     sizes[k] = popcount(undealt_cards(s))
     if guess_indicator:
         pool |= card_bit(s[INDICATOR])
-    for k in range(NUM_PLAYERS):
+    for k in range(n):
         allowed = pool
         other = hidden[k]
         if other >= 0:
@@ -219,7 +224,7 @@ def _draw_world(s, seat, stream):
                 allowed &= SUIT_MASKS[s[TRUMP]]  # he led a trump while hidden: all trumps
             allowed &= ~s[NO_HOLD + other]
         may_hold[k] = allowed
-    hands = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    hands = np.zeros(n, dtype=np.int64)
     indicator = s[INDICATOR]
     if guess_indicator:
         indicator = _draw_indicator(s, pool, may_hold, hidden, sizes, stream)
@@ -227,13 +232,13 @@ def _draw_world(s, seat, stream):
     sample_hidden_hands(pool, _with_indicator_suit(s, may_hold, hidden, indicator), sizes, stream,
                         hands)
     world = s.copy()
-    for k in range(NUM_PLAYERS - 1):
+    for k in range(n - 1):
         world[HANDS + hidden[k]] = hands[k] | known[k]
     if guess_indicator:
         world[INDICATOR] = indicator
         world[TRUMP] = suit_of(indicator)
     # Dealt cards and the stage-1 split of every hidden seat.
-    for k in range(NUM_PLAYERS - 1):
+    for k in range(n - 1):
         other = hidden[k]
         dealt = world[HANDS + other] | world[PLAYED_BY + other]
         if other == bidder and trump_hidden(world):
@@ -266,7 +271,7 @@ def _with_indicator_suit(s, may_hold, hidden, indicator):
     trump = suit_of(indicator)
     if s[BIDDER_HIDDEN_LEADS + trump] < 0:
         return constrained
-    for k in range(NUM_PLAYERS):
+    for k in range(hidden.shape[0]):
         if hidden[k] == s[BIDDER]:
             constrained[k] &= SUIT_MASKS[trump]
     return constrained
@@ -291,9 +296,9 @@ def _draw_indicator(s, pool, may_hold, hidden, sizes, stream):
     removed; with them (13.1) the jacks are weighed on their own.
     """
     weights = np.zeros(8, dtype=np.float64)  # suit * 2 + group
-    scratch = np.zeros(NUM_PLAYERS, dtype=np.int64)
+    scratch = np.zeros(hidden.shape[0], dtype=np.int64)
     per_card = False
-    for k in range(NUM_PLAYERS - 1):
+    for k in range(hidden.shape[0] - 1):
         per_card = per_card or s[NO_HOLD + hidden[k]] != 0
     for suit in range(4):
         candidates = pool & SUIT_MASKS[suit]

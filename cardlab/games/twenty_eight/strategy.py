@@ -26,7 +26,11 @@ declare Thani only when every one of his eight cards is master of its suit
 (13.5); the opponent offers to surrender once the bidding side has won the
 first half of the tricks, and the bidder plays on only when every card he
 holds is master of its suit, else accepts (13.3). The jack restriction
-(13.1) needs no rule of its own: the legal cards already obey it.
+(13.1) needs no rule of its own: the legal cards already obey it. With three
+or six players (13.6, 13.7) the bidding values a hand from a base of 10 (the
+bidder's side holds a third of the cards), and in play every seat not on the
+bidding side is an ally of every other such seat (:func:`engine.same_camp`):
+they all score the same.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.layout import NUM_PLAYERS, team_of
 from cardlab.core.rng import random_below
 from cardlab.core.tricks import trick_winner
 from cardlab.games.twenty_eight import engine as E
@@ -46,7 +51,7 @@ from cardlab.games.twenty_eight.rules import (
     CALL_TRUMP,
     CARD_POINTS,
     JACKS,
-    NUM_TRICKS,
+    MAX_PLAYERS,
     PASS,
     PLAY_ON,
     REDEAL,
@@ -56,7 +61,7 @@ from cardlab.games.twenty_eight.rules import (
     THANI,
 )
 
-NO_TRUMPS = 4  # trumps_from past the last position
+NO_TRUMPS = MAX_PLAYERS  # trumps_from past the last position of any trick
 
 
 @njit(cache=True)
@@ -130,7 +135,7 @@ def _is_master(s, seat, card):
 def _wins_if_played(s, card, trump, trumps_from):
     """Would ``card``, played now, be winning the trick (trumps as the seat knows them)?"""
     size = s[E.TRICK_SIZE]
-    cards = np.empty(4, dtype=np.int64)
+    cards = np.empty(MAX_PLAYERS, dtype=np.int64)
     for position in range(size):
         cards[position] = s[E.TRICK + position]
     cards[size] = card
@@ -146,10 +151,13 @@ def _trick_points(s):
 
 
 @njit(cache=True)
-def _bid_limit(hand):
-    """Highest bid this four-card hand supports."""
+def _bid_limit(s, hand):
+    """Highest bid this hand supports: four cards with four players; with three (the bidder
+    alone) or six (a third of the deck on his side) the base is 10 and a suit counts from 3."""
     longest = popcount(hand & SUIT_MASKS[_longest_suit(hand)])
-    return 13 + _points(hand) // 2 + 2 * (longest - 1) + popcount(hand & JACKS)
+    if s[NUM_PLAYERS] == 4:
+        return 13 + _points(hand) // 2 + 2 * (longest - 1) + popcount(hand & JACKS)
+    return 10 + _points(hand) // 2 + 2 * max(longest - 2, 0) + popcount(hand & JACKS)
 
 
 @njit(cache=True)
@@ -166,9 +174,9 @@ def _first_round(s, seat, legal, n):
     if legal[0] != PASS:  # the forced opening
         return lowest
     high_bidder = s[E.HIGH_BIDDER]
-    if high_bidder >= 0 and E.team_of(high_bidder) == E.team_of(seat):
+    if high_bidder >= 0 and E.side_of(s, high_bidder) == E.side_of(s, seat):
         return PASS
-    if lowest >= 0 and lowest - BID <= _bid_limit(hand):
+    if lowest >= 0 and lowest - BID <= _bid_limit(s, hand):
         return lowest
     return PASS
 
@@ -197,7 +205,7 @@ def _variant_node(s, seat, legal, n):
     if last == SHOW_POINTLESS:
         return SHOW_POINTLESS
     if legal[0] == PASS and last == SURRENDER:
-        return SURRENDER if s[E.TRICK_NUMBER] >= NUM_TRICKS // 2 else PASS
+        return SURRENDER if s[E.TRICK_NUMBER] >= s[E.HAND_TRICKS] // 2 else PASS
     if legal[0] == ACCEPT:
         return PLAY_ON if _all_masters(s, s[E.HANDS + seat]) else ACCEPT
     if s[E.PHASE] == E.RAISING and n > 1 and legal[1] == THANI:
@@ -228,7 +236,7 @@ def _second_round(s, seat, legal, n):
 @njit(cache=True)
 def _lead(s, seat, choices, trump):
     """Lead a master card (a master trump first for the bidding side), else a low plain card."""
-    bidding_side = E.team_of(seat) == E.team_of(s[E.BIDDER])
+    bidding_side = E.same_camp(s, seat, s[E.BIDDER])
     if trump >= 0 and s[E.TRUMP_SHOWN] == 1 and bidding_side:
         trumps = choices & SUIT_MASKS[trump]
         out_trumps = s[E.DECK] & SUIT_MASKS[trump] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
@@ -262,10 +270,11 @@ def _winning_cards(s, choices, trump, trumps_from):
 @njit(cache=True)
 def _follow(s, seat, choices, trump, trumps_from):
     """Play to a trick someone else led (``choices``: the legal cards)."""
-    last = s[E.TRICK_SIZE] == 3
+    n = s[NUM_PLAYERS]
+    last = s[E.TRICK_SIZE] == n - 1
     winning_position = E.current_trick_winner(s)
-    winner_seat = (s[E.TRICK_LEADER] + winning_position) % 4
-    partner_wins = E.team_of(winner_seat) == E.team_of(seat)
+    winner_seat = (s[E.TRICK_LEADER] + winning_position) % n
+    partner_wins = E.same_camp(s, winner_seat, seat)
     plain = choices
     if trump >= 0:
         plain = choices & ~SUIT_MASKS[trump]
@@ -289,8 +298,8 @@ def _follow(s, seat, choices, trump, trumps_from):
 @njit(cache=True)
 def _worth_showing(s, seat):
     """Call (or show) the trump: the opponents win a trick that holds points."""
-    winner_seat = (s[E.TRICK_LEADER] + E.current_trick_winner(s)) % 4
-    if E.team_of(winner_seat) == E.team_of(seat):
+    winner_seat = (s[E.TRICK_LEADER] + E.current_trick_winner(s)) % s[NUM_PLAYERS]
+    if E.same_camp(s, winner_seat, seat):
         return False
     return _trick_points(s) >= 1
 
@@ -345,8 +354,8 @@ def rules_action(s, stream):
 def play_duplicate_deals(template, num_deals, stream, results):
     """Rules players against uniform random players, each deal played twice with seats swapped.
 
-    For deal ``i`` the 32 chance actions are drawn once; ``results[i, 0]`` is
-    the rules team's return when it holds the even seats and ``results[i, 1]``
+    Four players (two teams). For deal ``i`` the 32 chance actions are drawn
+    once; ``results[i, 0]`` is the rules team's return when it holds the even seats and ``results[i, 1]``
     when it holds the odd seats (void hands return 0). Random moves come from
     ``stream``.
     """
@@ -367,7 +376,7 @@ def play_duplicate_deals(template, num_deals, stream, results):
                 if player < 0:
                     action = deal[dealt]
                     dealt += 1
-                elif E.team_of(player) == rules_team:
+                elif team_of(player) == rules_team:
                     action = rules_action(s, stream)
                 else:
                     n = E.legal_actions(s, legal)
@@ -386,15 +395,16 @@ def bidding_mismatches(world, observer):
 
     Used by search to weight sampled worlds by how well they explain the
     others' bids under the assumption that they bid like this player. The
-    first round is replayed on each seat's first four cards.
+    first round is replayed on each seat's first-stage cards.
     """
     dealer = world[E.DEALER]
-    s = E.new_state(dealer, world[E.OPENING_MIN])
-    first_four = np.zeros(4, dtype=np.int64)
-    for seat in range(4):
+    n = world[NUM_PLAYERS]
+    s = E.new_state(dealer, players=n)
+    first_four = np.zeros(n, dtype=np.int64)
+    for seat in range(n):
         first_four[seat] = world[E.FIRST_FOUR + seat]
-    for k in range(16):
-        seat = (dealer + 1 + k) % 4
+    for k in range(world[E.STAGE_CARDS]):
+        seat = (dealer + 1 + k) % n
         card = lowest_card(first_four[seat])
         if card < 0:
             return 0  # the world does not record the first four cards: no evidence

@@ -15,7 +15,7 @@ from cardlab.games.twenty_eight.rules import BID, PASS, REDEAL
 
 
 def summary(finals: np.ndarray) -> dict[str, pa.Array]:
-    """First-round bidding, the final bidder, bid and trump, the show, outcome, card points."""
+    """First-round bidding, the final bidder, bid and trump, the show, outcome, card points by side."""
 
     def bid_name(action: int) -> str:
         return {PASS: "pass", REDEAL: "redeal"}.get(action, f"bid {action - BID}")
@@ -25,6 +25,8 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
         for row in finals
     ]
     has_bidder = finals[:, E.BIDDER] >= 0
+    # Card points per side (a chunk is one game): two teams, or three sides with 3 or 6 players.
+    sides = 2 if len(finals) == 0 or finals[0, E.NUM_PLAYERS] == 4 else 3
     suits = np.array(["C", "D", "H", "S", ""], dtype=object)
     trump = suits[np.where(has_bidder & (finals[:, E.TRUMP] >= 0), finals[:, E.TRUMP], 4)]
     return {
@@ -35,5 +37,6 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
         "trump_shown_in_trick": pa.array(finals[:, E.SHOWN_IN_TRICK].astype(np.int8)),
         "outcome": pa.array([E.OUTCOME_NAMES[int(o)] for o in finals[:, E.OUTCOME]], pa.string()),
         "card_points": pa.FixedSizeListArray.from_arrays(
-            pa.array(finals[:, E.CARD_POINTS_WON:E.CARD_POINTS_WON + 2].astype(np.int16).ravel()), 2),
+            pa.array(finals[:, E.CARD_POINTS_WON:E.CARD_POINTS_WON + sides].astype(np.int16).ravel()),
+            sides),
     }

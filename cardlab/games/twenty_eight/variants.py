@@ -3,6 +3,7 @@
 from cardlab.games.variants import Variant
 
 _TESTS = "tests/twenty_eight/test_twenty_eight_variants.py::"
+_COUNTS = "tests/twenty_eight/test_twenty_eight_player_counts.py::"
 
 VARIANTS = (
     Variant(
@@ -50,16 +51,23 @@ VARIANTS = (
         "three players, 24 cards (no 8s or 7s), opening minimum 12, the bidder alone "
         "against two",
         rulings=("V-T1", "V-T3"),
-        tests=(_TESTS + "test_player_counts_not_implemented_yet_are_rejected",),
-        status="not implemented yet",
+        tests=(_COUNTS + "test_three_players_deal_two_stages_of_four_from_24_cards",
+               _COUNTS + "test_v_t1_two_passes_end_the_first_round_without_a_partner_rule",
+               _COUNTS + "test_v_t1_the_second_round_is_the_bidders_node_only",
+               _COUNTS + "test_v_t3_three_player_bidder_alone_gets_g_and_each_opponent_minus_g_over_2",
+               _COUNTS + "test_three_player_ruling_7_voids_when_the_bidder_alone_held_all_six_trumps"),
     ),
     Variant(
         "twenty_eight.six_player", "P", ("players=6",),
         "six players in three teams of two, 36 cards (6s added), all dealt before the "
         "bidding, opening minimum 12",
         rulings=("V-T2", "V-T3"),
-        tests=(_TESTS + "test_player_counts_not_implemented_yet_are_rejected",),
-        status="not implemented yet",
+        tests=(_COUNTS + "test_six_players_are_dealt_six_cards_each_from_36_before_the_auction",
+               _COUNTS + "test_v_t2_partner_overcalls_below_20_and_five_passes_end_the_first_round",
+               _COUNTS + "test_six_players_go_from_the_indicator_straight_to_play_and_play_six_tricks_of_six",
+               _COUNTS + "test_v_t3_six_player_bidding_side_gets_g_and_the_four_others_minus_g_over_2",
+               _COUNTS + "test_v_t2_ruling_7_voids_the_hand_when_the_bidding_side_held_all_nine_trumps",
+               _COUNTS + "test_v_t2_four_jacks_void_the_hand_before_the_auction"),
     ),
     Variant(
         "twenty_eight.fifty_six", "D", (),

@@ -1,0 +1,109 @@
+"""The ``cfr-bidding`` agent: bids with an MCCFR bidding policy, plays cards like another agent.
+
+``cfr-bidding:policy=PATH`` loads a policy of ``cardlab train --solver bidding``
+(:mod:`cardlab.cfr.bidding`) once, refusing one trained on another game,
+other parameters or another abstraction. In the auction the abstraction
+models (Kaiser's bidding, Twenty-Eight's first round) it computes its seat's
+abstract information-set key from the state and samples the policy's action
+there; at an abstract set the training never met it bids like the rule-based
+player. Every other decision (trump, indicator, second round, cards) goes to
+the rule-based player, or with ``play=ismcts`` to ISMCTS.
+
+It runs on the Python game loop of the arena: its policy is a table the
+compiled loop's float option row cannot carry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from cardlab.agents.checks import check_can_move
+from cardlab.agents.ismcts import make_ismcts
+from cardlab.agents.options import Option, OptionSet
+from cardlab.cfr.bidding import check_modelled, in_auction, information_key
+from cardlab.cfr.policy import PolicyTable, load_policy
+from cardlab.core.rng import make_stream
+from cardlab.games import kernels
+
+OPTIONS = OptionSet("cfr-bidding", (
+    Option("policy", "text", None, "the bidding policy (.npz) of cardlab train --solver bidding; "
+           "required"),
+    Option("play", "choice", "rules", "who plays the rest of the hand: the rule-based player or "
+           "ISMCTS (its default options)", choices={"rules": 0, "ismcts": 1}),
+    Option("greedy", "bool", False, "bid the policy's most likely action instead of sampling"),
+))
+
+
+class CFRBiddingBot(pyspiel.Bot):
+    """Samples ``table``'s bids at its abstract information sets; ``player_bot`` does the rest."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, table: PolicyTable,
+                 player_bot: pyspiel.Bot | None, greedy: bool = False):
+        pyspiel.Bot.__init__(self)
+        self.game = game
+        self.player = player
+        self.table = table
+        self.greedy = greedy
+        self.kernel_id = check_modelled(game)
+        self.fine = table.metadata["granularity"] == "fine"
+        self._player_bot = player_bot
+        self._rng = np.random.default_rng(seed)
+        self._stream = make_stream(seed)
+        self._index = {name: i for i, name in enumerate(table.names)}
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        if self._player_bot is not None:
+            self._player_bot.restart_at(state)
+
+    def _rules(self, state: pyspiel.State) -> int:
+        return int(kernels.rules_action(self.kernel_id, state.array, self._stream))
+
+    def step_with_policy(self, state: pyspiel.State):
+        check_can_move("cfr-bidding", self.game, self.player, state)
+        s = state.array
+        if not in_auction(self.kernel_id, s):
+            if self._player_bot is None:
+                action = self._rules(state)
+                return [(action, 1.0)], action
+            return self._player_bot.step_with_policy(state)
+        i = self._index.get(str(int(information_key(self.kernel_id, s, self.fine))))
+        if i is None:  # an abstract set the training never met
+            action = self._rules(state)
+            return [(action, 1.0)], action
+        low, high = self.table.offsets[i], self.table.offsets[i + 1]
+        actions = self.table.actions[low:high].tolist()
+        weights = self.table.probabilities[low:high]
+        legal = state.legal_actions(self.player)
+        if not set(actions) <= set(legal):
+            raise RuntimeError(f"cfr-bidding policy names actions {actions} at an information "
+                               f"state whose legal actions are {legal}")
+        if self.greedy:
+            choice = int(np.argmax(weights))
+        else:
+            choice = int(self._rng.choice(len(actions), p=weights / weights.sum()))
+        return list(zip(actions, weights.tolist(), strict=True)), actions[choice]
+
+    def step(self, state: pyspiel.State) -> int:
+        return self.step_with_policy(state)[1]
+
+
+def load_bidding_policy(path: str, game: pyspiel.Game) -> PolicyTable:
+    """The bidding policy at ``path`` for ``game``; ``ValueError`` for any other file or game."""
+    check_modelled(game)
+    table = load_policy(path, game)
+    if table.metadata.get("abstraction") != "bidding":
+        raise ValueError(f"{path}: not a bidding policy (solver {table.metadata.get('solver')!r}); "
+                         f"the cfr agent plays it")
+    return table
+
+
+def make_cfr_bidding(game: pyspiel.Game, player: int, seed: int, **options) -> CFRBiddingBot:
+    """The ``cfr-bidding`` agent for Kaiser or Twenty-Eight (option ``policy`` is required)."""
+    values = OPTIONS.resolve(options)
+    if values["policy"] is None:
+        raise ValueError("agent 'cfr-bidding': option policy is required (a file from "
+                         "cardlab train --solver bidding)")
+    table = load_bidding_policy(values["policy"], game)
+    player_bot = make_ismcts(game, player, seed) if values["play"] == "ismcts" else None
+    return CFRBiddingBot(game, player, seed, table, player_bot, values["greedy"])

@@ -1,0 +1,642 @@
+"""Bidding strategies by MCCFR: the auction of Kaiser and Twenty-Eight as an abstracted game.
+
+The full games are far too large for CFR, but their auctions are small once
+a hand is described by a few features. In the **abstracted bidding game**
+
+* chance deals a whole hand (a random permutation of the deck: the cards of
+  the auction's deal *and* those dealt later, in Twenty-Eight's second stage);
+* a seat's information is its hand's **bucket** (features below), whether it
+  may throw the hand in, and an abstraction of the auction so far: its
+  position after the dealer, the high bid, whether partner or an opponent
+  holds it (Twenty-Eight adds the passes in a row and whether the seat has
+  spoken). This forgets the order of earlier passes: imperfect recall, as
+  abstractions of real auctions usually are;
+* the actions are the engine's legal auction actions (Twenty-Eight keeps
+  pass, the redeal, the lowest legal bid and the jumps to 20 and 24);
+* a leaf is the end of the auction (Kaiser's only round, Twenty-Eight's
+  first round on four cards), and its value is the **hand result of that
+  final contract on that deal** when everyone plays on with the rule-based
+  player (the indicator, the second round and every card in Twenty-Eight).
+
+Leaf values are estimated by simulation: every iteration draws a deal and
+each contract the traversal reaches is played out once on it, in numba.
+The rule-based play is deterministic, so all contracts of an iteration are
+compared on the same cards (common random numbers), and a contract's value
+is computed once per deal (a per-deal cache keyed by declarer and bid).
+
+Buckets, at two granularities (``coarse`` and ``fine``):
+
+================  =====================================================================
+game, grain       features (each capped as shown)
+================  =====================================================================
+Kaiser coarse     t, the points the hand should take with its best trump suit (the
+                  rule-based estimate: aces, guarded kings and queens per suit, trump
+                  length, short side suits, 5H, 3S) in whole points (0..8+); whether
+                  no trump loses 1.5 points or more of it; 5H held; 3S held: 72 buckets
+Kaiser fine       t in half points (0..17+); what no trump loses (< 1, 1-2, 2+ points);
+                  5H held; 3S held: 216 buckets
+28 coarse         card points of the four cards (0-1, 2-3, 4-5, 6-7, 8+), longest suit
+                  (1-2, 3, 4), jacks (0, 1, 2+): 45 buckets
+28 fine           card points (0..9+), longest suit (1..4), jacks (0, 1, 2+), a jack and the
+                  nine of one suit: 240 buckets
+================  =====================================================================
+
+Regrets and average-policy sums live in an open-addressing table of numpy
+arrays (keys are packed features, so they never collide); its arrays copy,
+merge and save as they are. :class:`BiddingSolver` runs external-sampling
+MCCFR on it, in one process or in several with a periodic merge
+(:meth:`BiddingSolver.run`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from typing import Any
+
+import numpy as np
+import pyspiel
+from numba import njit
+
+from cardlab.cfr.mccfr import _sample
+from cardlab.cfr.policy import PolicyTable, game_identity
+from cardlab.core.bitboard import cards_in, popcount
+from cardlab.core.cards import JACK, NINE, SUIT_MASKS
+from cardlab.core.layout import DEALER, DECK, PHASE, TO_MOVE
+from cardlab.core.rng import derive_seed, make_stream, random_below
+from cardlab.games import game_spec, kernels
+from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.kaiser import strategy as kaiser_strategy
+from cardlab.games.kaiser.rules import FIVE_OF_HEARTS, THREE_OF_SPADES
+from cardlab.games.twenty_eight import engine as te_engine
+from cardlab.games.twenty_eight.rules import BID as TE_BID
+from cardlab.games.twenty_eight.rules import CARD_POINTS as TE_CARD_POINTS
+from cardlab.games.twenty_eight.rules import JACKS as TE_JACKS
+from cardlab.games.twenty_eight.rules import PASS as TE_PASS
+from cardlab.games.twenty_eight.rules import REDEAL as TE_REDEAL
+
+GRANULARITIES = ("coarse", "fine")
+#: The games whose auctions are modelled, by OpenSpiel name, and the parameters each accepts.
+#: Any other parameter changes the auction or the hand's value in ways the abstraction does
+#: not model (a Kaiser match scores games, not hands; the kitty adds cards) and is refused.
+MODELLED_PARAMETERS = {
+    "cardlab_kaiser": {"dealer", "min_bid", "low_no_trump"},
+    "cardlab_twenty_eight": {"dealer"},
+}
+#: Room for the actions of one information set (Kaiser with low no trump: pass, misdeal, 21 bids).
+MAX_ACTIONS = 24
+#: Default table size (a power of two); a policy of the fine grain uses a few tens of thousands.
+CAPACITY = 1 << 17
+MAX_DEPTH = 64
+#: Cards of the auction's deal: Kaiser deals all 32 first, Twenty-Eight 16 (its first stage).
+_AUCTION_DEAL = np.array([32, 16], dtype=np.int64)
+#: Leaf-cache slots per deal: declarer seat x high bid (Kaiser ranks 0..40, Twenty-Eight 0..28).
+_CONTRACTS = np.array([4 * 41, 4 * 29], dtype=np.int64)
+_TE_JUMPS = np.array([20, 24], dtype=np.int64)
+_KEY_MARK = np.uint64(1) << np.uint64(62)  # every key has it: 0 marks an empty slot
+
+
+# ---- hand features ----------------------------------------------------------------------
+
+@njit(cache=True)
+def _count_rank(hand, rank):
+    n = 0
+    for card in cards_in(hand):
+        if card % 13 == rank:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _longest(hand):
+    """The suit with most cards (ties: the lower suit) and its length."""
+    best, length = 0, -1
+    for suit in range(4):
+        n = popcount(hand & SUIT_MASKS[suit])
+        if n > length:
+            best, length = suit, n
+    return best, length
+
+
+@njit(cache=True)
+def kaiser_bucket(s, hand, fine):
+    """The bucket of a Kaiser hand of eight cards in the game of state ``s`` (see the module docstring).
+
+    Built on the points the hand should take by itself (the rule-based
+    player's estimate from its high cards per suit and its suit lengths),
+    with trumps in its best suit and at no trump, and on the 5H and 3S.
+    """
+    order = kaiser_engine.high_strength(s)
+    trump = kaiser_strategy.estimated_points(s, hand, kaiser_strategy.best_trump_suit(hand, order))
+    no_trump = kaiser_strategy.estimated_points(s, hand, -1)
+    five = (hand >> FIVE_OF_HEARTS) & 1
+    three = (hand >> THREE_OF_SPADES) & 1
+    if fine:
+        strength = min(max(int(np.floor(2.0 * trump)), 0), 17)
+        gap = trump - no_trump
+        shape = 0 if gap < 1.0 else (1 if gap < 2.0 else 2)
+        return ((strength * 3 + shape) * 2 + five) * 2 + three
+    strength = min(max(int(np.floor(trump)), 0), 8)
+    shape = 0 if trump - no_trump < 1.5 else 1
+    return ((strength * 2 + shape) * 2 + five) * 2 + three
+
+
+@njit(cache=True)
+def twenty_eight_bucket(hand, fine):
+    """The bucket of Twenty-Eight's first four cards (see the module docstring)."""
+    points = 0
+    for card in cards_in(hand):
+        points += TE_CARD_POINTS[card]
+    _, length = _longest(hand)
+    jacks = min(popcount(hand & TE_JACKS), 2)
+    if not fine:
+        point_class = min(points // 2, 4)
+        long_class = 0 if length <= 2 else length - 2
+        return (point_class * 3 + long_class) * 3 + jacks
+    jack_nine = 0
+    for suit in range(4):
+        cards = hand & SUIT_MASKS[suit]
+        if _count_rank(cards, JACK) and _count_rank(cards, NINE):
+            jack_nine = 1
+    return ((min(points, 9) * 4 + length - 1) * 3 + jacks) * 2 + jack_nine
+
+
+#: Buckets per game (rows: Kaiser, Twenty-Eight) and grain (columns: coarse, fine).
+NUM_BUCKETS = np.array([[72, 216], [45, 240]], dtype=np.int64)
+
+
+# ---- the abstracted game over the engine state ------------------------------------------
+
+@njit(cache=True)
+def in_auction(game, s):
+    """Is ``s`` a decision of the auction the abstraction models?"""
+    if game == kernels.KAISER:
+        return s[PHASE] == kaiser_engine.BIDDING
+    return s[PHASE] == te_engine.BIDDING
+
+
+@njit(cache=True)
+def _relation(seat, holder):
+    """Who holds the high bid, seen from ``seat``: 0 nobody, 1 partner, 2 an opponent, 3 itself."""
+    if holder < 0:
+        return 0
+    if holder == seat:
+        return 3
+    return 1 if (holder & 1) == (seat & 1) else 2
+
+
+@njit(cache=True)
+def information_key(game, s, fine):
+    """The abstract information-set key of the seat to move in an auction state ``s``.
+
+    Packed fields, so two different information sets never share a key.
+    """
+    seat = s[TO_MOVE]
+    position = (seat - s[DEALER] - 1) % 4
+    if game == kernels.KAISER:
+        bucket = kaiser_bucket(s, s[kaiser_engine.HANDS + seat], fine)
+        throw_in = 1 if kaiser_engine.may_throw_in(s, seat) else 0
+        high = s[kaiser_engine.HIGH_BID] + 1
+        relation = _relation(seat, s[kaiser_engine.DECLARER] if high > 0 else -1)
+        auction = (high * 4 + relation) * 4 + position
+    else:
+        bucket = twenty_eight_bucket(s[te_engine.FIRST_FOUR + seat], fine)
+        throw_in = 1 if te_engine.may_redeal(s, seat) else 0
+        high = s[te_engine.HIGH_BID] + 1
+        relation = _relation(seat, s[te_engine.HIGH_BIDDER])
+        spoke = 1 if s[te_engine.NUM_BIDS] > position else 0
+        passes = s[te_engine.PASSES_IN_ROW]
+        auction = ((((high * 4 + relation) * 4 + position) * 3 + passes) * 2) + spoke
+    key = ((np.uint64(auction) * np.uint64(2) + np.uint64(throw_in)) * np.uint64(1024)
+           + np.uint64(bucket))
+    key = key * np.uint64(4) + np.uint64(game * 2 + (1 if fine else 0))
+    return key | _KEY_MARK
+
+
+@njit(cache=True)
+def abstract_actions(game, s, legal, n, out):
+    """The actions of the abstraction among the ``n`` legal ones, ascending, into ``out``.
+
+    Kaiser keeps every legal action. Twenty-Eight keeps pass, the redeal, the
+    lowest legal bid and the bids of 20 and 24 when they are legal and higher.
+    """
+    if game == kernels.KAISER:
+        for i in range(n):
+            out[i] = legal[i]
+        return n
+    m = 0
+    lowest = -1
+    for i in range(n):
+        action = legal[i]
+        if action == TE_PASS or action == TE_REDEAL:
+            out[m] = action
+            m += 1
+        elif action >= TE_BID and lowest < 0:
+            lowest = action
+            out[m] = action
+            m += 1
+        elif action >= TE_BID:
+            for jump in _TE_JUMPS:
+                if action == TE_BID + jump:
+                    out[m] = action
+                    m += 1
+    return m
+
+
+@njit(cache=True)
+def contract_slot(game, s):
+    """The leaf cache slot of the contract an auction ended in: declarer x high bid."""
+    if game == kernels.KAISER:
+        return s[kaiser_engine.DECLARER] * 41 + s[kaiser_engine.HIGH_BID]
+    return s[te_engine.HIGH_BIDDER] * 29 + s[te_engine.HIGH_BID]
+
+
+@njit(cache=True)
+def playout_value(game, s, deal):
+    """Team 0's return when the hand ``s`` is played to its end by the rule-based player.
+
+    Chance deals the next card of ``deal`` (a permutation of the deck in dealing order).
+    """
+    t = s.copy()
+    out = np.zeros(4)
+    unused = np.zeros(1, dtype=np.uint64)
+    while True:
+        player = kernels.current_player(game, t)
+        if player == -4:  # terminal
+            break
+        if player == -1:  # chance
+            action = deal[t[4]]  # CARDS_DEALT
+        else:
+            action = kernels.rules_action(game, t, unused)
+        kernels.apply_action(game, t, action)
+    kernels.returns(game, t, out)
+    return out[0]
+
+
+@njit(cache=True)
+def leaf_value(game, s, deal, cache):
+    """Team 0's value of the auction's end ``s``: the played-out contract, once per deal."""
+    if kernels.current_player(game, s) == -4:  # a thrown-in or redealt hand
+        out = np.zeros(4)
+        kernels.returns(game, s, out)
+        return out[0]
+    slot = contract_slot(game, s)
+    if np.isnan(cache[slot]):
+        cache[slot] = playout_value(game, s, deal)
+    return cache[slot]
+
+
+@njit(cache=True)
+def draw_deal(s, stream):
+    """A uniformly random permutation of the deck of ``s`` (the order the cards are dealt in)."""
+    cards = cards_in(s[DECK])
+    n = len(cards)
+    for i in range(n - 1, 0, -1):
+        j = random_below(stream, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+@njit(cache=True)
+def auction_start(game, initial, deal):
+    """The state at the auction's first decision after the first cards of ``deal``."""
+    s = initial.copy()
+    for k in range(_AUCTION_DEAL[game]):
+        kernels.apply_action(game, s, deal[k])
+    return s
+
+
+# ---- the regret table ---------------------------------------------------------------------
+
+@njit(cache=True)
+def find_slot(keys, key):
+    """The slot of ``key`` in the open-addressing table, or the empty slot where it belongs."""
+    mask = np.uint64(len(keys) - 1)
+    h = np.int64((key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20) & mask)
+    for _ in range(len(keys)):
+        if keys[h] == key or keys[h] == 0:
+            return h
+        h = (h + 1) & np.int64(mask)
+    raise ValueError("the bidding table is full: give the solver a larger capacity")
+
+
+@njit(cache=True)
+def entry(table, key, actions, m):
+    """The slot of ``key``, added with ``actions[:m]`` on first sight."""
+    keys, counts, entry_actions, used = table[0], table[1], table[2], table[5]
+    h = find_slot(keys, key)
+    if keys[h] == 0:
+        if used[0] + 1 > len(keys) // 2:
+            raise ValueError("the bidding table is half full: give the solver a larger capacity")
+        keys[h] = key
+        counts[h] = m
+        entry_actions[h, :m] = actions[:m]
+        used[0] += 1
+    elif counts[h] != m:
+        raise ValueError("one abstract information set met with two different action sets")
+    return h
+
+
+@njit(cache=True)
+def regret_matching(regrets, h, m, out):
+    total = 0.0
+    for k in range(m):
+        if regrets[h, k] > 0:
+            total += regrets[h, k]
+    for k in range(m):
+        out[k] = max(regrets[h, k], 0.0) / total if total > 0 else 1.0 / m
+
+
+@njit  # recursive: numba's cache would load it broken (see cardlab.cfr.mccfr)
+def _traverse(game, s, player, table, deal, cache, stream, fine, depth, legal, abstract, weight):
+    """External-sampling walk of the auction updating ``player``; returns its sampled value."""
+    if not in_auction(game, s):
+        value = leaf_value(game, s, deal, cache)
+        return value if player % 2 == 0 else -value
+    if depth >= MAX_DEPTH:
+        raise ValueError("auction deeper than MAX_DEPTH")
+    regrets, cumulative = table[3], table[4]
+    n = kernels.legal_actions(game, s, legal[depth])
+    m = abstract_actions(game, s, legal[depth], n, abstract[depth])
+    h = entry(table, information_key(game, s, fine), abstract[depth], m)
+    policy = np.empty(m)
+    regret_matching(regrets, h, m, policy)
+    if s[TO_MOVE] != player:
+        for k in range(m):
+            cumulative[h, k] += weight * policy[k]
+        child = s.copy()
+        kernels.apply_action(game, child, abstract[depth, _sample(policy, m, stream)])
+        return _traverse(game, child, player, table, deal, cache, stream, fine, depth + 1, legal,
+                         abstract, weight)
+    values = np.empty(m)
+    value = 0.0
+    for k in range(m):
+        child = s.copy()
+        kernels.apply_action(game, child, abstract[depth, k])
+        values[k] = _traverse(game, child, player, table, deal, cache, stream, fine, depth + 1,
+                              legal, abstract, weight)
+        value += policy[k] * values[k]
+    for k in range(m):
+        regrets[h, k] += values[k] - value
+    return value
+
+
+@njit  # calls the recursive traversal
+def run_iterations(game, initial, table, stream, first, count, fine):
+    """Iterations ``first + 1 .. first + count``: one deal each, every seat updated in turn.
+
+    Linear averaging: iteration t adds its policy to the average with weight t,
+    so the uniform policy of the first iterations fades from the average.
+    """
+    legal = np.empty((MAX_DEPTH, kernels.MAX_LEGAL_ACTIONS), dtype=np.int64)
+    abstract = np.empty((MAX_DEPTH, MAX_ACTIONS), dtype=np.int64)
+    cache = np.empty(_CONTRACTS[game])
+    for i in range(count):
+        weight = float(first + i + 1)
+        deal = draw_deal(initial, stream)
+        root = auction_start(game, initial, deal)
+        cache[:] = np.nan
+        for player in range(4):
+            _traverse(game, root, player, table, deal, cache, stream, fine, 0, legal, abstract,
+                      weight)
+
+
+@njit(cache=True)
+def merge_into(table, snapshot_keys, snapshot_regrets, snapshot_cumulative, worker):
+    """Add what ``worker`` (a copy of the snapshot, then trained) learned to ``table``, key by key.
+
+    For every set of the worker's table: its regrets and sums minus the
+    snapshot's at the same slot (zero for a set the worker added).
+    """
+    w_keys, w_counts, w_actions, w_regrets, w_cumulative = (worker[0], worker[1], worker[2],
+                                                            worker[3], worker[4])
+    regrets, cumulative = table[3], table[4]
+    for slot in range(len(w_keys)):
+        key = w_keys[slot]
+        if key == 0:
+            continue
+        m = w_counts[slot]
+        h = entry(table, key, w_actions[slot], m)
+        known = snapshot_keys[slot] == key
+        for k in range(m):
+            regrets[h, k] += w_regrets[slot, k] - (snapshot_regrets[slot, k] if known else 0.0)
+            cumulative[h, k] += (w_cumulative[slot, k]
+                                 - (snapshot_cumulative[slot, k] if known else 0.0))
+
+
+# ---- the solver -----------------------------------------------------------------------------
+
+def check_modelled(game: pyspiel.Game) -> int:
+    """The kernel id of ``game``, or ``ValueError`` if its auction is not modelled."""
+    name = game.get_type().short_name
+    if name not in MODELLED_PARAMETERS:
+        raise ValueError(f"bidding abstraction: game {name!r} has no modelled auction; "
+                         f"choose from {', '.join(sorted(MODELLED_PARAMETERS))}")
+    defaults = pyspiel.load_game(name).get_parameters()
+    changed = sorted(key for key, value in game.get_parameters().items()
+                     if key not in MODELLED_PARAMETERS[name] and defaults.get(key) != value)
+    if changed:
+        raise ValueError(f"bidding abstraction: {name} with {', '.join(changed)} changed is not "
+                         f"modelled; it models only the parameters "
+                         f"{', '.join(sorted(MODELLED_PARAMETERS[name]))}")
+    return game_spec(name).kernel_id
+
+
+def _check_granularity(granularity: str) -> bool:
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"unknown granularity {granularity!r}; choose from "
+                         f"{', '.join(GRANULARITIES)}")
+    return granularity == "fine"
+
+
+def _worker_run(args):
+    """One worker's share of a round (a top-level function, so a process pool can call it)."""
+    kernel_id, initial, arrays, stream, first, count, fine = args
+    table = tuple(a.copy() for a in arrays)
+    run_iterations(kernel_id, initial, table, stream, first, count, fine)
+    return table, stream
+
+
+class BiddingSolver:
+    """External-sampling MCCFR on the abstracted auction of ``game``.
+
+    With ``workers`` > 1, :meth:`run` trains in rounds of ``merge_every``
+    iterations per worker: every worker starts from a copy of the table,
+    runs its share with its own stream (``derive_seed(seed, 1 + w)``, kept
+    from round to round), and the table becomes the snapshot plus the sum,
+    in worker order, of each worker's change (:func:`merge_into`). So a run
+    is deterministic for its seed and worker count, and ``workers=1`` is
+    plain MCCFR with the stream of worker 0.
+    """
+
+    def __init__(self, game: pyspiel.Game, granularity: str = "coarse", seed: int = 0,
+                 workers: int = 1, merge_every: int = 1000, capacity: int = CAPACITY):
+        self.kernel_id = check_modelled(game)
+        self.fine = _check_granularity(granularity)
+        if workers < 1 or merge_every < 1:
+            raise ValueError(f"workers and merge_every must be >= 1, got {workers}, {merge_every}")
+        if capacity < 2 or capacity & (capacity - 1):
+            raise ValueError(f"capacity must be a power of two, got {capacity}")
+        self.game = game
+        self.granularity = granularity
+        self.seed = int(seed)
+        self.workers = int(workers)
+        self.merge_every = int(merge_every)
+        self.iteration = 0
+        self._initial = np.asarray(game.initial_array, dtype=np.int64)
+        self.streams = [make_stream(int(derive_seed(self.seed, 1 + w))) for w in range(workers)]
+        self.table = (np.zeros(capacity, dtype=np.uint64), np.zeros(capacity, dtype=np.int64),
+                      np.zeros((capacity, MAX_ACTIONS), dtype=np.int64),
+                      np.zeros((capacity, MAX_ACTIONS)), np.zeros((capacity, MAX_ACTIONS)),
+                      np.zeros(1, dtype=np.int64))
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.table[5][0])
+
+    def run(self, iterations: int, pool: Any = None) -> None:
+        """``iterations`` more iterations in all (split evenly over the workers, by rounds).
+
+        With several workers, ``pool`` (a ``multiprocessing`` pool) runs them in
+        parallel; without one they run one after the other in this process,
+        which gives the very same table (the reference the tests check).
+        """
+        if iterations < 0:
+            raise ValueError(f"iterations must be >= 0, got {iterations}")
+        if self.workers == 1:
+            run_iterations(self.kernel_id, self._initial, self.table, self.streams[0],
+                           self.iteration, iterations, self.fine)
+            self.iteration += iterations
+            return
+        if iterations % self.workers:
+            raise ValueError(f"iterations ({iterations}) must be a multiple of workers "
+                             f"({self.workers})")
+        left = iterations // self.workers
+        while left > 0:
+            share = min(left, self.merge_every)
+            # Worker w's iterations are numbered as if the round's were run one worker after another.
+            jobs = [(self.kernel_id, self._initial, self.table, self.streams[w],
+                     self.iteration + w * share, share, self.fine) for w in range(self.workers)]
+            # Every worker starts from the snapshot: all of them run before any merge.
+            results = pool.map(_worker_run, jobs) if pool is not None else [
+                _worker_run(job) for job in jobs]
+            snapshot = tuple(a.copy() for a in self.table)
+            for w, (worker_table, stream) in enumerate(results):
+                merge_into(self.table, snapshot[0], snapshot[3], snapshot[4], worker_table)
+                self.streams[w] = stream
+            left -= share
+            self.iteration += share * self.workers
+
+    def make_pool(self):
+        """A pool of ``workers`` processes, forked after compiling so none compiles again."""
+        run_iterations(self.kernel_id, self._initial, tuple(a.copy() for a in self.table),
+                       make_stream(0), 0, 1, self.fine)
+        return multiprocessing.get_context("fork").Pool(self.workers)
+
+    def average_policy(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Key -> (actions, average probabilities) of every set met, in slot order."""
+        keys, counts, actions, _, cumulative, _ = self.table
+        policy = {}
+        for slot in np.flatnonzero(keys):
+            m = int(counts[slot])
+            sums = cumulative[slot, :m]
+            total = sums.sum()
+            policy[int(keys[slot])] = (actions[slot, :m].copy(),
+                                       sums / total if total > 0 else np.full(m, 1.0 / m))
+        return policy
+
+    def policy_table(self, **metadata: Any) -> PolicyTable:
+        """The average policy as a policy file's table, with the run's state to resume from."""
+        average = self.average_policy()
+        offsets = np.zeros(len(average) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(a) for a, _ in average.values()])
+        actions = np.concatenate([a for a, _ in average.values()] or [np.zeros(0, np.int64)])
+        probabilities = np.concatenate([p for _, p in average.values()] or [np.zeros(0)])
+        info = {**game_identity(self.game), "naming": "key", "abstraction": "bidding",
+                "solver": "bidding", "granularity": self.granularity, "seed": self.seed,
+                "workers": self.workers, "merge_every": self.merge_every,
+                "capacity": len(self.table[0]), "iterations": self.iteration,
+                "infosets": self.num_infosets, **metadata}
+        table = PolicyTable(tuple(str(key) for key in average), offsets, actions, probabilities,
+                            info)
+        table.solver_state.update(self.state_arrays())
+        return table
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        """The occupied slots and the streams: all a checkpoint needs to resume bit for bit."""
+        keys, counts, actions, regrets, cumulative, _ = self.table
+        slots = np.flatnonzero(keys)
+        return {"slots": slots, "keys": keys[slots], "counts": counts[slots],
+                "entry_actions": actions[slots], "regrets": regrets[slots],
+                "cumulative": cumulative[slots], "streams": np.concatenate(self.streams)}
+
+    def restore(self, arrays: dict[str, np.ndarray], iteration: int) -> None:
+        """Continue from :meth:`state_arrays` saved after ``iteration`` iterations."""
+        if len(arrays["streams"]) != self.workers:
+            raise ValueError(f"the saved run had {len(arrays['streams'])} workers, not "
+                             f"{self.workers}")
+        capacity = len(self.table[0])
+        slots = arrays["slots"]
+        if len(slots) and slots.max() >= capacity:
+            raise ValueError(f"the saved run's table is larger than capacity {capacity}")
+        keys, counts, actions, regrets, cumulative, used = self.table
+        for target in (keys, counts, actions, regrets, cumulative):
+            target[:] = 0
+        keys[slots] = arrays["keys"]
+        counts[slots] = arrays["counts"]
+        actions[slots] = arrays["entry_actions"]
+        regrets[slots] = arrays["regrets"]
+        cumulative[slots] = arrays["cumulative"]
+        used[0] = len(slots)
+        self.streams = [np.array(arrays["streams"][w:w + 1], dtype=np.uint64)
+                        for w in range(self.workers)]
+        self.iteration = int(iteration)
+
+
+# ---- a quick duel against the rule-based bidder, in numba -----------------------------------
+
+@njit(cache=True)
+def policy_action(game, s, table, fine, stream, legal, abstract):
+    """An action of the table's average policy at ``s`` (the rule-based bid at an unmet set)."""
+    keys, counts, actions, cumulative = table[0], table[1], table[2], table[4]
+    h = find_slot(keys, information_key(game, s, fine))
+    if keys[h] == 0:
+        return kernels.rules_action(game, s, stream)
+    m = counts[h]
+    total = 0.0
+    for k in range(m):
+        total += cumulative[h, k]
+    policy = np.empty(m)
+    for k in range(m):
+        policy[k] = cumulative[h, k] / total if total > 0 else 1.0 / m
+    return actions[h, _sample(policy, m, stream)]
+
+
+@njit(cache=True)
+def duel(game, initial, table, fine, deals, stream):
+    """Duplicate deals of the table's bidding against the rule-based bidder, card play by rules.
+
+    Each deal is played twice, the table's team on the even then on the odd
+    seats; the score of a deal is that team's return summed over the two.
+    """
+    scores = np.zeros(deals)
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    abstract = np.empty(MAX_ACTIONS, dtype=np.int64)
+    out = np.zeros(4)
+    for d in range(deals):
+        deal = draw_deal(initial, stream)
+        for team in range(2):
+            s = initial.copy()
+            while True:
+                player = kernels.current_player(game, s)
+                if player == -4:
+                    break
+                if player == -1:
+                    action = deal[s[4]]
+                elif player % 2 == team and in_auction(game, s):
+                    action = policy_action(game, s, table, fine, stream, legal, abstract)
+                else:
+                    action = kernels.rules_action(game, s, stream)
+                kernels.apply_action(game, s, action)
+            kernels.returns(game, s, out)
+            scores[d] += out[team]
+    return scores

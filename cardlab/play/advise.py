@@ -1,0 +1,238 @@
+"""``cardlab advise``: what to bid with a hand, and which Literature claims to make.
+
+**Bids** (Kaiser, Twenty-Eight). The position is rebuilt from the typed hand,
+seat and bidding so far. A pool of worlds is drawn by the game's
+belief-consistent sampler, each weighted by how well it explains the others'
+bids (``epsilon ** k``, k the bids the rule-based player would not have made
+holding that world's cards: the ISMCTS world pool,
+:func:`cardlab.agents.ismcts.search.draw_world_pool`). Every world is then
+played to the end once after each possible bid, in compiled code
+(:func:`cardlab.play.kernels.play_out_choices`) by the rule-based or ISMCTS
+players, with common random numbers: a world has one deal seed, so every bid
+meets the same cards and the same players' draws, and differences between
+bids are not luck. For each bid: the weighted mean return of the seat, its
+95% interval (normal, over the effective number of worlds), a low quantile,
+and the chance that the seat's team, when it ends up declaring, makes it.
+
+**Claims** (Literature). From a stored position, each live half-suit: whether
+the seat's team can claim it for certain (the card-location inference), else
+the share of sampled worlds where the team holds it and where the most
+frequent assignment is exactly right (:mod:`cardlab.play.literature`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyspiel
+
+from cardlab.agents.ismcts.options import OPTIONS as ISMCTS_OPTIONS
+from cardlab.agents.ismcts.search import draw_world_pool
+from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
+from cardlab.core import layout
+from cardlab.core.cards import card_string, parse_card
+from cardlab.core.openspiel import receiving_seat_of
+from cardlab.core.rng import make_stream
+from cardlab.games import game_spec
+from cardlab.games.kaiser import engine as kaiser_engine
+from cardlab.games.twenty_eight import engine as twenty_eight_engine
+from cardlab.play.kernels import play_out_choices
+from cardlab.play.moves import MoveError, parse_move
+
+BIDDING_GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
+Z95 = 1.959963984540054
+
+
+# ---- the position ------------------------------------------------------------------------
+def parse_hand(text: str) -> list[int]:
+    """``"AS KS QH 5H"`` as card ids, each once."""
+    cards = [parse_card(token) for token in text.split()]
+    repeated = sorted({card_string(c) for c in cards if cards.count(c) > 1})
+    if repeated:
+        raise ValueError(f"the hand holds {', '.join(repeated)} twice")
+    return cards
+
+
+def _deal_and_bid(game: pyspiel.Game, seat: int, hand: list[int], bids: list[str]) -> pyspiel.State:
+    """Deal ``hand`` to ``seat`` (the other seats the lowest cards left) and make ``bids`` in turn."""
+    state = game.new_initial_state()
+    ours = list(hand)
+    pending = list(bids)
+    while True:
+        if state.is_chance_node():
+            outcomes = [a for a, _ in state.chance_outcomes()]
+            if receiving_seat_of(state.array) == seat:
+                if not ours:
+                    raise ValueError(f"this bidding goes on past the deal of your {len(hand)} cards: "
+                                     f"give the cards of the next deal stage too")
+                card = ours.pop(0)
+                if card not in outcomes:
+                    raise ValueError(f"{card_string(card)} is not in the deck of {game.get_type().long_name}")
+                state.apply_action(card)
+            else:
+                state.apply_action(next(a for a in outcomes if a not in ours))
+            continue
+        if not pending or state.is_terminal():
+            return state
+        player = state.current_player()
+        strings = [state.action_to_string(player, a) for a in state.legal_actions()]
+        hidden = strings and all(text.startswith("trump ") and len(text) == 8 for text in strings)
+        if player != seat and hidden:
+            state.apply_action(state.legal_actions()[0])  # a hidden indicator: the sampler redraws it
+            continue
+        state.apply_action(parse_move(state, pending.pop(0)))
+
+
+def bidding_position(game: pyspiel.Game, hand_text: str, seat: int, bids_text: str) -> pyspiel.State:
+    """The position where ``seat``, holding ``hand_text``, speaks after ``bids_text``.
+
+    The dealer is the one seat from which the bids so far lead to ``seat``'s turn.
+    """
+    short = game.get_type().short_name
+    if short not in BIDDING_GAMES:
+        raise ValueError(f"bid advice is for Kaiser and Twenty-Eight, not {short}")
+    num_players = game.num_players()
+    if not 0 <= seat < num_players:
+        raise ValueError(f"--seat must be 0..{num_players - 1}, got {seat}")
+    hand = parse_hand(hand_text)
+    sizes = (4, 8) if short == "cardlab_twenty_eight" else (8,)
+    if len(hand) not in sizes:
+        raise ValueError(f"a hand here is {' or '.join(map(str, sizes))} cards, got {len(hand)}")
+    bids = bids_text.split(",") if "," in bids_text else _bid_words(bids_text)
+    reasons = []
+    for dealer in range(num_players):
+        try:
+            state = _deal_and_bid(_with_dealer(game, dealer), seat, hand, bids)
+        except MoveError as error:
+            reasons.append(f"dealer P{dealer}: {error}")
+            continue
+        if not state.is_terminal() and state.current_player() == seat and _all_dealt(state, seat, hand):
+            return state
+        reasons.append(f"dealer P{dealer}: then it is not P{seat}'s turn with these cards")
+    raise ValueError(f"no dealer makes these bids lead to P{seat}'s turn ({reasons[0]})")
+
+
+def _with_dealer(game: pyspiel.Game, dealer: int) -> pyspiel.Game:
+    return pyspiel.load_game(game.get_type().short_name, {**game.get_parameters(), "dealer": dealer})
+
+
+def _all_dealt(state: pyspiel.State, seat: int, hand: list[int]) -> bool:
+    """Every card of ``hand`` dealt to ``seat`` by now (a 4-card hand only in the first stage)."""
+    dealt = int(state.array[layout.DEALT + seat])
+    return all(dealt >> card & 1 for card in hand)
+
+
+def _bid_words(text: str) -> list[str]:
+    """``"pass 7 bid 8NT"``: one bid per word, ``bid`` joined to the word after it."""
+    words, out = text.split(), []
+    for word in words:
+        if out and out[-1].lower() in ("bid", "call"):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
+
+
+# ---- simulation ----------------------------------------------------------------------------
+@dataclass
+class BidRow:
+    """One possible bid, seen from the advised seat."""
+
+    bid: str
+    mean: float
+    low: float
+    high: float
+    quantile: float
+    declared: float  # weighted share of worlds where the seat's team declares
+    made: float | None  # of those, the weighted share where the contract is made
+
+
+@dataclass
+class Advice:
+    rows: list[BidRow]
+    worlds: int
+    effective_worlds: float
+    quantile_level: float
+    players: str
+
+    def text(self) -> str:
+        q = f"{self.quantile_level:.0%} quantile"
+        lines = [f"{self.worlds} worlds (effective {self.effective_worlds:.0f} after weighting by the bids), "
+                 f"played out by {self.players}; returns of your seat, best first",
+                 f"{'bid':<10} {'expected':>9} {'95% interval':>18} {q:>13} {'we declare':>11} {'made':>6}"]
+        for row in self.rows:
+            made = "-" if row.made is None else f"{row.made:.0%}"
+            lines.append(f"{row.bid:<10} {row.mean:>+9.2f} {f'{row.low:+.2f} .. {row.high:+.2f}':>18} "
+                         f"{row.quantile:>+13.1f} {row.declared:>11.0%} {made:>6}")
+        return "\n".join(lines)
+
+
+def weighted_summary(values: np.ndarray, weights: np.ndarray,
+                     level: float) -> tuple[float, float, float, float]:
+    """Weighted mean, its 95% interval over the effective sample size, and the ``level`` quantile."""
+    total = weights.sum()
+    mean = float(weights @ values / total)
+    effective = total**2 / float(weights @ weights)
+    spread = Z95 * float(np.sqrt(weights @ (values - mean) ** 2 / total / effective))
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order]) / total
+    quantile = float(values[order][min(np.searchsorted(cumulative, level), len(values) - 1)])
+    return mean, mean - spread, mean + spread, quantile
+
+
+def declarers_and_made(game_name: str, finals: np.ndarray,
+                       returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per final state: the declaring team (-1: none, the hand thrown in or void) and whether it made it."""
+    if game_name == "cardlab_kaiser":
+        E = kaiser_engine
+        contract = (finals[:, E.DECLARER] >= 0) & (finals[:, E.WINNER] != 2)
+        declarer = np.where(contract, finals[:, E.DECLARER], -1)
+        team = np.where(declarer >= 0, declarer % 2, -1)
+        made = finals[np.arange(len(finals)), E.LAST_DELTA + np.maximum(team, 0)] > 0
+        return team, made & (team >= 0)
+    E = twenty_eight_engine
+    bidder = np.where(finals[:, E.BIDDER] >= 0, finals[:, E.BIDDER], -1)
+    team = np.where((bidder >= 0) & (finals[:, E.OUTCOME] == E.PLAYED_OUT), bidder % 2, -1)
+    made = returns[np.arange(len(finals)), np.maximum(bidder, 0)] > 0
+    return team, made & (team >= 0)
+
+
+def agent_tables(text: str, game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray]:
+    """Every seat played by the native agent ``text`` (``rules``, ``ismcts:simulations=100``)."""
+    name, options = parse_agent(text)
+    if name not in NATIVE_AGENTS or name == "random":
+        raise ValueError(f"advice plays the deals out with rules or ismcts, not {name!r}")
+    row = native_row(AgentSpec(name, name, options), game_spec(game.get_type().short_name))
+    players = game.num_players()
+    return (np.full(players, NATIVE_AGENTS[name].kind, dtype=np.int64), np.tile(row, (players, 1)))
+
+
+def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: float = 0.1,
+                players: str = "rules", seed: int = 0, quantile: float = 0.1) -> Advice:
+    """Each legal action of ``seat`` at ``state``, judged over ``worlds`` weighted worlds played out."""
+    game = state.get_game()
+    spec = game_spec(game.get_type().short_name)
+    if worlds < 1:
+        raise ValueError(f"worlds must be a positive integer, got {worlds}")
+    if not 0 < quantile < 1:
+        raise ValueError(f"the quantile level must be between 0 and 1, got {quantile}")
+    row = ISMCTS_OPTIONS.resolve({"world_pool": worlds, "epsilon": epsilon}, spec).row()
+    pool, cumulative = draw_world_pool(spec.kernel_id, state.array, seat, make_stream(seed), row)
+    weights = np.diff(cumulative, prepend=0.0)
+    choices = np.array(state.legal_actions(), dtype=np.int64)
+    kinds, options = agent_tables(players, game)
+    returns, finals, ok = play_out_choices(spec.kernel_id, pool, choices, kinds, options, seed)
+    if not ok.all():
+        raise RuntimeError("an agent chose an illegal action while the deals were played out")
+    rows = []
+    team = seat % 2
+    for c, action in enumerate(choices):
+        mean, low, high, low_value = weighted_summary(returns[:, c, seat], weights, quantile)
+        declarer, made = declarers_and_made(spec.name, finals[:, c], returns[:, c])
+        ours = weights[declarer == team].sum()
+        rows.append(BidRow(state.action_to_string(seat, int(action)), mean, low, high, low_value,
+                           float(ours / weights.sum()),
+                           float(weights[(declarer == team) & made].sum() / ours) if ours > 0 else None))
+    rows.sort(key=lambda r: -r.mean)
+    return Advice(rows, worlds, float(weights.sum() ** 2 / (weights @ weights)), quantile, players)

@@ -1,0 +1,90 @@
+"""The compiled loops behind ``cardlab advise``: many deals played on from one position.
+
+Kept apart from the Python around them so that the numba cache (keyed by
+the sources of every module that imports numba) does not change with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardlab.arena.native import agent_action, seed_stream
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.rng import derive_seed, random_below
+from cardlab.games import kernels
+from cardlab.games.literature.engine import HANDS, MAX_PLAYERS
+from cardlab.games.literature.sampling import RESAMPLE_DRAWS, resample_hidden_hands
+
+
+@njit(cache=True)
+def play_out(game, s, kinds, options, deal_seed):
+    """Play ``s`` to the end in place, seat ``p`` by agent ``kinds[p]`` with ``options[p]``.
+
+    Chance draws from the stream of ``deal_seed`` and seat ``p`` from that of
+    ``derive_seed(deal_seed, 1 + p)``: the same seed gives the
+    same cards and the same agents' draws whatever happened before (common
+    random numbers). Returns False if an agent chose an illegal action.
+    """
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    chance = np.zeros(1, dtype=np.uint64)
+    seed_stream(chance, deal_seed)
+    streams = np.zeros((kinds.shape[0], 1), dtype=np.uint64)
+    for seat in range(kinds.shape[0]):
+        seed_stream(streams[seat], derive_seed(deal_seed, 1 + seat))
+    while True:
+        player = kernels.current_player(game, s)
+        if player == TERMINAL_PLAYER:
+            return True
+        n = kernels.legal_actions(game, s, legal)
+        if player == CHANCE_PLAYER:
+            action = legal[random_below(chance, n)]
+        else:
+            action = agent_action(game, kinds[player], options[player], s, streams[player], scratch)
+            found = False
+            for i in range(n):
+                found = found or legal[i] == action
+            if not found:
+                return False
+        kernels.apply_action(game, s, action)
+
+
+@njit(cache=True)
+def play_out_choices(game, worlds, choices, kinds, options, seed):
+    """Each world played on after each choice: ``returns[w, c, seat]`` and the final states.
+
+    World ``w`` uses the deal seed ``derive_seed(seed, w)`` after every choice,
+    so the choices are compared on the same cards and the same agents' draws.
+    ``ok[w, c]`` is False where an agent chose an illegal action.
+    """
+    num_worlds, size = worlds.shape
+    num_choices = choices.shape[0]
+    num_players = kinds.shape[0]
+    returns = np.zeros((num_worlds, num_choices, num_players), dtype=np.float64)
+    finals = np.zeros((num_worlds, num_choices, size), dtype=np.int64)
+    ok = np.zeros((num_worlds, num_choices), dtype=np.bool_)
+    seat_returns = np.zeros(num_players, dtype=np.float64)
+    for w in range(num_worlds):
+        deal_seed = derive_seed(seed, w)
+        for c in range(num_choices):
+            s = worlds[w].copy()
+            kernels.apply_action(game, s, choices[c])
+            ok[w, c] = play_out(game, s, kinds, options, deal_seed)
+            kernels.returns(game, s, seat_returns)
+            returns[w, c] = seat_returns
+            finals[w, c] = s
+    return returns, finals, ok
+
+
+@njit(cache=True)
+def literature_hands(s, seat, stream, worlds):
+    """``worlds`` draws of every seat's hand consistent with what ``seat`` knows; ``ok[w]`` if drawn."""
+    hands = np.zeros((worlds, MAX_PLAYERS), dtype=np.int64)
+    ok = np.zeros(worlds, dtype=np.bool_)
+    for w in range(worlds):
+        world, draws = resample_hidden_hands(s, seat, stream, RESAMPLE_DRAWS)
+        if draws > 0:
+            ok[w] = True
+            hands[w, :] = world[HANDS:HANDS + MAX_PLAYERS]
+    return hands, ok

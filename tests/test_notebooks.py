@@ -1,0 +1,156 @@
+"""The studies and their notebooks: tiny datasets generated in a temporary folder, every notebook executed.
+
+Each notebook's last output is its findings as JSON; the tests check them
+against the dataset read directly, and that every interval holds its value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from cardlab.results import ResultsError
+from experiments import agents, kaiser_bidding, twenty_eight_bidding
+from experiments.findings import rate_ci, summarize
+from experiments.frame import load_study, run_study
+from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
+
+TINY = [
+    (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
+    (twenty_eight_bidding.STUDY, {"deals": 600, "chunk_size": 300}),
+]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("studies")
+    for study, overrides in TINY:
+        run_study(study, study.parameters(**overrides), folder / study.name, progress=False)
+    return folder
+
+
+def findings(notebook) -> dict:
+    text = "".join(notebook.cells[-1].outputs[0]["text"])
+    return json.loads(text)
+
+
+def check_intervals(values: dict) -> None:
+    for key, f in values.items():
+        if all(math.isfinite(f[k]) for k in ("value", "low", "high")):
+            assert f["low"] - 1e-9 <= f["value"] <= f["high"] + 1e-9, key
+        assert f["deals"] >= 0, key
+
+
+def test_study_is_resumable_and_seeded(tmp_path):
+    study = twenty_eight_bidding.STUDY
+    parameters = study.parameters(deals=40, chunk_size=10)
+    run_study(study, parameters, tmp_path / "a", progress=False)
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    del manifest["chunks"]["2"]  # as if the run had been killed before chunk 2 was listed
+    manifest["complete"] = False
+    (tmp_path / "a" / "manifest.json").write_text(json.dumps(manifest))
+    run_study(study, parameters, tmp_path / "a", progress=False)
+    run_study(study, study.parameters(deals=40, chunk_size=40), tmp_path / "b", progress=False)
+    _, resumed = load_study(study.name, tmp_path / "a")
+    _, whole = load_study(study.name, tmp_path / "b")
+    assert resumed.equals(whole)  # the rows do not depend on the chunking or on the resume
+    with pytest.raises(ResultsError, match="choose another --out"):
+        run_study(study, study.parameters(deals=40, chunk_size=10, seed=1), tmp_path / "a", progress=False)
+    with pytest.raises(ValueError, match="has no parameter 'hands'"):
+        study.parameters(hands=3)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--set", "deals=x"], "--set 'deals=x'"),
+    (["--set", "hands=3"], "KEY one of seed, deals"),
+    (["--set", "deals=0"], "deals must be at least 1"),
+    (["--workers", "0"], "--workers must be at least 1"),
+])
+def test_study_command_line_errors_are_one_line(tmp_path, arguments, message):
+    from experiments.frame import main
+
+    with pytest.raises(SystemExit, match=message) as error:
+        main(twenty_eight_bidding.STUDY, [*arguments, "--out", str(tmp_path / "out")])
+    assert "\n" not in str(error.value)
+
+
+def test_agents_command_refuses_bad_budgets(tmp_path):
+    with pytest.raises(SystemExit, match="--budgets must be"):
+        agents.main(["--game", "kaiser", "--budgets", "5,x", "--out", str(tmp_path / "a")])
+
+
+def test_rate_and_summaries():
+    p, low, high = rate_ci(0, 10)
+    assert p == 0 and low == 0 and 0.2 < high < 0.35
+    table = summarize(__import__("pandas").DataFrame({"g": [0, 0, 1, 1], "x": [True, False, True, True]}),
+                      "g", "x", kind="rate")
+    assert list(table["n"]) == [2, 2] and list(table["x"]) == [0.5, 1.0]
+
+
+def test_kaiser_dataset_is_consistent(data):
+    _, rows = load_study(kaiser_bidding.STUDY.name, data / kaiser_bidding.STUDY.name)
+    assert len(rows) == 4 * 200
+    assert (rows.groupby("deal")["hand"].apply(lambda h: np.bitwise_or.reduce(h.to_numpy())).nunique() == 1)
+    assert (rows[["clubs", "diamonds", "hearts", "spades"]].sum(axis=1) == 8).all()
+    played = rows[rows["declarer"] >= 0]
+    both = played.groupby("deal")["team_points"].sum()
+    assert (both == 2 * 10).all()  # each deal's two teams, counted twice (two seats each), hold 10
+    declarers = played[played["seat"] == played["declarer"]]
+    solved = declarers.dropna(subset=["dd_points"])
+    assert len(solved) >= 5 and solved["dd_points"].between(-3, 13).all()
+    assert (declarers["forced"] <= (declarers["position"] == 3)).all()  # only the dealer is forced
+
+
+def test_kaiser_notebook(data, tmp_path):
+    values = findings(execute("kaiser_bidding", data, tmp_path / "kaiser_bidding.ipynb"))
+    check_intervals(values)
+    _, rows = load_study(kaiser_bidding.STUDY.name, data / kaiser_bidding.STUDY.name)
+    declarers = rows[rows["seat"] == rows["declarer"]]
+    made = (declarers["team_points"] >= declarers["contract_value"]).mean()
+    assert values["made_rate"]["value"] == pytest.approx(made)
+    assert 0 < values["model_mae"]["value"] < 5
+    assert values["ace_value"]["value"] > 0  # an ace helps the declaring team
+    assert -10 <= values["hidden_information_cost"]["value"] <= 10
+
+
+def test_twenty_eight_notebook(data, tmp_path):
+    values = findings(execute("twenty_eight_bidding", data, tmp_path / "twenty_eight_bidding.ipynb"))
+    check_intervals(values)
+    _, rows = load_study(twenty_eight_bidding.STUDY.name, data / twenty_eight_bidding.STUDY.name)
+    bidders = rows[rows["seat"] == rows["bidder"]]
+    made = (bidders["team_card_points"] >= bidders["final_bid"]).mean()
+    assert values["made_rate"]["value"] == pytest.approx(made)
+    assert (bidders["game_points"] > 0).mean() == pytest.approx(made)  # made bids score, failed lose
+    assert 0 <= values["redeal_rate"]["value"] < 0.2
+
+
+@pytest.mark.parametrize("games", [("kaiser",), pytest.param(("twenty_eight", "literature"),
+                                                              marks=pytest.mark.slow)])
+def test_agents_notebook(tmp_path, games):
+    for game in games:
+        agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--backend", "serial",
+                     "--no-progress", "--out", str(tmp_path / agents.dataset(game))])
+    values = findings(execute("agents", tmp_path, tmp_path / "agents.ipynb"))
+    check_intervals(values)
+    for game in games:
+        assert f"{game}_ismcts-20_vs_rules" in values
+        assert values[f"{game}_best"]["deals"] == 1
+        assert values[f"{game}_rules_elo_over_random"]["value"] > 0  # rules beats random
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebook_is_its_source_executed(name):
+    """The reviewed .py and the committed .ipynb have the same cells, and every code cell ran."""
+    import jupytext
+    import nbformat
+
+    source = jupytext.read(NOTEBOOKS_DIR / f"{name}.py")
+    executed = nbformat.read(NOTEBOOKS_DIR / f"{name}.ipynb", as_version=4)
+    assert [c.source for c in source.cells] == [c.source for c in executed.cells], (
+        f"notebooks/{name}.ipynb is stale: python -m experiments.notebooks {name}")
+    code = [c for c in executed.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    assert not any(o.output_type == "error" for c in code for o in c.outputs)

@@ -1,0 +1,168 @@
+"""``cardlab advise``: the position typed in, the same table for the same seed, and bids ranked as a
+direct duplicate simulation through the Python game loop ranks them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+from cardlab import agents
+from cardlab.core.cards import card_string
+from cardlab.core.openspiel import receiving_seat_of
+from cardlab.play.advise import advise_bids, bidding_position, parse_hand, weighted_summary
+
+STRONG = "AS KS QS JS AH KH QH 5H"  # spades and hearts, the 5H: a hand for a high bid
+WEAK = "7C 8C 7D 8D 9D 8H 3S 8S"  # nothing: passing should beat bidding
+
+
+def test_the_position_follows_the_typed_hand_and_bids() -> None:
+    game = pyspiel.load_game("cardlab_kaiser")
+    state = bidding_position(game, STRONG, 1, "pass 7")
+    assert state.current_player() == 1
+    assert state.observation_string(1).splitlines()[2] == "hand: " + " ".join(
+        card_string(c) for c in sorted(parse_hand(STRONG)))
+    assert "bidding: P3 pass, P0 bid 7" in state.observation_string(1)
+
+
+@pytest.mark.parametrize("hand, seat, bids, message", [
+    ("AS AS KS QS JS AH KH QH", 0, "", "holds AS twice"),
+    ("AS KS", 0, "", "a hand here is 8 cards"),
+    ("AS KS QS JS AH KH QH 2C", 0, "", "2C is not in the deck"),
+    (STRONG, 0, "pass bid 99", "no dealer makes these bids"),
+    (STRONG, 9, "", "--seat must be 0..3"),
+])
+def test_a_bad_position_is_a_one_line_error(hand: str, seat: int, bids: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bidding_position(pyspiel.load_game("cardlab_kaiser"), hand, seat, bids)
+
+
+def test_twenty_eight_takes_four_cards_in_the_first_round() -> None:
+    game = pyspiel.load_game("cardlab_twenty_eight")
+    state = bidding_position(game, "JH 9H AH TC", 1, "")
+    assert state.current_player() == 1
+    advice = advise_bids(state, 1, worlds=24, seed=3)
+    assert {row.bid for row in advice.rows} == {state.action_to_string(1, a) for a in state.legal_actions()}
+
+
+def test_the_same_seed_gives_the_same_table() -> None:
+    game = pyspiel.load_game("cardlab_kaiser")
+    state = bidding_position(game, STRONG, 1, "pass 7")
+    first = advise_bids(state, 1, worlds=40, seed=5).text()
+    assert advise_bids(state, 1, worlds=40, seed=5).text() == first
+    assert advise_bids(state, 1, worlds=40, seed=6).text() != first
+
+
+def test_weighted_summary_is_the_plain_one_with_equal_weights() -> None:
+    values = np.array([3.0, -1.0, 4.0, 1.0, -5.0, 9.0, 2.0, 6.0])
+    mean, low, high, quantile = weighted_summary(values, np.ones(8), 0.25)
+    assert mean == pytest.approx(values.mean())
+    assert high - mean == pytest.approx(1.959964 * values.std() / np.sqrt(8), rel=1e-5)
+    assert quantile == -1.0 and low < mean < high
+
+
+def direct_duplicate(game: pyspiel.Game, hand: list[int], seat: int, bids: list[str], deals: int,
+                     seed: int) -> dict[str, float]:
+    """Each bid's mean return over the same random deals of the other cards, played by the rules
+    bots through the OpenSpiel game loop (no compiled simulation, no world pool)."""
+    rng = np.random.default_rng(seed)
+    base = bidding_position(game, " ".join(card_string(c) for c in hand), seat, " ".join(bids))
+    dealer = int(base.get_game().get_parameters()["dealer"])
+    totals: dict[str, float] = {}
+    for _ in range(deals):
+        state = base.get_game().new_initial_state()
+        others = [c for c, _ in state.chance_outcomes() if c not in hand]
+        rng.shuffle(others)
+        ours = list(hand)
+        while state.is_chance_node():
+            state.apply_action(ours.pop(0) if receiving_seat_of(state.array) == seat else others.pop())
+        for bid in bids:
+            player = state.current_player()
+            state.apply_action(next(a for a in state.legal_actions()
+                                    if state.action_to_string(player, a) in (bid, f"bid {bid}")))
+        bots = [agents.make("rules", state.get_game(), p, int(rng.integers(1 << 30))) for p in range(4)]
+        for action in state.legal_actions():
+            line = state.clone()
+            line.apply_action(action)
+            while not line.is_terminal():
+                line.apply_action(bots[line.current_player()].step(line))
+            name = state.action_to_string(seat, action)
+            totals[name] = totals.get(name, 0.0) + line.returns()[seat] / deals
+    assert dealer == (seat - 1 - len(bids)) % 4
+    return totals
+
+
+@pytest.mark.parametrize("hand", [STRONG, WEAK])
+def test_the_ranking_of_bids_agrees_with_a_direct_duplicate_simulation(hand: str) -> None:
+    game = pyspiel.load_game("cardlab_kaiser")
+    seat = 1
+    state = bidding_position(game, hand, seat, "")
+    advice = advise_bids(state, seat, worlds=120, seed=1)
+    direct = direct_duplicate(game, parse_hand(hand), seat, [], deals=120, seed=2)
+    rows = {row.bid: row for row in advice.rows}
+    compared = 0
+    for a in rows.values():
+        for b in rows.values():
+            if a.low > b.high + 5:  # clearly apart in the advice
+                compared += 1
+                assert direct[a.bid] > direct[b.bid], (a.bid, b.bid, direct)
+    assert compared > 0
+    assert max(direct, key=direct.get) == advice.rows[0].bid or \
+        rows[max(direct, key=direct.get)].high >= advice.rows[0].low
+
+
+def stored_literature_game(directory) -> int:
+    """A 4-player Literature game between the rules bots, saved as ``cardlab play`` saves one."""
+    from cardlab.arena import play_deal
+    from cardlab.play.record import save_game
+
+    game = pyspiel.load_game("cardlab_literature", {"players": 4})
+    bots = [agents.make("rules", game, seat, seat) for seat in range(4)]
+    state, _ = play_deal(game, bots, 9)
+    return save_game(directory, state, ["rules"] * 4, 9, [0.0] * 4, [0] * 4, [""] * len(state.history()))
+
+
+def test_literature_claims_certain_ones_are_sure_and_odds_repeat_for_a_seed(tmp_path) -> None:
+    from cardlab.games.literature import engine as E
+    from cardlab.games.literature import knowledge as K
+    from cardlab.games.literature.rules import half_suit_name
+    from cardlab.play.literature import claim_odds, live_half_suits
+    from cardlab.play.record import load_deal
+    from cardlab.play.replay import Replay
+
+    deal = stored_literature_game(tmp_path)
+    replay = Replay(load_deal(tmp_path, deal))
+    for step in range(0, len(replay), max(1, len(replay) // 6)):
+        state = replay.state_before(step)
+        seat = state.current_player()
+        odds, worlds = claim_odds(state, seat, worlds=200, seed=4)
+        assert worlds > 0
+        assert [row.half_suit for row in odds] == [half_suit_name(h) for h in live_half_suits(state.array)]
+        view = E.private_knowledge(state.array, seat)
+        for h, row in zip(live_half_suits(state.array), odds, strict=True):
+            assert row.certain == bool(K.claim_is_certain(view, h, seat % 2))
+            assert 0.0 <= row.best_claim_right <= row.team_holds <= 1.0
+            if row.certain:
+                assert row.team_holds == 1.0 and row.best_claim_right == 1.0
+        again, _ = claim_odds(state, seat, worlds=200, seed=4)
+        assert again == odds
+
+
+def test_the_advise_command_prints_a_table_or_one_line(tmp_path, capsys) -> None:
+    from cardlab.cli import main
+
+    assert main(["advise", "kaiser", "--hand", STRONG, "--seat", "1", "--bids", "pass 7",
+                 "--worlds", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "bidding: P3 pass, P0 bid 7" in out and "95% interval" in out and "\npass " in out
+    for args, message in ((["--hand", "AS KS"], "a hand here is 8 cards"),
+                          (["--hand", STRONG, "--solver", "dd"], "not implemented yet"),
+                          (["--hand", STRONG, "--worlds", "0"], "--worlds must be a positive integer")):
+        assert main(["advise", "kaiser", "--seat", "1", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("cardlab: error:") and message in err, err
+    stored_literature_game(tmp_path)
+    assert main(["advise", "literature", "--position", str(tmp_path), "--move", "20", "--worlds", "50"]) == 0
+    assert "half-suit" in capsys.readouterr().out
+    assert main(["advise", "literature", "--position", str(tmp_path), "--move", "100000"]) == 2
+    assert "--move must be 1.." in capsys.readouterr().err
