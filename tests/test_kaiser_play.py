@@ -147,7 +147,7 @@ def test_resample_is_uniform_over_the_consistent_deals(kaiser):
 
 
 def test_openspiel_random_sim_test(kaiser):
-    pyspiel.random_sim_test(kaiser, num_sims=30, serialize=True, verbose=False)
+    pyspiel.random_sim_test(kaiser, num_sims=12, serialize=True, verbose=False)
     # A short match: three hands at most (each step of the check replays the history).
     match = pyspiel.load_game("cardlab_kaiser", {"match": True, "max_hands": 3})
     pyspiel.random_sim_test(match, num_sims=2, serialize=True, verbose=False)

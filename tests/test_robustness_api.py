@@ -74,10 +74,11 @@ def test_a_state_survives_pickle_copy_and_serialization_exactly(name, seed, step
     assert _play_out(twin, seed) == _play_out(state.clone(), seed)
 
 
+@pytest.mark.parametrize("states", [30, pytest.param(120, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", GAME_NAMES)
-def test_many_states_pickled_after_many_came_and_went(name):
+def test_many_states_pickled_after_many_came_and_went(name, states):
     """The original crash: garbage histories once a few dozen states had been freed."""
-    for seed in range(60):
+    for seed in range(states):
         state = _random_state(name, seed, 30 + seed)
         for _ in range(3):
             state = pickle.loads(pickle.dumps(copy.deepcopy(state)))
