@@ -10,7 +10,9 @@ run that never stopped.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyspiel
 from tqdm import tqdm
@@ -47,33 +49,23 @@ def train(game: pyspiel.Game, out: str | Path, iterations: int, solver: str = "c
     run = TabularSolver(tree, solver, schedule)
     if resume:
         saved = load_policy(out, game)
-        for key, value in (("solver", solver), ("schedule", schedule)):
-            if saved.metadata.get(key) != value:
-                raise ValueError(f"{out}: the saved run used {key} {saved.metadata.get(key)!r}, "
-                                 f"not {value!r}")
+        _check_saved_run(out, saved, {"solver": solver, "schedule": schedule})
         if saved.names != tree.infoset_names:
             raise ValueError(f"{out}: the saved run's information sets differ from this tree's")
         run.restore(saved.solver_state, saved.metadata["iterations"])
-    if run.iteration > iterations:
-        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
-                         f"the {iterations} asked for")
-    step = max(1, -(-iterations // checkpoints))
-    table = None
-    with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
-              desc=f"{solver} {game.get_type().short_name}") as bar:
-        while table is None or run.iteration < iterations:
-            count = min(step, iterations - run.iteration)
-            run.run(count)
-            bar.update(count)
-            policy = run.average_policy()
-            value = nash_conv(tree, policy)
-            bar.set_postfix(exploitability=f"{value / tree.num_players:.3g}")
-            table = policy_table(tree, policy, game, solver=solver, schedule=schedule,
-                                 iterations=run.iteration, nash_conv=value,
-                                 exploitability=value / tree.num_players)
-            table.solver_state.update(run.state_arrays())
-            save_policy(table, out)
-    return table
+
+    def snapshot(bar: tqdm) -> PolicyTable:
+        policy = run.average_policy()
+        value = nash_conv(tree, policy)
+        bar.set_postfix(exploitability=f"{value / tree.num_players:.3g}")
+        table = policy_table(tree, policy, game, solver=solver, schedule=schedule,
+                             iterations=run.iteration, nash_conv=value,
+                             exploitability=value / tree.num_players)
+        table.solver_state.update(run.state_arrays())
+        return table
+
+    return _checkpointed(run, run.run, out, iterations, max(1, -(-iterations // checkpoints)), snapshot,
+                         progress, f"{solver} {game.get_type().short_name}")
 
 
 def train_sampling(game: pyspiel.Game, out: str | Path, iterations: int, sampler: str = "external",
@@ -91,26 +83,17 @@ def train_sampling(game: pyspiel.Game, out: str | Path, iterations: int, sampler
     run = MCCFRSolver(game, sampler, seed)
     if resume:
         saved = load_policy(out, game)
-        if (saved.metadata.get("solver"), saved.metadata.get("seed")) != (sampler, seed):
-            raise ValueError(f"{out}: the saved run used solver {saved.metadata.get('solver')!r} "
-                             f"and seed {saved.metadata.get('seed')}, not {sampler!r} and {seed}")
+        _check_saved_run(out, saved, {"solver": sampler, "seed": seed})
         run.restore(saved.solver_state, saved.metadata["iterations"])
-    if run.iteration > iterations:
-        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
-                         f"the {iterations} asked for")
-    step = max(1, -(-iterations // checkpoints))
-    table = None
-    with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
-              desc=f"{sampler} MCCFR {game.get_type().short_name}") as bar:
-        while table is None or run.iteration < iterations:
-            count = min(step, iterations - run.iteration)
-            run.run(count)
-            bar.update(count)
-            bar.set_postfix(infosets=run.num_infosets)
-            table = run.policy_table(seed=seed)
-            table.solver_state.update(run.state_arrays())
-            save_policy(table, out)
-    return table
+
+    def snapshot(bar: tqdm) -> PolicyTable:
+        bar.set_postfix(infosets=run.num_infosets)
+        table = run.policy_table(seed=seed)
+        table.solver_state.update(run.state_arrays())
+        return table
+
+    return _checkpointed(run, run.run, out, iterations, max(1, -(-iterations // checkpoints)), snapshot,
+                         progress, f"{sampler} MCCFR {game.get_type().short_name}")
 
 
 def train_bidding(game: pyspiel.Game, out: str | Path, iterations: int,
@@ -129,31 +112,49 @@ def train_bidding(game: pyspiel.Game, out: str | Path, iterations: int,
     run = BiddingSolver(game, granularity, seed, workers, merge_every)
     if resume:
         saved = load_policy(out, game)
-        for key, value in (("abstraction", "bidding"), ("granularity", granularity),
-                           ("seed", seed), ("workers", workers), ("merge_every", merge_every)):
-            if saved.metadata.get(key) != value:
-                raise ValueError(f"{out}: the saved run used {key} {saved.metadata.get(key)!r}, "
-                                 f"not {value!r}")
+        _check_saved_run(out, saved, {"abstraction": "bidding", "granularity": granularity, "seed": seed,
+                                      "workers": workers, "merge_every": merge_every})
         run.restore(saved.solver_state, saved.metadata["iterations"])
-    if run.iteration > iterations:
-        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
-                         f"the {iterations} asked for")
     step = max(workers, -(-iterations // checkpoints) // workers * workers)
-    pool = run.make_pool() if workers > 1 else None
-    table = None
     start = time.perf_counter()
+
+    def snapshot(bar: tqdm) -> PolicyTable:
+        bar.set_postfix(infosets=run.num_infosets)
+        return run.policy_table(seconds=round(time.perf_counter() - start, 1))
+
+    pool = run.make_pool() if workers > 1 else None
     try:
-        with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
-                  desc=f"bidding MCCFR {game.get_type().short_name}") as bar:
-            while table is None or run.iteration < iterations:
-                count = min(step, iterations - run.iteration)
-                run.run(count, pool)
-                bar.update(count)
-                bar.set_postfix(infosets=run.num_infosets)
-                table = run.policy_table(seconds=round(time.perf_counter() - start, 1))
-                save_policy(table, out)
+        return _checkpointed(run, lambda count: run.run(count, pool), out, iterations, step, snapshot,
+                             progress, f"bidding MCCFR {game.get_type().short_name}")
     finally:
         if pool is not None:
             pool.close()
             pool.join()
+
+
+def _check_saved_run(out: str | Path, saved: PolicyTable, expected: dict[str, Any]) -> None:
+    """A run resumes only with the settings it was saved with, else its stream would fork."""
+    for key, value in expected.items():
+        if saved.metadata.get(key) != value:
+            raise ValueError(f"{out}: the saved run used {key} {saved.metadata.get(key)!r}, not {value!r}")
+
+
+def _checkpointed(run: Any, advance: Callable[[int], None], out: str | Path, iterations: int, step: int,
+                  snapshot: Callable[[tqdm], PolicyTable], progress: bool, description: str) -> PolicyTable:
+    """Advance ``run`` to ``iterations`` in steps of ``step``, saving ``snapshot``'s table after each.
+
+    Every trainer checkpoints the same way, so an interrupted run loses at most one step.
+    """
+    if run.iteration > iterations:
+        raise ValueError(f"{out}: the saved run has {run.iteration} iterations, more than "
+                         f"the {iterations} asked for")
+    table = None
+    with tqdm(total=iterations, initial=run.iteration, unit="it", disable=not progress,
+              desc=description) as bar:
+        while table is None or run.iteration < iterations:
+            count = min(step, iterations - run.iteration)
+            advance(count)
+            bar.update(count)
+            table = snapshot(bar)
+            save_policy(table, out)
     return table
