@@ -51,6 +51,25 @@ STRAIN_NAMES = tuple(SUIT_CHARS) + ("NT", "LNT")
 
 
 @njit(cache=True)
+def _search_buffers():
+    """A transposition table, its counters, the search's scratch, and the hands and trick of a deal."""
+    entries = new_table(DEFAULT_TT_BITS)
+    counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+    counters[CONTRACT] = -1
+    scratch = new_scratch()
+    return (entries, counters, scratch, np.zeros(NUM_SEATS, dtype=np.int64),
+            np.full(NUM_SEATS, -1, dtype=np.int64))
+
+
+@njit(cache=True)
+def _strain_rules(game, strain, flags, counters):
+    """The search's rules and card renumbering for ``strain``; the table is kept within a strain."""
+    trump, search_card_of, _, points, trick_points = game_tables(game, strain)
+    prepare(counters, (game * 8 + strain) * 64 + flags)
+    return make_rules(trump, trick_points, points, flags), search_card_of
+
+
+@njit(cache=True)
 def deal_tables(game, deals, leaders, strains, flags):
     """Team 0's points for every deal, leader and strain: ``out[deal, leader, strain]``.
 
@@ -59,16 +78,9 @@ def deal_tables(game, deals, leaders, strains, flags):
     position), so a batch is faster than its deals one by one.
     """
     out = np.zeros((deals.shape[0], leaders.shape[0], strains.shape[0]), dtype=np.int64)
-    entries = new_table(DEFAULT_TT_BITS)
-    counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
-    counters[CONTRACT] = -1
-    scratch = new_scratch()
-    hands = np.zeros(NUM_SEATS, dtype=np.int64)
-    trick = np.full(NUM_SEATS, -1, dtype=np.int64)
+    entries, counters, scratch, hands, trick = _search_buffers()
     for k in range(strains.shape[0]):
-        trump, search_card_of, _, points, trick_points = game_tables(game, strains[k])
-        rules = make_rules(trump, trick_points, points, flags)
-        prepare(counters, (game * 8 + strains[k]) * 64 + flags)
+        rules, search_card_of = _strain_rules(game, strains[k], flags, counters)
         for i in range(deals.shape[0]):
             for seat in range(NUM_SEATS):
                 hands[seat] = to_search(deals[i, seat], search_card_of)
@@ -87,16 +99,9 @@ def contract_tables(game, deals, leaders, strains, flags):
     deals sorted by strain solve fastest (:func:`contract_points` sorts them).
     """
     out = np.zeros(deals.shape[0], dtype=np.int64)
-    entries = new_table(DEFAULT_TT_BITS)
-    counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
-    counters[CONTRACT] = -1
-    scratch = new_scratch()
-    hands = np.zeros(NUM_SEATS, dtype=np.int64)
-    trick = np.full(NUM_SEATS, -1, dtype=np.int64)
+    entries, counters, scratch, hands, trick = _search_buffers()
     for i in range(deals.shape[0]):
-        trump, search_card_of, _, points, trick_points = game_tables(game, strains[i])
-        rules = make_rules(trump, trick_points, points, flags)
-        prepare(counters, (game * 8 + strains[i]) * 64 + flags)
+        rules, search_card_of = _strain_rules(game, strains[i], flags, counters)
         for seat in range(NUM_SEATS):
             hands[seat] = to_search(deals[i, seat], search_card_of)
         out[i] = exact_value(rules, entries, counters, scratch, hands, trick, 0, leaders[i], HAND_SIZE, 0)
