@@ -170,13 +170,18 @@ def _check_settings(path: Path, settings: dict[str, Any]) -> None:
     for key, (wanted, test) in rules.items():
         if key not in settings or not test(settings[key]):
             raise ResultsError(f"{path}: settings.{key} must be {wanted}, got {_shown(settings.get(key))}")
+    sides = settings.get("sides", [0, 1])  # optional: runs written before sides were stored
+    if not (isinstance(sides, list) and all(_is_int(side, 0) for side in sides)
+            and sorted(set(sides)) == list(range(max(sides, default=0) + 1)) and len(set(sides)) >= 2):
+        raise ResultsError(f"{path}: settings.sides must list each seat's side, numbered from 0, "
+                           f"at least two sides, got {_shown(sides)}")
 
 
 def _check_chunks(path: Path, manifest: dict[str, Any]) -> None:
     settings = manifest["settings"]
     deals, size = settings["deals"], settings["chunk_size"]
     count = num_chunks(deals, size)
-    seatings = 2 * len(settings["pairs"])
+    seatings = seatings_per_pair(settings) * len(settings["pairs"])
     for key, entry in manifest["chunks"].items():
         if not re.fullmatch(r"0|[1-9][0-9]{0,17}", key) or int(key) >= count:
             raise ResultsError(f"{path}: chunk {key!r} is not one of the {count} chunks of {deals} deals "
@@ -246,20 +251,43 @@ def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
         raise ResultsError(f"{path} is corrupt or truncated ({str(error).splitlines()[0]})") from error
 
 
-def seat_pattern(pairs: list, num_players: int) -> np.ndarray:
-    """``pattern[seating, seat]`` = agent index: seating ``2p`` puts pair ``p``'s first agent on the
-    even seats and the second on the odd seats, seating ``2p + 1`` swaps them."""
+def parity_sides(num_players: int) -> list[int]:
+    """The contract's two teams: even seats are side 0, odd seats side 1."""
+    return [seat % 2 for seat in range(num_players)]
+
+
+def settings_sides(settings: dict[str, Any], num_players: int) -> list[int]:
+    """The side of each seat a run was played with (runs written before sides were stored: parity)."""
+    return list(settings.get("sides") or parity_sides(num_players))
+
+
+def seatings_per_pair(settings: dict[str, Any]) -> int:
+    """One seating per side: the pair's first agent holds that side, the second every other."""
+    sides = settings.get("sides")
+    return max(sides) + 1 if sides else 2
+
+
+def seat_pattern(pairs: list, sides: list[int]) -> np.ndarray:
+    """``pattern[seating, seat]`` = agent index.
+
+    With S sides, seating ``S * p + k`` puts pair ``p``'s first agent on every
+    seat of side ``k`` and the second agent on all other seats. Over the S
+    seatings of a pair the first agent holds each side's cards once, so what
+    the cards are worth cancels out of its summed return. Two teams by parity
+    give seating ``2p``: first agent on the even seats, ``2p + 1``: on the odd.
+    """
+    num_sides = max(sides) + 1
     rows = []
     for a, b in pairs:
-        rows.append([a if seat % 2 == 0 else b for seat in range(num_players)])
-        rows.append([b if seat % 2 == 0 else a for seat in range(num_players)])
+        for side in range(num_sides):
+            rows.append([a if seat_side == side else b for seat_side in sides])
     return np.array(rows, dtype=np.int64)
 
 
 def check_rows(path: Path, table: pa.Table, settings: dict[str, Any], deals: range) -> None:
     """The rows of the chunk of ``deals``, as ``settings`` made them, or ``ResultsError``.
 
-    Each (deal, seating) exactly once with ``pair = seating // 2``, the game and
+    Each (deal, seating) exactly once with ``pair = seating // seatings_per_pair``, the game and
     parameters of the settings, each seat held by the agent the format puts
     there, and finite returns.
     """
@@ -272,12 +300,13 @@ def check_rows(path: Path, table: pa.Table, settings: dict[str, Any], deals: ran
             or any(table.column(name).null_count for name in [*kinds, *lists])):
         raise ResultsError(f"{path} does not have the columns of a part file ({', '.join([*kinds, *lists])} "
                            f"of the expected types, without nulls)")
-    seatings = 2 * len(settings["pairs"])
+    per_pair = seatings_per_pair(settings)
+    seatings = per_pair * len(settings["pairs"])
     deal, seating, pair = (table.column(name).to_numpy() for name in KEYS)
     order = np.lexsort((seating, deal))
     if not (np.array_equal(deal[order], np.repeat(np.arange(deals.start, deals.stop), seatings))
             and np.array_equal(seating[order], np.tile(np.arange(seatings), len(deals)))
-            and np.array_equal(pair, seating // 2)):
+            and np.array_equal(pair, seating // per_pair)):
         raise ResultsError(f"{path} does not hold each deal {deals.start}..{deals.stop - 1} in each of "
                            f"{seatings} seatings exactly once")
     parameters = json.dumps(settings["parameters"], sort_keys=True)
@@ -286,9 +315,13 @@ def check_rows(path: Path, table: pa.Table, settings: dict[str, Any], deals: ran
             raise ResultsError(f"{path}: column {name} differs from the manifest's {_shown(wanted)}")
     labels = pa.array([agent["label"] for agent in settings["agents"]])
     num_players = schema.field("seat_agents").type.list_size
+    if len(settings_sides(settings, num_players)) != num_players:
+        raise ResultsError(f"{path}: {num_players} seats per row, but settings.sides lists "
+                           f"{len(settings['sides'])}")
     seat_agents = table.column("seat_agents").combine_chunks().flatten()
     agents = pc.index_in(seat_agents, value_set=labels).fill_null(-1).to_numpy().reshape(-1, num_players)
-    if not np.array_equal(agents, seat_pattern(settings["pairs"], num_players)[seating]):
+    pattern = seat_pattern(settings["pairs"], settings_sides(settings, num_players))
+    if not np.array_equal(agents, pattern[seating]):
         raise ResultsError(f"{path}: the agents at the seats differ from the manifest's agents and pairs")
     values = table.column("returns").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     bad = ~np.isfinite(values.reshape(table.num_rows, -1)).all(axis=1)

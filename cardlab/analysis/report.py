@@ -89,7 +89,7 @@ def build_report(directory: str | Path, resamples: int = 2000, seed: int = 0) ->
     settings = manifest["settings"]
     agents = [agent["label"] for agent in settings["agents"]]
     pairs = [tuple(pair) for pair in settings["pairs"]]
-    duplicate = duplicate_table(table, agents, pairs)
+    duplicate = duplicate_table(table, agents, pairs, settings.get("sides"))  # None: parity (older runs)
     per_agent = duplicate.agent_scores()
     mean, low, high = bootstrap_mean_ci(per_agent, resamples=resamples, seed=seed)
     pair_mean, pair_low, pair_high = bootstrap_mean_ci(duplicate.scores, resamples=resamples, seed=seed + 1)

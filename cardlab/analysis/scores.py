@@ -1,10 +1,11 @@
 """Duplicate scores from result rows.
 
-A tournament plays each deal in pairs of seatings: seating ``2p`` puts the
-first agent of pair ``p`` on the even seats (team 0), seating ``2p + 1`` puts
-it on the odd seats. Its duplicate score on a deal is its team's return in
-both seatings added up; the same cards, played from both sides, cancel out,
-and what is left is the difference the agents made.
+A tournament plays each deal once per side and pair (:func:`cardlab.results.seat_pattern`):
+with S sides, seating ``S * p + k`` puts the first agent of pair ``p`` on
+side ``k``; with two teams by parity, seating ``2p`` puts it on the even
+seats and ``2p + 1`` on the odd ones. Its duplicate score on a deal is its
+side's return summed over the pair's seatings; the same cards, played from
+every side, cancel out, and what is left is the difference the agents made.
 """
 
 from __future__ import annotations
@@ -36,24 +37,29 @@ class DuplicateTable:
         return total / np.maximum(count, 1)
 
 
-def team_returns(table: pa.Table) -> np.ndarray:
-    """``(rows, 2)``: the return of team 0 (seat 0) and team 1 (seat 1) of every row."""
+def seat_returns(table: pa.Table) -> np.ndarray:
+    """``(rows, seats)``: every seat's return in every row."""
     values = table.column("returns").combine_chunks().flatten().to_numpy()
-    per_seat = values.reshape(table.num_rows, -1)
-    return per_seat[:, :2]
+    return values.reshape(table.num_rows, -1)
 
 
-def duplicate_table(table: pa.Table, agents: list[str], pairs: list[tuple[int, int]]) -> DuplicateTable:
+def duplicate_table(table: pa.Table, agents: list[str], pairs: list[tuple[int, int]],
+                    sides: list[int] | None = None) -> DuplicateTable:
     """Duplicate scores of every complete deal in ``table`` (rows in any order).
 
-    A deal that lacks a seating is left out (a table may hold part of a run),
-    but rows that cannot be right raise ``ValueError``: a return that is not a
+    ``sides`` is the side of each seat (default: two teams by parity). A deal
+    that lacks a seating is left out (a table may hold part of a run), but
+    rows that cannot be right raise ``ValueError``: a return that is not a
     finite number, a seating no pair has, or a (deal, seating) given twice.
     """
-    num_seatings = 2 * len(pairs)
     deal = table.column("deal").to_numpy()
     seating = table.column("seating").to_numpy().astype(np.int64)
-    returns = team_returns(table)
+    returns = seat_returns(table)
+    sides = [seat % 2 for seat in range(returns.shape[1])] if sides is None else list(sides)
+    if len(sides) != returns.shape[1]:
+        raise ValueError(f"sides lists {len(sides)} seats, the rows have {returns.shape[1]}")
+    num_sides = max(sides) + 1
+    num_seatings = num_sides * len(pairs)
     if not np.isfinite(returns).all():
         row = int(np.argmin(np.isfinite(returns).all(axis=1)))
         raise ValueError(f"deal {deal[row]} seating {seating[row]}: returns must be finite numbers, "
@@ -65,10 +71,11 @@ def duplicate_table(table: pa.Table, agents: list[str], pairs: list[tuple[int, i
     cell = row_deal * num_seatings + seating
     if len(np.unique(cell)) != len(cell):
         raise ValueError("a (deal, seating) appears in more than one row")
-    per_seating = np.full((len(deals), num_seatings, 2), np.nan)
-    per_seating[row_deal, seating] = returns
-    first_even = per_seating[:, 0::2, 0]  # first agent on team 0
-    first_odd = per_seating[:, 1::2, 1]  # first agent on team 1
-    scores = first_even + first_odd
+    # In seating S * p + k the first agent holds side k: its return is that of any seat of side k.
+    held_seat = np.array([sides.index(side) for side in range(num_sides)])
+    first_agent_return = returns[np.arange(len(seating)), held_seat[seating % num_sides]]
+    per_seating = np.full((len(deals), num_seatings), np.nan)
+    per_seating[row_deal, seating] = first_agent_return
+    scores = per_seating.reshape(len(deals), len(pairs), num_sides).sum(axis=2)
     complete = ~np.isnan(scores).any(axis=1)
     return DuplicateTable(deals[complete], list(pairs), scores[complete], list(agents))

@@ -19,6 +19,7 @@ import pyspiel
 
 from cardlab.analysis.stats import normal_mean_ci
 from cardlab.core.rng import derive_seed, make_stream, random_below
+from cardlab.games import seat_sides
 
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]
 
@@ -69,7 +70,7 @@ def play_deal(
 
 @dataclass
 class DuplicateResult:
-    """Per-deal score of team A (agent ``a``) over team B, summed over both seatings."""
+    """Per-deal score of agent A over agent B, summed over the seatings (one per side)."""
 
     agent_a: str
     agent_b: str
@@ -111,16 +112,18 @@ def play_duplicate_match(
     names: tuple[str, str] = ("A", "B"),
     progress: bool = False,
 ) -> DuplicateResult:
-    """Team A against team B on ``deals`` duplicate deals (two games each).
+    """Agent A against agent B on ``deals`` duplicate deals (one game per side of the table each).
 
     ``deals`` is a count (deals ``0 .. deals - 1``) or a range of deal numbers,
-    so that a long match can be played in chunks. Seating 1 puts A on the even
-    seats (team 0), seating 2 on the odd seats. The deal score is A's return in
-    seating 1 plus A's return in seating 2. The bot at ``seat`` of deal ``d``
-    gets the seed ``derive_seed(seed, d) + seat`` in both seatings.
+    so that a long match can be played in chunks. Seating ``k`` puts A on
+    every seat of side ``k`` (:func:`cardlab.games.seat_sides`; two teams by
+    parity: the even seats, then the odd ones) and B on all the others. The
+    deal score is A's return summed over the seatings. The bot at ``seat`` of
+    deal ``d`` gets the seed ``derive_seed(seed, d) + seat`` in every seating.
     """
     result = DuplicateResult(*names)
     players = game.num_players()
+    sides = seat_sides(game)
     iterator = range(deals) if isinstance(deals, int) else deals
     if progress:
         from tqdm import tqdm
@@ -129,12 +132,12 @@ def play_duplicate_match(
     for deal in iterator:
         deal_seed = int(derive_seed(seed, deal))
         score = 0.0
-        for a_parity in (0, 1):
+        for side in range(max(sides) + 1):
             bots = [
-                (make_a if seat % 2 == a_parity else make_b)(game, seat, deal_seed + seat)
+                (make_a if sides[seat] == side else make_b)(game, seat, deal_seed + seat)
                 for seat in range(players)
             ]
             _, returns = play_deal(game, bots, deal_seed)
-            score += returns[a_parity]
+            score += returns[sides.index(side)]
         result.scores.append(score)
     return result

@@ -1,18 +1,21 @@
 """Duplicate tournaments: deals in chunks, played on any backend, written so a run can resume.
 
 Format. Every pair of agents (all pairs: a round robin; with two agents, a
-head-to-head match) plays every deal twice: seating ``2p`` puts the pair's
-first agent on the even seats and the second on the odd seats, seating
-``2p + 1`` swaps them. Each team is one agent in all its seats.
+head-to-head match) plays every deal once per side of the table. A side is
+the set of seats that score together: a team, or a seat alone (Kaiser with
+3 or 5 players). With S sides, seating ``S * p + k`` puts pair ``p``'s first
+agent on every seat of side ``k`` and the second agent on all the others.
+With the contract's two teams by parity this is seating ``2p``: first agent
+on the even seats, ``2p + 1``: on the odd seats. Each side is one agent in
+all its seats.
 
-*Every seat pattern.* Teams are fixed by parity (contract), so a team holds
-either all even seats or all odd seats. Rotating the table by one seat swaps
-the two; rotating by two gives back the same seating, because every seat of a
-team is played by the same agent. So with 4, 6 or 8 players the rotations
-collapse to exactly two seat patterns, and the two seatings of a pair play the
-deal from both: each agent holds every hand of the deal once, and sits once
-in each position relative to the dealer. (Mixed teams, with different agents
-in one team, would need all rotations; the arena does not form them.)
+*Every seat pattern.* A side's seats are played by one agent, so rotating
+the table only permutes which side holds which cards; over the S seatings
+of a pair the first agent holds every side's cards once, and its summed
+return (the duplicate score) is what the agents made of the same cards.
+Since returns are zero-sum over sides, two copies of one agent score 0 in
+expectation. (Mixed sides, with different agents in one side, would need
+all rotations; the arena does not form them.)
 
 Reproducibility. Deal ``d`` has seed ``derive_seed(seed, d)``, and every
 random stream of the deal (cards, each seat's agent) derives from that seed,
@@ -63,6 +66,7 @@ from cardlab.results import (
     chunk_deals,
     locked,
     num_chunks,
+    parity_sides,
     read_manifest,
     remove_leftovers,
     seat_pattern,
@@ -86,6 +90,8 @@ class TournamentSettings:
     deals: int
     seed: int
     chunk_size: int
+    #: The side of each seat; ``None`` asks the game (:func:`cardlab.games.seat_sides`).
+    sides: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         """Refuse settings no run could play, each error naming the setting."""
@@ -101,6 +107,16 @@ class TournamentSettings:
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value < high:
                 raise ValueError(f"{name} must be {wanted}, got {value!r}")
             object.__setattr__(self, name, int(value))
+        if self.sides is None:
+            from cardlab.games import seat_sides
+
+            object.__setattr__(self, "sides", tuple(seat_sides(self.load_game())))
+        sides = tuple(self.sides)
+        if not (all(isinstance(side, int | np.integer) and not isinstance(side, bool) for side in sides)
+                and len(set(sides)) >= 2 and sorted(set(sides)) == list(range(len(set(sides))))):
+            raise ValueError(f"sides must give each seat's side, numbered 0, 1, ... with at least two "
+                             f"sides, got {self.sides!r}")
+        object.__setattr__(self, "sides", tuple(int(side) for side in sides))
 
     @property
     def labels(self) -> list[str]:
@@ -116,9 +132,13 @@ class TournamentSettings:
 
         return pyspiel.load_game(self.game, dict(self.parameters))
 
-    def seatings(self, num_players: int) -> np.ndarray:
-        """``seatings[k, seat]`` = agent index; two seatings (both parities) per pair."""
-        return seat_pattern(self.pairs, num_players)
+    @property
+    def num_sides(self) -> int:
+        return max(self.sides) + 1
+
+    def seatings(self) -> np.ndarray:
+        """``seatings[k, seat]`` = agent index; one seating per side and pair (:func:`seat_pattern`)."""
+        return seat_pattern(self.pairs, list(self.sides))
 
     @property
     def num_chunks(self) -> int:
@@ -132,8 +152,10 @@ class TournamentSettings:
             "game": self.game,
             "parameters": self.parameters,
             "agents": [agent.to_json() for agent in self.agents],
-            "format": "round-robin duplicate, both parities per pair",
+            "format": "round-robin duplicate, both parities per pair" if self.num_sides == 2
+            else "round-robin duplicate, each side per pair",
             "pairs": self.pairs,
+            "sides": list(self.sides),
             "deals": self.deals,
             "seed": self.seed,
             "chunk_size": self.chunk_size,
@@ -171,7 +193,7 @@ def _context(settings: TournamentSettings) -> _Context:
     key = json.dumps(settings.to_json(), sort_keys=True)
     if key not in _CONTEXTS:
         game = settings.load_game()
-        seatings = settings.seatings(game.num_players())
+        seatings = settings.seatings()
         if all(is_native(agent, game) for agent in settings.agents):
             from cardlab.games import game_spec
 
@@ -250,24 +272,25 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
         settings.game, settings.parameters,
         np.repeat(np.arange(deals.start, deals.stop, dtype=np.int64), num_seatings), seating,
         np.repeat(seeds, num_seatings), labels[seatings[seating]].astype(str),
-        actions, offsets, returns, seconds, decisions, finals,
+        actions, offsets, returns, seconds, decisions, finals, settings.num_sides,
     ))
 
 
 def result_columns(game: str, parameters: dict[str, Any], deal: np.ndarray, seating: np.ndarray,
                    deal_seeds: np.ndarray, seat_agents: np.ndarray, actions: np.ndarray,
                    offsets: np.ndarray, returns: np.ndarray, seconds: np.ndarray, decisions: np.ndarray,
-                   finals: np.ndarray) -> dict[str, pa.Array]:
+                   finals: np.ndarray, seatings_per_pair: int = 2) -> dict[str, pa.Array]:
     """The columns of the results format, one row per game (a tournament's, or a game played by hand).
 
     ``seat_agents[row, seat]`` is the label of the agent at each seat; game
-    ``row``'s actions are ``actions[offsets[row]:offsets[row + 1]]``.
+    ``row``'s actions are ``actions[offsets[row]:offsets[row + 1]]``; a pair
+    of agents plays ``seatings_per_pair`` seatings (one per side).
     """
     rows = len(seating)
     columns: dict[str, pa.Array] = {
         "deal": pa.array(np.asarray(deal, dtype=np.int64)),
         "seating": pa.array(np.asarray(seating, dtype=np.int16)),
-        "pair": pa.array(np.asarray(seating, dtype=np.int16) // 2),
+        "pair": pa.array(np.asarray(seating, dtype=np.int16) // seatings_per_pair),
         "game": pa.array([game] * rows, pa.string()),
         "parameters": pa.array([json.dumps(parameters, sort_keys=True)] * rows, pa.string()),
         "deal_seed": pa.array(np.asarray(deal_seeds, dtype=np.uint64)),
@@ -387,7 +410,8 @@ class Standings:
     def add(self, table: pa.Table) -> None:
         from cardlab.analysis.scores import duplicate_table
 
-        scores = duplicate_table(table, self.settings.labels, self.settings.pairs).agent_scores()
+        settings = self.settings
+        scores = duplicate_table(table, settings.labels, settings.pairs, list(settings.sides)).agent_scores()
         self.total += scores.sum(axis=0)
         self.count += len(scores)
 
@@ -429,7 +453,7 @@ def _resumed_manifest(settings: TournamentSettings, directory: Path) -> dict[str
             "chunks": {},
             "complete": False,
         }
-    if manifest["settings"] != wanted:
+    if {"sides": parity_sides(len(settings.sides)), **manifest["settings"]} != wanted:
         raise ResultsError(
             f"{directory / MANIFEST} holds a tournament with other settings "
             f"({_settings_difference(manifest['settings'], wanted)}); choose another --out"

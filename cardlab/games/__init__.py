@@ -8,6 +8,8 @@ adds its :class:`~cardlab.games.spec.GameSpec` here.
 
 from __future__ import annotations
 
+import pyspiel
+
 from cardlab.games.kaiser.spec import SPEC as KAISER
 from cardlab.games.literature.spec import SPEC as LITERATURE
 from cardlab.games.spec import GameSpec
@@ -33,4 +35,16 @@ def game_names() -> list[str]:
     return [spec.name for spec in SPECS]
 
 
-__all__ = ["SPECS", "GameSpec", "game_names", "game_spec"]
+def seat_sides(game: pyspiel.Game) -> list[int]:
+    """The side each seat of ``game`` scores with (what duplicate seatings rotate).
+
+    A cardlab game asks its engine; any other game (``kuhn_poker``, ...) is
+    taken to seat two sides by parity, as two-player games do.
+    """
+    name = game.get_type().short_name
+    if name in _BY_NAME:
+        return _BY_NAME[name].seat_sides(game)
+    return [seat % 2 for seat in range(game.num_players())]
+
+
+__all__ = ["SPECS", "GameSpec", "game_names", "game_spec", "seat_sides"]

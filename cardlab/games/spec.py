@@ -67,6 +67,16 @@ class GameSpec:
         """
         return pyspiel.load_game(self.name, self.checked(parameters))
 
+    def seat_sides(self, game: pyspiel.Game) -> list[int]:
+        """The side (a team, or a seat alone) each seat of ``game`` scores with.
+
+        Sides depend on the parameters (Kaiser with 3, 5 or 6 players,
+        Twenty-Eight with 6), so the engine's ``side_of`` answers, on the
+        game's initial state.
+        """
+        state = game.new_initial_state().array
+        return [int(self.engine.side_of(state, seat)) for seat in range(game.num_players())]
+
     def game_type(self) -> pyspiel.GameType:
         """The game's OpenSpiel registration (its parameters and their defaults)."""
         return next(t for t in pyspiel.registered_games() if t.short_name == self.name)

@@ -33,6 +33,7 @@ from cardlab.results import (
     load_results,
     locked,
     read_part,
+    seatings_per_pair,
     sha256,
     write_json_atomically,
     write_part,
@@ -127,7 +128,7 @@ def load_deal(directory: str | Path, deal: int, seating: int = 0) -> StoredDeal:
         mask = pc.and_(pc.equal(table["deal"], deal), pc.equal(table["seating"], seating))
         rows = table.filter(mask).to_pylist()
         if not rows:
-            seatings = 2 * len(manifest["settings"]["pairs"])
+            seatings = seatings_per_pair(manifest["settings"]) * len(manifest["settings"]["pairs"])
             raise ResultsError(f"{directory} has no deal {deal} in seating {seating}; deals "
                                f"0..{manifest['settings']['deals'] - 1}, seatings 0..{seatings - 1}")
         return _row_deal(rows[0])

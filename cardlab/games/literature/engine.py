@@ -158,6 +158,12 @@ def half_suit_cards(s, h):
 
 
 @njit(cache=True)
+def side_of(s, seat):
+    """The side ``seat`` scores with: Literature always has two teams, by parity (contract)."""
+    return team_of(seat)
+
+
+@njit(cache=True)
 def team_cards(s, team):
     """Every card the seats of ``team`` hold."""
     mask = np.int64(0)
