@@ -49,7 +49,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pyspiel
 
-from cardlab.games import SPECS
+from cardlab.games import SPECS, game_spec
 from cardlab.play import literature
 from cardlab.play.record import GAMES_FORMAT, StoredDeal, load_deal, save_game
 from cardlab.play.replay import Replay
@@ -212,7 +212,7 @@ class WebApp:
             "id": game_id, "game": state.get_game().get_type().short_name, "title": session.title,
             "seat": session.seat, "num_players": state.num_players(), "labels": session.labels,
             "to_move": state.current_player(), "your_turn": your_turn, "bots_to_move": session.bots_to_move,
-            "over": state.is_terminal(), "position": position_view(state, session.seat),
+            "over": state.is_terminal(), "position": self._table_view(state, session.seat),
             "legal": [{"action": a, "text": state.action_to_string(session.seat, a)}
                       for a in state.legal_actions()] if your_turn else [],
             "prompt": literature.claim_prompt(state) if session.is_literature and your_turn else None,
@@ -225,6 +225,15 @@ class WebApp:
                           if folder.resolve() == self.out.resolve())
             view["result"] = {"returns": state.returns(), "text": session.result_text(),
                               "saved": saved, "out": str(self.out), "source": source}
+        return view
+
+    @staticmethod
+    def _table_view(state: pyspiel.State, seat: int) -> dict[str, Any]:
+        """The seat's view while the game runs; at the end the whole table: every trick or ask."""
+        if not state.is_terminal():
+            return position_view(state, seat)
+        view = position_view(state, None)
+        view["hands"] = [hand for hand in view["hands"] if hand["cards"]]
         return view
 
     def _save(self, game_id: int) -> int:
@@ -333,6 +342,7 @@ class WebApp:
         state = replay.state_before(step)
         return {
             "source": name, "deal": deal, "seating": seating, "game": stored.game,
+            "title": game_spec(stored.game).title,
             "deal_seed": stored.deal_seed, "seat_agents": stored.seat_agents, "step": step,
             "length": len(replay), "view": "all" if seat is None else seat,
             "position": position_view(state, seat),

@@ -278,7 +278,7 @@ async function showStep(step) {
   const view = String(r.view);
   $("replay-view").replaceChildren(...views.map(([v, t]) => new Option(t, v)));
   $("replay-view").value = view;
-  $("replay-title").textContent = `${r.game} deal ${r.deal}, seating ${r.seating} (deal seed ${r.deal_seed}): `
+  $("replay-title").textContent = `${r.title} deal ${r.deal}, seating ${r.seating} (deal seed ${r.deal_seed}): `
     + r.seat_agents.map((a, p) => `P${p} ${a}`).join(", ");
   $("step").textContent = `move ${Math.min(r.step + 1, r.length)} of ${r.length}` + (r.move ? "" : " — the end");
   $("step").dataset.step = r.step;
