@@ -230,3 +230,27 @@ def test_serve_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys: pytest.
             assert message in err and err.count("\n") == 1, err
     finally:
         taken.close()
+
+
+def test_the_command_serves_the_page_until_stopped(tmp_path: Path) -> None:
+    """``cardlab serve --port 0`` prints its address, answers there, and stops on Ctrl-C."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen([sys.executable, "-m", "cardlab.cli", "serve", "--port", "0", "--out",
+                              str(tmp_path / "plays")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        line = child.stdout.readline()
+        address = line.split()[2]
+        assert line.startswith("cardlab serve: http://127.0.0.1:") and line.rstrip().endswith(
+            f"games are saved in {tmp_path / 'plays'}")
+        with urllib.request.urlopen(address + "api/games", timeout=60) as answer:
+            assert [g["name"] for g in json.load(answer)["games"]] == ["kaiser", "twenty_eight", "literature"]
+    finally:
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    assert child.returncode == 0 and "stopped" in out and err == ""
