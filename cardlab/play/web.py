@@ -178,17 +178,15 @@ class WebApp:
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
         """Seat the person and the bots, deal to the first decision; the bots have not moved yet."""
-        from cardlab.cli import CliError, load
-
         params = body.get("params") or {}
         if not isinstance(params, dict):
             raise ApiError(f"params must be an object of game parameters, got {params!r}")
         if body.get("players") not in (None, ""):
             params = {**params, "players": _int(body, "players")}
         try:
-            game = load(_text(body, "game"), params)
-        except CliError as error:
-            raise ApiError(str(error)) from error
+            game = game_spec(_text(body, "game")).load(params)
+        except (ValueError, TypeError, OverflowError, RuntimeError, pyspiel.SpielError) as error:
+            raise ApiError(str(error).splitlines()[0]) from error
         seat, seed = _int(body, "seat", 0), _int(body, "seed", 0)
         if not 0 <= seed < MAX_SEED:
             raise ApiError(f"seed must be an integer from 0 to 2**64 - 1, got {seed}")
