@@ -147,7 +147,7 @@ def test_unknown_requests_and_games_are_404(tmp_path: Path) -> None:
 
 def test_a_tournament_deal_is_replayed_step_by_step_both_ways(tmp_path: Path) -> None:
     rows = tournament_rows(tmp_path / "results" / "k1", "--game", "kaiser", "--agents", "rules,random",
-                           "--deals", "2", "--seed", "5")
+                           "--deals", "2", "--seed", "5", "--backend", "serial")
     (tmp_path / "results" / "empty").mkdir()
     app = WebApp(tmp_path / "results", tmp_path / "plays")
     sources = app.handle("GET", "/api/deals")["sources"]

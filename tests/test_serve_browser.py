@@ -139,6 +139,11 @@ def test_a_kaiser_hand_played_by_clicking_then_replayed_move_by_move(server, bro
     returns = session.state.returns()
     assert shown_returns(page, "#result") == returns
     assert page.inner_text("#result-text") == session.result_text()
+    last = session.moves_made()[-1]  # the last moves are listed, cards drawn as cards
+    item = page.locator("#recent-moves li").last
+    assert item.inner_text().startswith(f"P{last.player} ({session.labels[last.player]}): ")
+    assert item.locator(".card").get_attribute("data-card") == last.text
+    assert "trick 8" in page.inner_text("#rows")  # at the end, the whole table: every trick
     saved = app.saved[game_id]
     stored = load_deal(app.out, saved)
     assert stored.returns == returns and stored.actions == session.state.history()

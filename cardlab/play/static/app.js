@@ -182,10 +182,9 @@ function drawRecent(view) {
   const list = $("recent-moves");
   list.replaceChildren();
   const moves = view.moves;
-  let from = Math.max(0, moves.length - view.num_players);
-  for (let i = moves.length - 2; i >= 0 && i < from; i--) {
-    if (moves[i].player === view.seat) { from = i; break; }
-  }
+  let last = moves.length - 1;
+  while (last >= 0 && moves[last].player !== view.seat) last--;
+  const from = last < 0 ? 0 : Math.max(0, Math.min(last, moves.length - view.num_players));
   moves.slice(from).forEach((move, k) => {
     const item = document.createElement("li");
     item.value = from + k + 1;
