@@ -3,9 +3,10 @@ Playwright's own browser download is not used) against a server on a free port.
 
 A Kaiser hand is played to the end by clicking the cards and bids the page draws (after a typed bad move,
 whose error must show on the page, and an undo); the result the page shows must be the server-side game's
-returns and the saved game's. That game is then replayed through every move and back. A four-player
-Literature game is played to the end the same way. Without the browser the tests skip, saying why; under
-CI (``CI`` set) they fail instead, so CI always runs them (``.ci/run`` installs Chromium).
+returns and the saved game's. That game is then replayed through every move and back. A Twenty-Eight
+hand and a four-player Literature game are played to the end the same way. Without the browser the
+tests skip, saying why; under CI (``CI`` set) they fail instead, so CI always runs them (``.ci/run``
+installs Chromium).
 """
 
 from __future__ import annotations
@@ -170,17 +171,21 @@ def test_a_kaiser_hand_played_by_clicking_then_replayed_move_by_move(server, bro
     assert errors == []
 
 
-def test_a_literature_game_played_by_clicking(server, browser_page) -> None:
+@pytest.mark.parametrize("game, seat, players", [("twenty_eight", 2, None), ("literature", 0, 4)])
+def test_twenty_eight_and_literature_played_by_clicking(server, browser_page, game: str, seat: int,
+                                                        players: int | None) -> None:
     app, url = server
     page, errors = browser_page
-    deal(page, url, "literature", seat=0, seed=4, players=4)
+    deal(page, url, game, seat=seat, seed=3, players=players)  # (seed 4 ends at once: a void hand, redealt)
     assert wait_for_turn(page) == "your-turn"
     session = app.sessions[max(app.sessions)]
-    assert session.game.num_players() == 4
-    page.click("#knows")
-    page.wait_for_selector("#advice:not([hidden])")
-    assert "claims certain for your team" in page.inner_text("#advice")
+    assert session.game.num_players() == (players or 4)
+    if game == "literature":
+        page.click("#knows")
+        page.wait_for_selector("#advice:not([hidden])")
+        assert "claims certain for your team" in page.inner_text("#advice")
     turns = click_to_the_end(page)
-    assert turns == session.moves_by_seat()[0] > 0
+    assert turns == session.moves_by_seat()[seat] > 0
     assert shown_returns(page, "#result") == session.state.returns()
+    assert page.inner_text("#result-text") == session.result_text()
     assert errors == []
