@@ -10,6 +10,7 @@
     cardlab play kaiser --seat 0 --partner ismcts --opponents rules --seed 1
     cardlab replay plays --deal 0
     cardlab advise kaiser --hand "AS KS QH 5H ..." --seat 1 --bids "pass 7"
+    cardlab serve --port 8765 --results results
 """
 
 from __future__ import annotations
@@ -358,23 +359,19 @@ def command_play(args: argparse.Namespace) -> int:
     """One hand against the bots at the terminal (cardlab.play.session)."""
     from cardlab.arena.agents import AgentSpecError
     from cardlab.play.record import save_game
-    from cardlab.play.session import HUMAN, LeftTableError, Session, make_bots
+    from cardlab.play.session import LeftTableError, Session, check_table, make_bots, seat_labels
 
     params = parse_params(args.param)
     if args.players is not None:
         params["players"] = args.players
     game = load(args.game, params)
     _seed_in_range(args.seed, "--seed")
-    if not 0 <= args.seat < game.num_players():
-        raise CliError(f"--seat must be 0..{game.num_players() - 1}, got {args.seat}")
-    if args.hint_simulations < 1:
-        raise CliError(f"--hint-simulations must be a positive integer, got {args.hint_simulations}")
+    check_table(game, args.seat, args.hint_simulations)
     try:
         bots = make_bots(game, args.seat, args.partner, args.opponents, args.seed)
     except AgentSpecError as error:
         raise CliError(str(error)) from error
-    labels = [HUMAN if seat == args.seat else (args.partner if seat % 2 == args.seat % 2 else args.opponents)
-              for seat in range(game.num_players())]
+    labels = seat_labels(game.num_players(), args.seat, args.partner, args.opponents)
     session = Session(game, args.seat, bots, args.seed, labels, args.hint_simulations)
     try:
         state = session.play()
@@ -424,6 +421,22 @@ def command_advise(args: argparse.Namespace) -> None:
     print(state.observation_string(args.seat))
     advice = advise_bids(state, args.seat, args.worlds, args.epsilon, args.players, args.seed, args.quantile)
     print(advice.text())
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    """The local page: play against the bots and replay stored deals in the browser (cardlab.play.web)."""
+    from cardlab.play.web import WebApp, make_server
+
+    server = make_server(WebApp(args.results, args.out), args.port, args.host)
+    print(f"cardlab serve: http://{args.host}:{server.server_port}/ (Ctrl-C to stop); "
+          f"games are saved in {args.out}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped")
+    finally:
+        server.server_close()
+    return 0
 
 
 def _advise_claims(args: argparse.Namespace) -> None:
@@ -581,6 +594,14 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--seating", type=int, default=0, help="Literature: its seating")
     adv.add_argument("--move", type=int, default=1, help="Literature: the position before this move")
     adv.set_defaults(run=command_advise)
+
+    web = sub.add_parser("serve", help="a local page: play against the bots and replay deals in the browser")
+    web.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765; 0: any free)")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    web.add_argument("--results", help="a folder of stored deals to replay (a tournament, played games, "
+                                       "or a folder of them)")
+    web.add_argument("--out", default="plays", help="folder finished games are saved in (default plays)")
+    web.set_defaults(run=command_serve)
     return parser
 
 

@@ -15,6 +15,7 @@ import pyspiel
 from rich.console import Console
 
 from cardlab.play.record import StoredDeal
+from cardlab.play.session import MoveMade
 from cardlab.play.table import render
 
 KEYS = "Enter or n: next move, b: back, a number: go to that move, s: start, e: end, q: quit"
@@ -46,14 +47,19 @@ class Replay:
         upto = self.moves[step] if step < len(self.moves) else len(self.stored.actions)
         return self.game.replay(self.stored.actions[:upto])
 
-    def move_text(self, step: int) -> str:
+    def move(self, step: int) -> MoveMade:
+        """Move ``step``: who made it, the log's string, and the search note where one was recorded."""
         state = self.state_before(step)
         player = state.current_player()
         action = self.stored.actions[self.moves[step]]
         note = self.stored.notes[self.moves[step]] if self.moves[step] < len(self.stored.notes) else ""
-        text = (f"move {step + 1}/{len(self)}: P{player} ({self.stored.seat_agents[player]}) "
-                f"{state.action_to_string(player, action)}")
-        return text + (f"   search: {note}" if note else "")
+        return MoveMade(player, state.action_to_string(player, action), note)
+
+    def move_text(self, step: int) -> str:
+        move = self.move(step)
+        text = (f"move {step + 1}/{len(self)}: P{move.player} ({self.stored.seat_agents[move.player]}) "
+                f"{move.text}")
+        return text + (f"   search: {move.note}" if move.note else "")
 
     def show(self, console: Console, step: int, seat: int | None) -> None:
         state = self.state_before(step)

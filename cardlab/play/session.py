@@ -49,6 +49,20 @@ class LeftTableError(Exception):
     """The person left the table (``quit`` or end of input)."""
 
 
+def seat_labels(num_players: int, seat: int, partner: str, opponents: str) -> list[str]:
+    """Who sits where, as saved with the game: ``human`` at ``seat``, the bots' specs elsewhere."""
+    return [HUMAN if other == seat else partner if other % 2 == seat % 2 else opponents
+            for other in range(num_players)]
+
+
+def check_table(game: pyspiel.Game, seat: int, hint_simulations: int) -> None:
+    """The person's seat and the hint's budget, checked before the bots are made."""
+    if not 0 <= seat < game.num_players():
+        raise ValueError(f"--seat must be 0..{game.num_players() - 1}, got {seat}")
+    if hint_simulations < 1:
+        raise ValueError(f"--hint-simulations must be a positive integer, got {hint_simulations}")
+
+
 def make_bots(game: pyspiel.Game, seat: int, partner: str, opponents: str,
               seed: int) -> dict[int, pyspiel.Bot]:
     """The agents of every seat but ``seat``: its team's other seats play ``partner``, the rest ``opponents``.
@@ -89,8 +103,22 @@ def shares_text(state: pyspiel.State, policy: list[tuple[int, float]], top: int 
 
 
 @dataclass
+class MoveMade:
+    """One decision of the game as it stands: who, what (the log's string), and a bot's search note."""
+
+    player: int
+    text: str
+    note: str
+
+
+@dataclass
 class Session:
-    """A game between one person (``seat``) and bots, with its history kept for undo and saving."""
+    """A game between one person (``seat``) and bots, with its history kept for undo and saving.
+
+    The steps (:meth:`deal`, :meth:`bot_move`, :meth:`human_move`, :meth:`undo`,
+    :meth:`hint`) are shared by the terminal loop (:meth:`play`) and the
+    browser (:mod:`cardlab.play.web`); only :meth:`play` reads and prints.
+    """
 
     game: pyspiel.Game
     seat: int
@@ -115,22 +143,34 @@ class Session:
     # -- the game loop -------------------------------------------------------------------
     def play(self) -> pyspiel.State:
         """Play to the end; raises ``LeftTableError`` if the person leaves."""
-        while not self.state.is_terminal():
-            if self.state.is_chance_node():
-                outcomes = self.state.chance_outcomes()
-                self._apply(outcomes[random_below(self.stream, len(outcomes))][0], "")
-            elif self.state.current_player() == self.seat:
+        while True:
+            self.deal()
+            if self.state.is_terminal():
+                return self.state
+            if self.state.current_player() == self.seat:
                 self._human_turn()
             else:
-                self._bot_turn()
-        return self.state
+                move = self.bot_move()
+                self.console.print(f"P{move.player} ({self.labels[move.player]}): {move.text}"
+                                   + (f"   [dim]({move.note})[/dim]" if move.note else ""))
 
-    def _apply(self, action: int, note: str) -> None:
-        self.state.apply_action(action)
-        self.notes.append(note)
+    # -- the steps of a game ---------------------------------------------------------------
+    def deal(self) -> None:
+        """Chance's moves up to the next decision, from the deal's own stream."""
+        while self.state.is_chance_node():
+            outcomes = self.state.chance_outcomes()
+            self._apply(outcomes[random_below(self.stream, len(outcomes))][0], "")
 
-    def _bot_turn(self) -> None:
+    @property
+    def bots_to_move(self) -> bool:
+        """A bot is to move (after :meth:`deal`): the game is neither over nor waiting for the person."""
+        return self.state.current_player() in self.bots
+
+    def bot_move(self) -> MoveMade:
+        """The bot to move chooses, timed; its move is made and returned."""
         player = self.state.current_player()
+        if player not in self.bots:
+            raise ValueError(f"no bot is to move: P{player} is to move and you are P{self.seat}")
         bot = self.bots[player]
         start = time.perf_counter()
         if isinstance(bot, ISMCTSBot):
@@ -138,15 +178,30 @@ class Session:
         else:
             policy, action = [], bot.step(self.state)
         self.seconds[player] += time.perf_counter() - start
-        note = search_note(bot, self.state, policy)
-        self.console.print(f"P{player} ({self.labels[player]}): {self.state.action_to_string(player, action)}"
-                           + (f"   [dim]({note})[/dim]" if note else ""))
-        self._apply(action, note)
+        move = MoveMade(player, self.state.action_to_string(player, action),
+                        search_note(bot, self.state, policy))
+        self._apply(action, move.note)
+        return move
+
+    def human_move(self, text: str) -> MoveMade:
+        """The person's move, typed as the log writes it (``MoveError`` if it is not legal now)."""
+        if self.state.is_terminal() or self.state.current_player() != self.seat:
+            raise MoveError(f"it is not your turn: you are P{self.seat}, "
+                            + ("the game is over" if self.state.is_terminal()
+                               else f"P{self.state.current_player()} is to move"))
+        action = parse_move(self.state, text)
+        move = MoveMade(self.seat, self.state.action_to_string(self.seat, action), "")
+        self._apply(action, "")
+        return move
+
+    def _apply(self, action: int, note: str) -> None:
+        self.state.apply_action(action)
+        self.notes.append(note)
 
     def _human_turn(self) -> None:
         render(self.console, self.state, self.seat, self.title, self.recent_moves())
         moves = legal_moves(self.state)
-        question = literature.claim_prompt(self.state) if self._is_literature else None
+        question = literature.claim_prompt(self.state) if self.is_literature else None
         if question:
             self.console.print(question)
         elif len(moves) <= 16:
@@ -166,11 +221,10 @@ class Session:
                     return
                 continue
             try:
-                action = parse_move(self.state, line)
+                self.human_move(line)
             except MoveError as error:
                 self.console.print(f"[red]{error}[/red]", highlight=False)
                 continue
-            self._apply(action, "")
             return
 
     def _command(self, command: str) -> bool:
@@ -189,16 +243,19 @@ class Session:
         elif command == "hint":
             self.console.print(self.hint())
         elif command == "knows":
-            if not self._is_literature:
+            if not self.is_literature:
                 self.console.print("knows is for Literature, where the asks reveal where the cards are")
             else:
                 self.console.print(literature.knows_text(self.state, self.seat))
         elif command == "undo":
-            return self.undo()
+            undone = self.undo()
+            self.console.print("undone: back to your move before that" if undone
+                               else "nothing to undo: you have not moved yet")
+            return undone
         return False
 
     @property
-    def _is_literature(self) -> bool:
+    def is_literature(self) -> bool:
         return self.game.get_type().short_name == "cardlab_literature"
 
     # -- hint and undo ---------------------------------------------------------------------
@@ -213,7 +270,7 @@ class Session:
                 + shares_text(self.state, policy))
 
     def undo(self) -> bool:
-        """Back to before the person's last decision; False (and a message) if there is none."""
+        """Back to before the person's last decision; False if there is none."""
         history = self.state.history()
         replay = self.game.new_initial_state()
         last = None
@@ -222,7 +279,6 @@ class Session:
                 last = i
             replay.apply_action(action)
         if last is None:
-            self.console.print("nothing to undo: you have not moved yet")
             return False
         self.state = self.game.new_initial_state()
         self.stream = make_stream(self.seed)
@@ -233,7 +289,6 @@ class Session:
         del self.notes[last:]
         for bot in self.bots.values():
             restart(bot, self.state)
-        self.console.print("undone: back to your move before that")
         return True
 
     def moves_by_seat(self) -> list[int]:
@@ -246,15 +301,19 @@ class Session:
             replay.apply_action(action)
         return counts
 
-    def recent_moves(self) -> list[str]:
+    def moves_made(self) -> list[MoveMade]:
+        """Every decision of the game as it stands, with the bots' search notes."""
         replay = self.game.new_initial_state()
         moves = []
-        for action in self.state.history():
+        for action, note in zip(self.state.history(), self.notes, strict=True):
             player = replay.current_player()
             if player >= 0:
-                moves.append(f"P{player} {replay.action_to_string(player, action)}")
+                moves.append(MoveMade(player, replay.action_to_string(player, action), note))
             replay.apply_action(action)
-        return moves[-RECENT:]
+        return moves
+
+    def recent_moves(self) -> list[str]:
+        return [f"P{move.player} {move.text}" for move in self.moves_made()[-RECENT:]]
 
     def result_text(self) -> str:
         returns = self.state.returns()
