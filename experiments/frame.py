@@ -262,7 +262,7 @@ def self_play(game_name: str, game_parameters: dict[str, Any], seed: int, deals:
     seatings = np.zeros((1, game.num_players()), dtype=np.int64)
     status, actions, offsets, returns, _, _, finals = native.play_games(
         spec.kernel_id, initial, deal_seeds(seed, deals), seatings,
-        np.array([kinds[agent]], dtype=np.int64), native.empty_options(1))
+        np.array([kinds[agent]], dtype=np.int64), native.empty_options(1), native.empty_policies(1))
     if status[0] != native.OK:
         raise RuntimeError(f"self-play of {spec.name} stopped at game {status[1]} (code {status[0]})")
     return SelfPlay(finals, returns, actions, offsets)

@@ -151,7 +151,7 @@ def test_the_bot_and_the_compiled_arena_read_the_same_row(spec, given):
     bot = agents.make("ismcts", game, 0, 0, **given)
     agent = AgentSpec("ismcts", "ismcts", given)
     assert is_native(agent, game)
-    _, table = native_tables([agent], spec)
+    _, table, _ = native_tables([agent], game)
     np.testing.assert_array_equal(table[0], bot.row)
     np.testing.assert_array_equal(NATIVE_AGENTS["ismcts"].options_row(given, spec), bot.row)
 

@@ -26,7 +26,7 @@ def game() -> pyspiel.Game:
 def _native_games(game, kinds, seeds):
     return native.play_games(
         kernels.KAISER, game.new_initial_state().array.copy(), seeds, SEATINGS,
-        np.array(kinds, dtype=np.int64), native.empty_options(len(kinds)),
+        np.array(kinds, dtype=np.int64), native.empty_options(len(kinds)), native.empty_policies(len(kinds)),
     )
 
 
@@ -131,7 +131,7 @@ def test_ismcts_plays_natively_and_agrees_with_the_python_loop(game):
     kinds = np.array([native.ISMCTS, native.RULES], dtype=np.int64)
     status, actions, offsets, returns, _, _, _ = native.play_games(
         kernels.KAISER, game.new_initial_state().array.copy(), seeds, SEATINGS,
-        kinds, options)
+        kinds, options, native.empty_policies(2))
     assert status[0] == native.OK
     factories = [
         lambda g, p, s: NativeAgentBot(g, p, s, native.ISMCTS, ismcts),

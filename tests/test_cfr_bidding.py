@@ -277,3 +277,35 @@ def test_cli_trains_a_bidding_policy(tmp_path, capsys):
           "--out", str(out), "--quiet", "--checkpoints", "1"])
     assert "bidding MCCFR (coarse) on cardlab_kaiser, 20 iterations" in capsys.readouterr().out
     assert load_policy(out).metadata["granularity"] == "coarse"
+
+
+def test_the_compiled_arena_plays_cfr_bidding_as_the_python_bot_does(kaiser, tmp_path):
+    from cardlab.arena import native
+    from cardlab.arena.agents import AgentSpec, is_native, native_tables
+    from cardlab.arena.tournament import _play_python
+
+    path = tmp_path / "policy.npz"
+    train_bidding(kaiser, path, 200, seed=2, checkpoints=1, progress=False)
+    specs = [AgentSpec("cfr", "cfr-bidding", {"policy": str(path)}), AgentSpec("rules", "rules")]
+    assert is_native(specs[0], kaiser)
+    assert not is_native(AgentSpec("x", "cfr-bidding", {"policy": str(path), "play": "ismcts"}), kaiser)
+    kinds, options, policies = native_tables(specs, kaiser)
+    assert kinds.tolist() == [native.CFR_BIDDING, native.RULES] and policies[0].shape[0] == 2
+    seatings = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
+    seeds = native.deal_seeds(3, 0, 8)
+    status, actions, offsets, returns, *_ = native.play_games(
+        kernels.KAISER, kaiser.new_initial_state().array.copy(), seeds, seatings, kinds, options, policies)
+    assert status[0] == native.OK
+
+    class Context:  # what _play_python reads: the registry bots, seeded as the compiled loop seeds
+        game = kaiser
+        factories = [lambda g, p, s: agents.make("cfr-bidding", g, p, s, policy=str(path)),
+                     lambda g, p, s: agents.make("rules", g, p, s)]
+
+    Context.seatings = seatings
+    py_actions, py_offsets, py_returns, *_ = _play_python(Context, seeds)
+    np.testing.assert_array_equal(py_offsets, offsets)
+    np.testing.assert_array_equal(py_actions, actions)
+    np.testing.assert_allclose(py_returns, returns)
+    with pytest.raises(ValueError, match="option policy is required"):
+        native_tables([AgentSpec("cfr", "cfr-bidding", {})], kaiser)

@@ -9,19 +9,21 @@ there; at an abstract set the training never met it bids like the rule-based
 player. Every other decision (trump, indicator, second round, cards) goes to
 the rule-based player, or with ``play=ismcts`` to ISMCTS.
 
-It runs on the Python game loop of the arena: its policy is a table the
-compiled loop's float option row cannot carry.
+With ``play=rules`` it is a native agent of the compiled arena too: the
+policy goes to numba as an open-addressing table
+(:func:`cardlab.cfr.bidding.policy_arrays`) and the auction's bids come from
+:func:`cardlab.cfr.bidding.policy_bid`, the very kernel this bot calls, with
+the same stream; ``play=ismcts`` runs on the Python game loop.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pyspiel
 
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import make_ismcts
 from cardlab.agents.options import Option, OptionSet
-from cardlab.cfr.bidding import check_modelled, in_auction, information_key
+from cardlab.cfr.bidding import check_modelled, in_auction, information_key, policy_arrays, policy_bid
 from cardlab.cfr.policy import PolicyTable, load_policy
 from cardlab.core.rng import make_stream
 from cardlab.games import kernels
@@ -36,7 +38,7 @@ OPTIONS = OptionSet("cfr-bidding", (
 
 
 class CFRBiddingBot(pyspiel.Bot):
-    """Samples ``table``'s bids at its abstract information sets; ``player_bot`` does the rest."""
+    """Bids from ``table`` at its abstract information sets; ``player_bot`` (or the rules) does the rest."""
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int, table: PolicyTable,
                  player_bot: pyspiel.Bot | None, greedy: bool = False):
@@ -48,41 +50,34 @@ class CFRBiddingBot(pyspiel.Bot):
         self.kernel_id = check_modelled(game)
         self.fine = table.metadata["granularity"] == "fine"
         self._player_bot = player_bot
-        self._rng = np.random.default_rng(seed)
         self._stream = make_stream(seed)
+        self._arrays = policy_arrays(table)
         self._index = {name: i for i, name in enumerate(table.names)}
 
     def restart_at(self, state: pyspiel.State) -> None:
         if self._player_bot is not None:
             self._player_bot.restart_at(state)
 
-    def _rules(self, state: pyspiel.State) -> int:
-        return int(kernels.rules_action(self.kernel_id, state.array, self._stream))
-
     def step_with_policy(self, state: pyspiel.State):
         check_can_move("cfr-bidding", self.game, self.player, state)
         s = state.array
-        if not in_auction(self.kernel_id, s):
-            if self._player_bot is None:
-                action = self._rules(state)
-                return [(action, 1.0)], action
+        policy = None
+        if in_auction(self.kernel_id, s):
+            action = int(policy_bid(self.kernel_id, s, self.fine, self.greedy, *self._arrays,
+                                    self._stream))
+            i = self._index.get(str(int(information_key(self.kernel_id, s, self.fine))))
+            if i is not None:  # else an abstract set the training never met: the rule-based bid
+                low, high = self.table.offsets[i], self.table.offsets[i + 1]
+                policy = list(zip(self.table.actions[low:high].tolist(),
+                                  self.table.probabilities[low:high].tolist(), strict=True))
+        elif self._player_bot is not None:
             return self._player_bot.step_with_policy(state)
-        i = self._index.get(str(int(information_key(self.kernel_id, s, self.fine))))
-        if i is None:  # an abstract set the training never met
-            action = self._rules(state)
-            return [(action, 1.0)], action
-        low, high = self.table.offsets[i], self.table.offsets[i + 1]
-        actions = self.table.actions[low:high].tolist()
-        weights = self.table.probabilities[low:high]
-        legal = state.legal_actions(self.player)
-        if not set(actions) <= set(legal):
-            raise RuntimeError(f"cfr-bidding policy names actions {actions} at an information "
-                               f"state whose legal actions are {legal}")
-        if self.greedy:
-            choice = int(np.argmax(weights))
         else:
-            choice = int(self._rng.choice(len(actions), p=weights / weights.sum()))
-        return list(zip(actions, weights.tolist(), strict=True)), actions[choice]
+            action = int(kernels.rules_action(self.kernel_id, s, self._stream))
+        if action not in state.legal_actions(self.player):
+            raise RuntimeError(f"cfr-bidding chose action {action}, not one of the legal actions "
+                               f"{state.legal_actions(self.player)}: is the policy from this game?")
+        return policy or [(action, 1.0)], action
 
     def step(self, state: pyspiel.State) -> int:
         return self.step_with_policy(state)[1]
@@ -96,6 +91,22 @@ def load_bidding_policy(path: str, game: pyspiel.Game) -> PolicyTable:
         raise ValueError(f"{path}: not a bidding policy (solver {table.metadata.get('solver')!r}); "
                          f"the cfr agent plays it")
     return table
+
+
+def runs_compiled(given: dict) -> bool:
+    """Can the compiled arena play ``cfr-bidding`` with these options? Yes unless ``play=ismcts``."""
+    return set(given) <= set(OPTIONS.names) and given.get("play", "rules") == "rules"
+
+
+def native_policy(given: dict, game: pyspiel.Game) -> tuple[bool, bool, PolicyTable]:
+    """What the compiled arena needs of ``cfr-bidding`` with options ``given``: fine grain,
+    greedy, and the policy (``ValueError`` for a missing or foreign policy)."""
+    values = OPTIONS.resolve(given)
+    if values["policy"] is None:
+        raise ValueError("agent 'cfr-bidding': option policy is required (a file from "
+                         "cardlab train --solver bidding)")
+    table = load_bidding_policy(values["policy"], game)
+    return table.metadata["granularity"] == "fine", values["greedy"], table
 
 
 def make_cfr_bidding(game: pyspiel.Game, player: int, seed: int, **options) -> CFRBiddingBot:

@@ -33,10 +33,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cardlab.agents import ismcts, pimc, random_agent, rules
+from cardlab.agents import cfr_bidding, ismcts, pimc, random_agent, rules
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import OptionSet
 from cardlab.arena import native
+from cardlab.cfr.bidding import policy_arrays, policy_capacity
 from cardlab.core.rng import make_stream
 from cardlab.games import GameSpec, game_names, game_spec
 
@@ -57,6 +58,13 @@ class NativeAgent:
     kind: int
     options: OptionSet
     games: tuple[str, ...] | None = None  # the games it plays, if not every game
+    #: which options the compiled loop plays, if not those with a row column (a policy file's table)
+    compiled_when: Callable[[dict[str, Any]], bool] | None = None
+
+    def runs_compiled(self, given: dict[str, Any]) -> bool:
+        if self.compiled_when is not None:
+            return self.compiled_when(given)
+        return self.options.runs_compiled(given)
 
     def options_row(self, given: dict[str, Any], game: GameSpec) -> np.ndarray:
         """The row of ``given`` in ``game``: the very row the agent's Python bot hands the kernels."""
@@ -71,6 +79,8 @@ NATIVE_AGENTS: dict[str, NativeAgent] = {
     "rules": NativeAgent(native.RULES, rules.OPTIONS),
     "ismcts": NativeAgent(native.ISMCTS, ismcts.OPTIONS),
     "pimc": NativeAgent(native.PIMC, pimc.OPTIONS, ("cardlab_kaiser", "cardlab_twenty_eight")),
+    "cfr-bidding": NativeAgent(native.CFR_BIDDING, cfr_bidding.OPTIONS,
+                               ("cardlab_kaiser", "cardlab_twenty_eight"), cfr_bidding.runs_compiled),
 }
 
 
@@ -169,7 +179,7 @@ def labelled(
 # ---- making players ----------------------------------------------------------------
 def is_native(spec: AgentSpec, game: pyspiel.Game) -> bool:
     """True if the compiled loop can play ``spec`` in ``game`` (its options included)."""
-    return (spec.name in NATIVE_AGENTS and NATIVE_AGENTS[spec.name].options.runs_compiled(spec.options)
+    return (spec.name in NATIVE_AGENTS and NATIVE_AGENTS[spec.name].runs_compiled(spec.options)
             and game.get_type().short_name in game_names())
 
 
@@ -195,9 +205,10 @@ def python_factory(name: str) -> Callable[..., pyspiel.Bot]:
 
 
 class NativeAgentBot(pyspiel.Bot):
-    """A native agent as a ``pyspiel.Bot``: the compiled loop's kernel, its seeding and options."""
+    """A native agent as a ``pyspiel.Bot``: the compiled loop's kernel, its seeding, options and table."""
 
-    def __init__(self, game: pyspiel.Game, player: int, seed: int, kind: int, options: np.ndarray):
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, kind: int, options: np.ndarray,
+                 policies: tuple[np.ndarray, ...] | None = None):
         pyspiel.Bot.__init__(self)
         from cardlab.games import kernels
 
@@ -206,6 +217,9 @@ class NativeAgentBot(pyspiel.Bot):
         self.player = player
         self.kind = kind
         self.options = options
+        self._kinds = np.array([kind], dtype=np.int64)
+        self._rows = options.reshape(1, -1)
+        self._policies = native.empty_policies(1) if policies is None else policies
         self._stream = make_stream(seed)
         self._scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
 
@@ -214,10 +228,8 @@ class NativeAgentBot(pyspiel.Bot):
 
     def step(self, state: pyspiel.State) -> int:
         check_can_move(f"native kind {self.kind}", self.game, self.player, state)
-        action = int(
-            native.native_agent_step(self.game_id, self.kind, self.options, state.array, self._stream,
-                                     self._scratch)
-        )
+        action = int(native.native_agent_step(self.game_id, self._kinds, self._rows, self._policies,
+                                              state.array, self._stream, self._scratch))
         if action not in state.legal_actions():
             raise RuntimeError(f"native agent kind {self.kind} chose illegal action {action}")
         return action
@@ -228,11 +240,10 @@ def bot_factory(spec: AgentSpec, game: pyspiel.Game) -> Callable[[pyspiel.Game, 
     from cardlab import agents
 
     if is_native(spec, game):
-        native_agent = NATIVE_AGENTS[spec.name]
-        row = native_row(spec, game_spec(game.get_type().short_name))
+        kinds, rows, policies = native_tables([spec], game)
 
         def factory(g: pyspiel.Game, player: int, seed: int) -> pyspiel.Bot:
-            return NativeAgentBot(g, player, seed, native_agent.kind, row)
+            return NativeAgentBot(g, player, seed, int(kinds[0]), rows[0], policies)
     elif spec.is_python_factory:
         function = python_factory(spec.name)
 
@@ -256,11 +267,35 @@ def bot_factory(spec: AgentSpec, game: pyspiel.Game) -> Callable[[pyspiel.Game, 
     return factory
 
 
-def native_tables(specs: list[AgentSpec], game: GameSpec) -> tuple[np.ndarray, np.ndarray]:
-    """The ``kinds`` and ``options`` arrays of the compiled loop in ``game``, indexed like ``specs``."""
+def native_tables(specs: list[AgentSpec],
+                  game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """The ``kinds``, ``options`` and ``policies`` of the compiled loop in ``game``, indexed like ``specs``.
+
+    Agents with a policy table (``cfr-bidding``) get theirs in ``policies``,
+    all built at one capacity so that one array holds them; the others get
+    empty tables.
+    """
+    spec_of_game = game_spec(game.get_type().short_name)
     kinds = np.empty(len(specs), dtype=np.int64)
     options = native.empty_options(len(specs))
+    tables = {}
     for i, spec in enumerate(specs):
         kinds[i] = NATIVE_AGENTS[spec.name].kind
-        options[i] = native_row(spec, game)
-    return kinds, options
+        if kinds[i] == native.CFR_BIDDING:
+            try:
+                fine, greedy, tables[i] = cfr_bidding.native_policy(spec.options, game)
+            except ValueError as error:
+                raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
+            options[i, native.BIDDING_FINE] = fine
+            options[i, native.BIDDING_GREEDY] = greedy
+        else:
+            options[i] = native_row(spec, spec_of_game)
+    if not tables:
+        return kinds, options, native.empty_policies(len(specs))
+    capacity = max(policy_capacity(table) for table in tables.values())
+    width = max(int(np.diff(table.offsets).max(initial=1)) for table in tables.values())
+    policies = native.empty_policies(len(specs), capacity, width)
+    for i, table in tables.items():
+        for target, values in zip(policies, policy_arrays(table, capacity, width), strict=True):
+            target[i] = values
+    return kinds, options, policies

@@ -29,6 +29,7 @@ from cardlab.agents.ismcts import search
 from cardlab.agents.options import ROW_WIDTH
 from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import monotonic_ns
+from cardlab.cfr.bidding import in_auction, policy_bid
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.rng import derive_seed, next_u64, random_below
 from cardlab.games import kernels
@@ -38,6 +39,11 @@ RANDOM = 0  # uniform over the legal actions; no options
 RULES = 1  # the game's rule-based strategy kernel; no options
 ISMCTS = 2  # numba ISMCTS; its row's columns are named in cardlab.agents.ismcts.options
 PIMC = 3  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in cardlab.agents.pimc.options
+#: an MCCFR bidding policy in the auction, the rule-based player after it (Kaiser, Twenty-Eight);
+#: its table is the agent's slice of ``policies`` (:func:`cardlab.cfr.bidding.policy_arrays`)
+CFR_BIDDING = 4
+BIDDING_FINE = 0  # options column: the policy's buckets are of the fine grain
+BIDDING_GREEDY = 1  # options column: bid the most likely action instead of drawing one
 
 # ---- error codes returned by play_games ------------------------------------------
 OK = 0
@@ -77,6 +83,25 @@ def agent_action(game, kind, options, s, stream, scratch):
 
 
 @njit(cache=True)
+def bidding_agent_action(game, options, s, stream, keys, counts, actions, probabilities):
+    """The ``cfr-bidding`` agent: its policy table bids, the rule-based player does the rest."""
+    if in_auction(game, s):
+        return policy_bid(game, s, options[BIDDING_FINE] != 0, options[BIDDING_GREEDY] != 0,
+                          keys, counts, actions, probabilities, stream)
+    return kernels.rules_action(game, s, stream)
+
+
+@njit(cache=True)
+def seat_action(game, agent, kinds, options, policies, s, stream, scratch):
+    """The action of ``agent`` (an index into the agent tables) for the player to move."""
+    if kinds[agent] == CFR_BIDDING:
+        keys, counts, actions, probabilities = policies
+        return bidding_agent_action(game, options[agent], s, stream, keys[agent], counts[agent],
+                                    actions[agent], probabilities[agent])
+    return agent_action(game, kinds[agent], options[agent], s, stream, scratch)
+
+
+@njit(cache=True)
 def _grow(actions, needed):
     if needed <= actions.shape[0]:
         return actions
@@ -86,12 +111,13 @@ def _grow(actions, needed):
 
 
 @njit(cache=True)
-def play_games(game, initial, deal_seeds, seatings, kinds, options):
+def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
     """Play every deal of ``deal_seeds`` once per seating.
 
     ``seatings[k, seat]`` is the agent index sitting at ``seat`` in seating ``k``;
-    ``kinds[agent]`` and ``options[agent]`` describe that agent. Game ``g`` is deal
-    ``g // len(seatings)``, seating ``g % len(seatings)``.
+    ``kinds[agent]``, ``options[agent]`` and the agent's slice of each array of
+    ``policies`` (:func:`empty_policies` for agents without a table) describe
+    that agent. Game ``g`` is deal ``g // len(seatings)``, seating ``g % len(seatings)``.
 
     Returns ``(status, actions, offsets, returns, seconds, decisions, finals)``:
     game ``g``'s actions (chance included) are ``actions[offsets[g]:offsets[g + 1]]``;
@@ -135,7 +161,7 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options):
             else:
                 agent = seatings[seating, player]
                 start = monotonic_ns()
-                action = agent_action(game, kinds[agent], options[agent], s, streams[player], scratch)
+                action = seat_action(game, agent, kinds, options, policies, s, streams[player], scratch)
                 seconds[g, player] += (monotonic_ns() - start) * 1e-9
                 decisions[g, player] += 1
                 legal_choice = False
@@ -161,9 +187,9 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options):
 
 
 @njit(cache=True)
-def native_agent_step(game, kind, options, s, stream, scratch):
-    """One decision of a native agent, for the Python loop (a single compiled call)."""
-    return agent_action(game, kind, options, s, stream, scratch)
+def native_agent_step(game, kinds, options, policies, s, stream, scratch):
+    """One decision of the native agent 0 of these tables, for the Python loop (one compiled call)."""
+    return seat_action(game, 0, kinds, options, policies, s, stream, scratch)
 
 
 @njit(cache=True)
@@ -178,3 +204,10 @@ def deal_seeds(seed, first, stop):
 def empty_options(count: int) -> np.ndarray:
     """An options table for ``count`` agents, all zeros (the row of an agent without options)."""
     return np.zeros((count, ROW_WIDTH), dtype=np.float64)
+
+
+def empty_policies(count: int, capacity: int = 2, width: int = 1) -> tuple[np.ndarray, ...]:
+    """Policy tables for ``count`` agents, all empty: ``(keys, counts, actions, probabilities)``."""
+    return (np.zeros((count, capacity), dtype=np.uint64), np.zeros((count, capacity), dtype=np.int64),
+            np.zeros((count, capacity, width), dtype=np.int64),
+            np.zeros((count, capacity, width), dtype=np.float64))

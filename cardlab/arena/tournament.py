@@ -183,6 +183,7 @@ class _Context:
     initial: np.ndarray | None = None
     kinds: np.ndarray | None = None
     options: np.ndarray | None = None
+    policies: tuple[np.ndarray, ...] | None = None
     factories: list[Callable] = field(default_factory=list)
 
 
@@ -197,10 +198,10 @@ def _context(settings: TournamentSettings) -> _Context:
         if all(is_native(agent, game) for agent in settings.agents):
             from cardlab.games import game_spec
 
-            kinds, options = native_tables(list(settings.agents), game_spec(settings.game))
+            kinds, options, policies = native_tables(list(settings.agents), game)
             _CONTEXTS[key] = _Context(
                 game, seatings, True, game_spec(settings.game).kernel_id,
-                game.new_initial_state().array.copy(), kinds, options,
+                game.new_initial_state().array.copy(), kinds, options, policies,
             )
         else:
             factories = [bot_factory(agent, game) for agent in settings.agents]
@@ -247,7 +248,8 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
     seeds = native.deal_seeds(settings.seed, deals.start, deals.stop)
     if context.native:
         status, actions, offsets, returns, seconds, decisions, finals = native.play_games(
-            context.game_id, context.initial, seeds, context.seatings, context.kinds, context.options
+            context.game_id, context.initial, seeds, context.seatings, context.kinds, context.options,
+            context.policies,
         )
         if status[0] != native.OK:
             _, g, seat, action = (int(x) for x in status)

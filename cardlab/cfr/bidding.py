@@ -592,6 +592,56 @@ class BiddingSolver:
         self.iteration = int(iteration)
 
 
+# ---- a saved policy as a table the compiled arena reads ------------------------------------
+
+def policy_arrays(table: PolicyTable, capacity: int = 0,
+                  width: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A saved bidding policy as ``(keys, counts, actions, probabilities)`` for numba.
+
+    The same open addressing as the training table (:func:`find_slot`): the
+    slot of an information set's key holds its number of actions, the actions
+    and their average-policy probabilities. At least twice as many slots as
+    sets (a power of two; ``capacity`` if larger) keep the probes short and
+    leave an empty slot for every unmet key; ``width`` action columns at least.
+    """
+    offsets = np.asarray(table.offsets, dtype=np.int64)
+    capacity = max(capacity, policy_capacity(table))
+    width = max(width, 1, int(np.diff(offsets).max(initial=1)))
+    keys = np.zeros(capacity, dtype=np.uint64)
+    counts = np.zeros(capacity, dtype=np.int64)
+    actions = np.zeros((capacity, width), dtype=np.int64)
+    probabilities = np.zeros((capacity, width), dtype=np.float64)
+    for i, name in enumerate(table.names):
+        key = np.uint64(int(name))
+        h = find_slot(keys, key)
+        low, high = offsets[i], offsets[i + 1]
+        weights = np.asarray(table.probabilities[low:high], dtype=np.float64)
+        keys[h] = key
+        counts[h] = high - low
+        actions[h, :high - low] = table.actions[low:high]
+        probabilities[h, :high - low] = weights / weights.sum()
+    return keys, counts, actions, probabilities
+
+
+def policy_capacity(table: PolicyTable) -> int:
+    """The smallest power of two above twice the policy's number of information sets."""
+    return 1 << (2 * len(table.names)).bit_length()
+
+
+@njit(cache=True)
+def policy_bid(game, s, fine, greedy, keys, counts, actions, probabilities, stream):
+    """The policy's bid at auction state ``s`` (:func:`policy_arrays`): drawn from its
+    probabilities, or the most likely with ``greedy``; at an abstract set the training never
+    met, the rule-based bid."""
+    h = find_slot(keys, information_key(game, s, fine))
+    if keys[h] == 0:
+        return kernels.rules_action(game, s, stream)
+    m = counts[h]
+    if greedy:
+        return actions[h, np.argmax(probabilities[h, :m])]
+    return actions[h, _sample(probabilities[h], m, stream)]
+
+
 # ---- a quick duel against the rule-based bidder, in numba -----------------------------------
 
 @njit(cache=True)
