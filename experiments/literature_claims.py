@@ -156,6 +156,16 @@ def _whole_team(s, h):
 
 
 @njit(cache=True)
+def live_cards(s):
+    """The cards of the half-suits still in play."""
+    live = np.int64(0)
+    for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
+        if s[E.STATUS + h] == UNRESOLVED:
+            live |= HALF_SUIT_MASKS[s[E.LAYOUT], h]
+    return live
+
+
+@njit(cache=True)
 def _note_certainty(s, facts):
     """After an event: half-suits some seat's deduction, or the truth, now gives to one team."""
     asks = s[E.ASKS]
@@ -187,11 +197,7 @@ def _snapshot(s, stream, worlds, marginal, odds_row, ints_row):
     num_players = s[E.NUM_PLAYERS]
     layout = s[E.LAYOUT]
     view = E.private_knowledge(s, observer)
-    hidden = np.int64(0)
-    for h in range(NUM_HALF_SUITS[layout]):
-        if s[E.STATUS + h] == UNRESOLVED:
-            hidden |= HALF_SUIT_MASKS[layout, h]
-    hidden &= ~s[E.HANDS + observer]
+    hidden = live_cards(s) & ~s[E.HANDS + observer]
     marginal[:, :] = 0
     codes = np.empty((MAX_HALF_SUITS, worlds), dtype=np.int64)
     team_holds = np.zeros(MAX_HALF_SUITS, dtype=np.int64)
@@ -272,11 +278,7 @@ def _snapshot(s, stream, worlds, marginal, odds_row, ints_row):
     ints_row[S_HIDDEN] = popcount(hidden)
     ints_row[S_CONTESTED] = popcount(K.contested_cards(E.knowledge_of(s)))
     ints_row[S_WORLDS] = drawn
-    live = np.int64(0)
-    for h in range(NUM_HALF_SUITS[layout]):
-        if s[E.STATUS + h] == UNRESOLVED:
-            live |= HALF_SUIT_MASKS[layout, h]
-    ints_row[S_PLACED] = popcount(live & ~K.contested_cards(E.knowledge_of(s)))
+    ints_row[S_PLACED] = popcount(live_cards(s) & ~K.contested_cards(E.knowledge_of(s)))
     return entropy
 
 
@@ -286,11 +288,7 @@ def heuristic_entropy(s, seat):
     (:func:`~cardlab.games.literature.strategy.holding_chance`: possible holders by hand size)."""
     view = E.private_knowledge(s, seat)
     total = 0.0
-    live = np.int64(0)
-    for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
-        if s[E.STATUS + h] == UNRESOLVED:
-            live |= HALF_SUIT_MASKS[s[E.LAYOUT], h]
-    for card in cards_in(live & ~s[E.HANDS + seat]):
+    for card in cards_in(live_cards(s) & ~s[E.HANDS + seat]):
         for other in range(s[E.NUM_PLAYERS]):
             q = holding_chance(view, other, card)
             if q > 0:

@@ -163,6 +163,14 @@ def test_literature_self_play_is_the_arenas():
     assert np.array_equal(finals, arena.finals)
 
 
+def test_literature_rows_do_not_depend_on_the_chunking(tmp_path):
+    study = literature_claims.STUDY
+    small = {"deals": 4, "tables": "4", "sample_every": 10, "worlds": 8}
+    run_study(study, study.parameters(chunk_size=1, **small), tmp_path / "a", progress=False)
+    run_study(study, study.parameters(chunk_size=4, **small), tmp_path / "b", progress=False)
+    assert load_study(study.name, tmp_path / "a")[1].equals(load_study(study.name, tmp_path / "b")[1])
+
+
 def test_literature_tables_are_checked():
     major = {"players": 6, "major_sets_worth_two": True}
     assert literature_claims.parse_tables("4, 6-major") == [("4", {"players": 4}), ("6-major", major)]
