@@ -419,12 +419,27 @@ for table in ("6", "8"):
 # %% [markdown]
 # In plain words: the bullets above are the study's findings, each with its
 # number, 95% interval, deal count and the command that rebuilt the dataset.
-# A Literature player can read the certainty curves as how long deduction
-# lags the truth, the late-claim table as the price of waiting for the right
-# seat to have the turn, the break-even table as how sure to be before
-# claiming on odds (and how much surer under `misclaim_to_opponents`), and
-# the bits per ask as what a refused ask gives away compared with a granted
-# one.
+# What a Literature player can take from them:
+#
+# * **Claim the moment you can prove it, and expect to prove it late.** A
+#   team holds a half-suit whole some asks before anyone can prove it, and
+#   the lag grows with the table; once proven, the only risk in waiting is an
+#   opponent asking a card away before the proving seat gets the turn, which
+#   is small but grows with the number of players.
+# * **Do not claim on odds against a table that deduces.** Even when the
+#   worlds consistent with everything you know make the likeliest claim right
+#   half the time or more, claiming at once loses points against waiting:
+#   the half-suit is usually yours anyway, and deduction will prove it. The
+#   sampler's odds are roughly calibrated; the deduction player's own quick
+#   estimate is over-confident at 8 players.
+# * **A refused ask gives more away than a granted one.** It tells the table
+#   that the asker holds the half-suit and that the target lacks the card, so
+#   it narrows the hidden deal several times more than a success does.
+# * **The variants change the price, not the play.** Under
+#   `misclaim_to_opponents` a claim on odds that names a wrong seat hands the
+#   half-suit to the opponents instead of voiding it, and under
+#   `major_sets_worth_two` a high half-suit claimed wrongly costs double:
+#   both make waiting for proof worth more.
 
 # %%
 print(findings_json())
