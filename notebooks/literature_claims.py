@@ -165,7 +165,11 @@ late_table
 # (the opponents score it). Against that, *waiting* is what actually happened
 # to the half-suit in the game. Values are in points for the seat's team
 # (1, or 2 for a high half-suit under `major_sets_worth_two`). Only snapshots
-# where the claim is not yet certain by deduction are used.
+# where the claim is not yet certain by deduction are used. The comparison
+# counts only the half-suit in question: an early claim would also change
+# the rest of the game (who holds the turn, what the table learns), which a
+# replay cannot show; and "waiting" means waiting against deduction players
+# on both sides.
 
 # %%
 BINS = np.array([0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 1.0001])
