@@ -240,3 +240,21 @@ def test_a_bad_position_file_is_one_line(tmp_path, capsys, text, message) -> Non
     assert main(["advise", "literature", "--position", str(tmp_path / "p.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_position_file_may_name_a_move_of_a_stored_game(tmp_path, capsys) -> None:
+    from cardlab.cli import main
+
+    stored_literature_game(tmp_path / "plays")
+    head = '{"format": "cardlab-position/1", "games": "plays", '
+    (tmp_path / "p.json").write_text(head + '"deal": 0, "move": 20}')
+    assert main(["advise", "literature", "--position", str(tmp_path / "p.json"), "--worlds", "60"]) == 0
+    by_file = capsys.readouterr().out.splitlines()
+    assert main(["advise", "literature", "--position", str(tmp_path / "plays"), "--move", "20",
+                 "--worlds", "60"]) == 0
+    by_folder = capsys.readouterr().out.splitlines()
+    assert by_file[0].startswith("P") and "before move 20 of deal 0 in" in by_file[0]
+    assert by_file[1:] == by_folder[1:]  # the same position, seat and worlds
+    (tmp_path / "p.json").write_text(head + '"move": 100000}')
+    assert main(["advise", "literature", "--position", str(tmp_path / "p.json")]) == 2
+    assert "\"move\" must be 1.." in capsys.readouterr().err
