@@ -395,11 +395,22 @@ def trace_table(parameters: dict[str, Any], game_parameters: dict[str, Any], dea
                                parameters["worlds"])
 
 
+def check_parameters(parameters: dict[str, Any]) -> None:
+    """The tables parse and load as games; at least one sample and one world."""
+    import pyspiel
+
+    for key in ("sample_every", "worlds"):
+        if parameters[key] < 1:
+            raise ValueError(f"{key} must be at least 1, got {parameters[key]}")
+    for label, game_parameters in parse_tables(parameters["tables"]):
+        try:
+            pyspiel.load_game(GAME, dict(game_parameters))
+        except (ValueError, pyspiel.SpielError) as error:
+            raise ValueError(f"table {label}: {str(error).splitlines()[0]}") from None
+
+
 def play_chunk(parameters: dict[str, Any], deals: range) -> pa.Table:
     """The rows (table, deal, snapshot, live half-suit) of ``deals`` at every table."""
-    if parameters["sample_every"] < 1 or parameters["worlds"] < 1:
-        raise ValueError(f"sample_every and worlds must be at least 1, got {parameters['sample_every']} "
-                         f"and {parameters['worlds']}")
     parts = []
     for label, game_parameters in parse_tables(parameters["tables"]):
         finals, (facts, ints, bits, odds) = trace_table(parameters, game_parameters, deals)
@@ -450,7 +461,7 @@ def play_chunk(parameters: dict[str, Any], deals: range) -> pa.Table:
     return pa.concat_tables(parts)
 
 
-STUDY = Study("literature-claims", DEFAULTS, play_chunk)
+STUDY = Study("literature-claims", DEFAULTS, play_chunk, check_parameters)
 
 if __name__ == "__main__":
     main(STUDY)

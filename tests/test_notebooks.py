@@ -177,6 +177,10 @@ def test_literature_tables_are_checked():
     for text in ("6-double", "six", "4,4"):
         with pytest.raises(ValueError, match="table"):
             literature_claims.parse_tables(text)
+    with pytest.raises(ValueError, match="table 5: .*players must be one of"):
+        literature_claims.STUDY.parameters(tables="4,5")
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        literature_claims.STUDY.parameters(worlds=0)
 
 
 def test_literature_notebook(data, tmp_path):
