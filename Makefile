@@ -33,6 +33,7 @@ WORKERS ?= 2
 notebooks: $(STAMP)
 	$(BIN)/python -m experiments.kaiser_bidding --workers $(WORKERS)
 	$(BIN)/python -m experiments.twenty_eight_bidding --workers $(WORKERS)
+	$(BIN)/python -m experiments.literature_claims --workers $(WORKERS)
 	$(BIN)/python -m experiments.agents --game kaiser --workers $(WORKERS)
 	$(BIN)/python -m experiments.agents --game twenty_eight --workers $(WORKERS)
 	$(BIN)/python -m experiments.agents --game literature --workers $(WORKERS)

@@ -441,20 +441,30 @@ def command_serve(args: argparse.Namespace) -> int:
 
 def _advise_claims(args: argparse.Namespace) -> None:
     from cardlab.play.literature import claim_odds
-    from cardlab.play.record import load_deal
+    from cardlab.play.record import load_deal, load_position
     from cardlab.play.replay import Replay
 
     if args.position is None:
-        raise CliError("Literature advice needs a stored position: --position DIR --deal N --move K")
-    replay = Replay(load_deal(args.position, args.deal, args.seating))
-    if not 1 <= args.move <= len(replay) + 1:
-        raise CliError(f"--move must be 1..{len(replay) + 1} (the end), got {args.move}")
-    state = replay.state_before(args.move - 1)
-    seat = state.current_player() if args.seat is None else args.seat
+        raise CliError("Literature advice needs a stored position: --position FILE, or --position DIR "
+                       "--deal N --move K")
+    if Path(args.position).is_file():  # a position file names the game, the move and the seat
+        position = load_position(args.position)
+        state, where = position.state, position.where
+        seat = position.seat if args.seat is None else args.seat
+    else:
+        replay = Replay(load_deal(args.position, args.deal, args.seating))
+        if not 1 <= args.move <= len(replay) + 1:
+            raise CliError(f"--move must be 1..{len(replay) + 1} (the end), got {args.move}")
+        state = replay.state_before(args.move - 1)
+        where = f"before move {args.move} of deal {args.deal}"
+        seat = state.current_player() if args.seat is None else args.seat
+    if state.get_game().get_type().short_name != "cardlab_literature":
+        raise CliError(f"{args.position} holds a game of {state.get_game().get_type().short_name}, "
+                       f"not Literature")
     if not 0 <= seat < state.num_players():
         raise CliError(f"--seat must be 0..{state.num_players() - 1}, got {seat} (give --seat at the end)")
     odds, worlds = claim_odds(state, seat, args.worlds, args.seed)
-    print(f"P{seat} before move {args.move} of deal {args.deal}; {worlds} sampled worlds")
+    print(f"P{seat} {where}; {worlds} sampled worlds")
     print(f"{'half-suit':<10} {'certain':>8} {'team holds':>11} {'claim right':>12}  best claim")
     for row in odds:
         print(f"{row.half_suit:<10} {'yes' if row.certain else 'no':>8} {row.team_holds:>11.1%} "
@@ -589,7 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="play the deals out (default); dd: double dummy (not implemented yet)")
     adv.add_argument("--seed", type=int, default=0, help="seed of the worlds and the play")
     adv.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
-    adv.add_argument("--position", help="Literature: a stored deal's folder (tournament or played games)")
+    adv.add_argument("--position", help="Literature: a position file (JSON, docs/play.md), or a stored "
+                                         "deal's folder (tournament or played games) with --deal and --move")
     adv.add_argument("--deal", type=int, default=0, help="Literature: the deal in --position")
     adv.add_argument("--seating", type=int, default=0, help="Literature: its seating")
     adv.add_argument("--move", type=int, default=1, help="Literature: the position before this move")

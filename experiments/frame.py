@@ -70,6 +70,7 @@ class Study:
     name: str
     defaults: dict[str, Any]
     play_chunk: PlayChunk  # a module-level function, so worker processes can receive it
+    check: Callable[[dict[str, Any]], None] | None = None  # the study's own checks: ValueError if bad
 
     def parameters(self, **overrides: Any) -> dict[str, Any]:
         """The defaults with ``overrides``, each checked against its default's type."""
@@ -88,6 +89,8 @@ class Study:
                 raise ValueError(f"{key} must be at least 1, got {parameters[key]}")
         if not 0 <= parameters["seed"] < 2**64:
             raise ValueError(f"seed must be in 0..2**64-1, got {parameters['seed']}")
+        if self.check is not None:
+            self.check(parameters)  # before any folder is written
         return parameters
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cardlab.results import ResultsError
-from experiments import agents, kaiser_bidding, twenty_eight_bidding
+from experiments import agents, kaiser_bidding, literature_claims, twenty_eight_bidding
 from experiments.findings import rate_ci, summarize
 from experiments.frame import load_study, run_study
 from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
@@ -21,6 +21,7 @@ from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
 TINY = [
     (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
     (twenty_eight_bidding.STUDY, {"deals": 600, "chunk_size": 300}),
+    (literature_claims.STUDY, {"deals": 12, "chunk_size": 6, "sample_every": 8, "worlds": 24}),
 ]
 
 
@@ -125,6 +126,78 @@ def test_twenty_eight_notebook(data, tmp_path):
     assert values["made_rate"]["value"] == pytest.approx(made)
     assert (bidders["game_points"] > 0).mean() == pytest.approx(made)  # made bids score, failed lose
     assert 0 <= values["redeal_rate"]["value"] < 0.2
+
+
+def test_literature_dataset_is_consistent(data):
+    _, rows = load_study(literature_claims.STUDY.name, data / literature_claims.STUDY.name)
+    assert set(rows["table"]) == {"4", "6", "8", "6-major", "6-misclaim"}
+    assert rows.groupby("table")["deal"].nunique().eq(12).all()
+    first = rows[rows["ask"] == 0]
+    assert (first.groupby(["table", "deal"]).size() == 8).all()  # every half-suit live before the first ask
+    assert first["status"].between(0, 2).all()  # each one scored or void at the end
+    known = first[first["certain_at"] >= 0]
+    assert (known["certain_at"] <= known["claimed_at"]).all()  # the player claims a certain half-suit
+    assert ((known["whole_at"] >= 0) & (known["whole_at"] <= known["certain_at"])).all()  # proof after truth
+    mover = first[first["mover_certain_at"] >= 0]  # the seat on turn's certainty is some seat's
+    assert (mover["certain_at"].between(0, mover["mover_certain_at"])).all()
+    assert (mover["claimed_at"] >= mover["mover_certain_at"]).all()
+    certain = rows[rows["certain_now"]]
+    assert (certain["claim_now"] == literature_claims.RIGHT).all()  # deduction is sound
+    assert (certain["p_right"] == 1).all()  # and the sampler agrees with it
+    assert rows["p_right"].between(0, 1).all() and (rows["p_right"] <= rows["p_team"] + 1e-12).all()
+    assert (rows["entropy_bits"] >= 0).all() and (rows["worlds_drawn"] == 24).all()
+    same = first.pivot_table(index=["deal", "half_suit"], columns="table", values="claimed_at")
+    assert (same["6"] == same["6-major"]).all() and (same["6"] == same["6-misclaim"]).all()  # same play
+
+
+def test_literature_self_play_is_the_arenas():
+    """The study's own compiled loop plays the very games of the arena's rules agents."""
+    import pyspiel
+
+    from experiments.frame import deal_seeds, self_play
+
+    arena = self_play("cardlab_literature", {"players": 6}, 5, range(3, 13))
+    initial = pyspiel.load_game("cardlab_literature", {"players": 6}).new_initial_state().array.copy()
+    actions, offsets, finals = literature_claims.play_rules_games(initial, deal_seeds(5, range(3, 13)))
+    assert np.array_equal(actions, arena.actions) and np.array_equal(offsets, arena.offsets)
+    assert np.array_equal(finals, arena.finals)
+
+
+def test_literature_rows_do_not_depend_on_the_chunking(tmp_path):
+    study = literature_claims.STUDY
+    small = {"deals": 4, "tables": "4", "sample_every": 10, "worlds": 8}
+    run_study(study, study.parameters(chunk_size=1, **small), tmp_path / "a", progress=False)
+    run_study(study, study.parameters(chunk_size=4, **small), tmp_path / "b", progress=False)
+    assert load_study(study.name, tmp_path / "a")[1].equals(load_study(study.name, tmp_path / "b")[1])
+
+
+def test_literature_tables_are_checked():
+    major = {"players": 6, "major_sets_worth_two": True}
+    assert literature_claims.parse_tables("4, 6-major") == [("4", {"players": 4}), ("6-major", major)]
+    for text in ("6-double", "six", "4,4"):
+        with pytest.raises(ValueError, match="table"):
+            literature_claims.parse_tables(text)
+    with pytest.raises(ValueError, match="table 5: .*players must be one of"):
+        literature_claims.STUDY.parameters(tables="4,5")
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        literature_claims.STUDY.parameters(worlds=0)
+
+
+def test_literature_notebook(data, tmp_path):
+    values = findings(execute("literature_claims", data, tmp_path / "literature_claims.ipynb"))
+    check_intervals(values)
+    _, rows = load_study(literature_claims.STUDY.name, data / literature_claims.STUDY.name)
+    first = rows[(rows["ask"] == 0) & (rows["table"] == "6")]
+    assert values["certain_share_6"]["value"] == pytest.approx((first["certain_at"] >= 0).mean())
+    assert values["certain_share_6"]["deals"] == 12
+    for players in (4, 6, 8):
+        assert 0 <= values[f"lost_{players}"]["value"] <= 1 or math.isnan(values[f"lost_{players}"]["value"])
+        assert values[f"bits_failure_{players}"]["value"] > -5  # a failed ask does not add information
+    assert set(values) >= {"gain_at_50_6-major", "gain_at_50_6-misclaim", "doubtful_given_away_6-misclaim"}
+    # The player claims on odds only when the opponents hold no cards of it: a wrong claim is void, unless
+    # misclaim_to_opponents gives it away.
+    given_away = values["doubtful_given_away_6"]["value"]
+    assert given_away == 0 or math.isnan(given_away)
 
 
 @pytest.mark.parametrize("games", [("kaiser",), pytest.param(("twenty_eight", "literature"),

@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 
 from cardlab import agents
-from cardlab.core.cards import card_string
+from cardlab.core.cards import card_string, parse_card
 from cardlab.core.openspiel import receiving_seat_of
 from cardlab.play.advise import advise_bids, bidding_position, parse_hand, weighted_summary
 
@@ -166,3 +166,95 @@ def test_the_advise_command_prints_a_table_or_one_line(tmp_path, capsys) -> None
     assert "half-suit" in capsys.readouterr().out
     assert main(["advise", "literature", "--position", str(tmp_path), "--move", "100000"]) == 2
     assert "--move must be 1.." in capsys.readouterr().err
+
+
+def deduced_claim_position():
+    """4 players, dealer 0: P0 holds 2S-5S, P2 6S, P1 7S; P0 and P1 ask in vain, then P2 takes 7S from P1.
+
+    P0 now knows S-low is all in its team: 7S went to P2, and P2 had to hold
+    another card of S-low to ask for it, which can only be 6S. P2 cannot know
+    where 2S-5S are.
+    """
+    from cardlab.games.literature import engine as E
+    from cardlab.games.literature.rules import CLAIM, ask_action
+
+    game = pyspiel.load_game("cardlab_literature", {"players": 4})
+    state = game.new_initial_state()
+    wanted = {0: ["2S", "3S", "4S", "5S"], 1: ["7S"], 2: ["6S"]}
+    reserved = {parse_card(c) for cards in wanted.values() for c in cards}
+    while state.is_chance_node():
+        seat = receiving_seat_of(state.array)
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        mine = [parse_card(c) for c in wanted.get(seat, []) if parse_card(c) in outcomes]
+        state.apply_action(mine[0] if mine else next(a for a in outcomes if a not in reserved))
+    spades_low = {parse_card(c) for c in ("2S", "3S", "4S", "5S", "6S", "7S")}
+
+    def fail(asker: int, target: int) -> None:
+        assert state.current_player() == asker
+        hand = int(state.array[E.HANDS + target])
+        state.apply_action(next(a for a in state.legal_actions() if a < CLAIM and a // 64 == target
+                                and a % 64 not in spades_low and not hand >> (a % 64) & 1))
+
+    fail(0, 1)
+    fail(1, 2)
+    state.apply_action(ask_action(1, parse_card("7S")))
+    assert state.current_player() == 2
+    return state
+
+
+def test_a_claim_proved_by_deduction_is_certain_in_a_position_file(tmp_path, capsys) -> None:
+    from cardlab.cli import main
+    from cardlab.play.literature import claim_odds
+    from cardlab.play.record import load_position, save_position
+
+    state = deduced_claim_position()
+    path = save_position(tmp_path / "position.json", state, seat=0)
+    position = load_position(path)
+    assert position.seat == 0 and position.state.history() == state.history()
+    odds = {row.half_suit: row for row in claim_odds(position.state, 0, worlds=100, seed=3)[0]}
+    spades = odds["S-low"]
+    assert spades.certain and spades.team_holds == 1.0 and spades.best_claim_right == 1.0
+    assert spades.best_claim == "2S:P0 3S:P0 4S:P0 5S:P0 6S:P2 7S:P2"
+    assert not {row.half_suit: row for row in claim_odds(state, 2, worlds=100, seed=3)[0]}["S-low"].certain
+    assert main(["advise", "literature", "--position", str(path), "--worlds", "80", "--seed", "5"]) == 0
+    first = capsys.readouterr().out
+    assert main(["advise", "literature", "--position", str(path), "--worlds", "80", "--seed", "5"]) == 0
+    assert capsys.readouterr().out == first  # same seed, same table
+    line = next(line for line in first.splitlines() if line.startswith("S-low"))
+    assert line.split()[1:4] == ["yes", "100.0%", "100.0%"]
+    assert first.startswith("P0 after the history in")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "not a readable position file"),
+    ('{"format": "x"}', "not a position file"),
+    ('{"format": "cardlab-position/1", "game": "cardlab_literature", "history": [999]}', "is not legal"),
+    ('{"format": "cardlab-position/1", "game": "cardlab_literature", "history": [], "seat": 9}',
+     "\"seat\" must be 0..5"),
+    ('{"format": "cardlab-position/1", "games": "nowhere", "move": 1}', "no manifest.json"),
+])
+def test_a_bad_position_file_is_one_line(tmp_path, capsys, text, message) -> None:
+    from cardlab.cli import main
+
+    (tmp_path / "p.json").write_text(text)
+    assert main(["advise", "literature", "--position", str(tmp_path / "p.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_position_file_may_name_a_move_of_a_stored_game(tmp_path, capsys) -> None:
+    from cardlab.cli import main
+
+    stored_literature_game(tmp_path / "plays")
+    head = '{"format": "cardlab-position/1", "games": "plays", '
+    (tmp_path / "p.json").write_text(head + '"deal": 0, "move": 20}')
+    assert main(["advise", "literature", "--position", str(tmp_path / "p.json"), "--worlds", "60"]) == 0
+    by_file = capsys.readouterr().out.splitlines()
+    assert main(["advise", "literature", "--position", str(tmp_path / "plays"), "--move", "20",
+                 "--worlds", "60"]) == 0
+    by_folder = capsys.readouterr().out.splitlines()
+    assert by_file[0].startswith("P") and "before move 20 of deal 0 in" in by_file[0]
+    assert by_file[1:] == by_folder[1:]  # the same position, seat and worlds
+    (tmp_path / "p.json").write_text(head + '"move": 100000}')
+    assert main(["advise", "literature", "--position", str(tmp_path / "p.json")]) == 2
+    assert "\"move\" must be 1.." in capsys.readouterr().err

@@ -141,3 +141,92 @@ def load_deal(directory: str | Path, deal: int, seating: int = 0) -> StoredDeal:
     if not path.is_file() or sha256(path) != games[deal]["sha256"]:
         raise ResultsError(f"{path} is missing or corrupt (checksum differs from the manifest)")
     return _row_deal(read_part(path).to_pylist()[0])
+
+
+# ---- a position: one decision of a stored or hand-written game -----------------------------------
+POSITION_FORMAT = "cardlab-position/1"
+
+
+@dataclass
+class Position:
+    """A game position and the seat to advise there, as a position file describes it."""
+
+    state: pyspiel.State
+    seat: int
+    where: str  # "before move 40 of deal 0 in plays", "after the history in pos.json"
+
+
+def _position_error(path: Path, text: str) -> ResultsError:
+    return ResultsError(f"{path}: {text}")
+
+
+def load_position(path: str | Path) -> Position:
+    """The position a JSON position file names (format :data:`POSITION_FORMAT`).
+
+    Either a stored game and a move of it (``"games"``: a folder of played
+    games or a tournament, relative to the file; ``"deal"``, ``"seating"``,
+    ``"move"``: the position before that move, 1-based), or a game written out
+    (``"game"``, ``"parameters"``, ``"history"``: every action from the start,
+    the deal's chance actions included). ``"seat"``, optional, is the seat to
+    advise (default: the player to move).
+    """
+    import cardlab  # noqa: F401  (registers the games)
+    from cardlab.play.replay import Replay
+
+    path = Path(path)
+    try:
+        spec = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _position_error(path, f"not a readable position file ({type(error).__name__})") from error
+    if not isinstance(spec, dict) or spec.get("format") != POSITION_FORMAT:
+        raise _position_error(path, f"not a position file: expected \"format\": \"{POSITION_FORMAT}\"")
+    if ("games" in spec) == ("history" in spec):
+        raise _position_error(path, "give either \"games\" (a folder) with \"move\", or \"game\" with "
+                                    "\"history\"")
+    if "games" in spec:
+        folder = path.parent / str(spec["games"])
+        deal, seating = _integer(path, spec, "deal", 0), _integer(path, spec, "seating", 0)
+        replay = Replay(load_deal(folder, deal, seating))
+        move = _integer(path, spec, "move", None)
+        if not 1 <= move <= len(replay) + 1:
+            raise _position_error(path, f"\"move\" must be 1..{len(replay) + 1} (the end), got {move}")
+        state = replay.state_before(move - 1)
+        where = f"before move {move} of deal {replay.stored.deal} in {folder}"
+    else:
+        history = spec["history"]
+        if not isinstance(history, list) or not all(isinstance(a, int) for a in history):
+            raise _position_error(path, "\"history\" must be a list of action ids")
+        try:
+            game = pyspiel.load_game(str(spec.get("game", "")), dict(spec.get("parameters") or {}))
+            state = game.new_initial_state()
+            for step, action in enumerate(history):
+                if action not in state.legal_actions():
+                    raise _position_error(path, f"action {action} at step {step} of \"history\" is not legal")
+                state.apply_action(action)
+        except pyspiel.SpielError as error:
+            raise _position_error(path, str(error).splitlines()[0]) from error
+        where = f"after the history in {path}"
+    seat = _integer(path, spec, "seat", state.current_player())
+    if not 0 <= seat < state.num_players():
+        raise _position_error(path, f"\"seat\" must be 0..{state.num_players() - 1}, got {seat}")
+    return Position(state, seat, where)
+
+
+def _integer(path: Path, spec: dict[str, Any], key: str, default: int | None) -> int:
+    value = spec.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _position_error(path, f"\"{key}\" must be an integer, got {value!r}")
+    return value
+
+
+def save_position(path: str | Path, state: pyspiel.State, seat: int | None = None) -> Path:
+    """Write ``state`` (and the seat to advise) as a position file holding its whole history."""
+    path = Path(path)
+    game = state.get_game()
+    spec: dict[str, Any] = {"format": POSITION_FORMAT, "game": game.get_type().short_name,
+                            "parameters": dict(game.get_parameters()),
+                            "history": [int(a) for a in state.history()]}
+    if seat is not None:
+        spec["seat"] = int(seat)
+    path.write_text(json.dumps(spec) + "\n")
+    return path
