@@ -14,6 +14,7 @@ import numpy as np
 import pyspiel
 import pytest
 from conftest import act, deal, tournament_rows
+from test_kaiser_forms import SUIT_EACH
 
 from cardlab import agents
 from cardlab.core.bitboard import popcount
@@ -34,14 +35,9 @@ from cardlab.games.kaiser.rules import (
 from cardlab.games.kaiser.sampling import resample_hidden_hands
 from cardlab.games.kaiser.strategy import rules_action
 
-# P0 deals, so P1 speaks first and P0 last. One suit per seat, the kings with their own suits.
-SUIT_EACH = {
-    0: "7C 6C 5C 4C 3C 2C AC KC",
-    1: "7D 6D 5D 4D 3D 2D AD KD",
-    2: "7H 6H 5H 4H 3H 2H AH KH",
-    3: "7S 6S 5S 4S 3S 2S AS KS",
-}
-# A mixed deal: P1 holds the Lost Heir, P3 the Wrong Boy, P0 and P2 a blank each.
+# P0 deals, so P1 speaks first and P0 last. SUIT_EACH: one suit per seat, the kings with their own
+# suits (the Les Rois pack is Lost Heir's). MIXED: P1 holds the Lost Heir, P3 the Wrong Boy, P0 and
+# P2 a blank each.
 MIXED = {
     0: "7C 6D 5D KD 4H 3H 2S AS",
     1: "AC 7D 3D 2D 7H 6S 5S KH",
