@@ -22,6 +22,7 @@ from cardlab.core.cards import card_string, cards_string, mask_of, parse_card
 from cardlab.core.rng import make_stream
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import new_engine_state
+from cardlab.games.kaiser.observation import encode, tensor_pieces
 from cardlab.games.kaiser.rules import (
     BLANKS,
     FORM_DECK,
@@ -325,6 +326,24 @@ def test_lost_heir_is_part_of_every_information_state():
             for params in ({"lost_heir": True}, {"les_rois": True, "min_bid": 6}, {"joffre": True})}
     assert len(keys) == 3
     assert "form lost_heir" in load().new_initial_state().observation_string(0)
+
+
+def test_tensors_show_the_blank_leaders_voids_and_the_sale():
+    state = deal(load().new_initial_state(), MIXED)
+    act(state, "bid 6", "pass", "pass", "pass")  # sold to P1
+    game = state.get_game()
+    for seat in range(4):
+        assert len(state.observation_tensor(seat)) == game.observation_tensor_size()
+        assert len(state.information_state_tensor(seat)) == game.information_state_tensor_size()
+        assert "sold: team 0 scores +6 for the sale" in state.observation_string(seat)
+    # P2 leads his lone blank: P0's tensor shows his partner out of every suit.
+    s = table({0: "6D 2S", 1: "5D 3H", 2: "KC", 3: "3D 7S"}, "S", leader=2)
+    play(s, "KC")
+    pieces = tensor_pieces(s, False)
+    offset = sum(size for name, size in pieces[:[name for name, _ in pieces].index("voids")])
+    out = np.zeros(sum(size for _, size in pieces))
+    encode(s, 0, False, out)
+    assert out[offset + 4 * 2:offset + 4 * 3].tolist() == [1.0] * 4  # P2, the partner: every suit
 
 
 def test_resampled_worlds_keep_what_each_seat_knows_at_every_node():
