@@ -452,7 +452,9 @@ def lost_heir_invariants(params: dict, hands: int) -> None:
     assert played.any()
     points = results[played, 1] + results[played, 2]
     assert set(points.tolist()) <= set(LOST_HEIR_HAND_POINTS)
-    assert np.all(np.abs(results[:, 0]) <= E.hand_utility_bound(template))
+    bound = 1.0 + params.get("pot", 0.0) * template[E.MAX_HANDS] if params.get("match") else (
+        E.hand_utility_bound(template))
+    assert np.all(np.abs(results[:, 0]) <= bound)
     assert np.all(results[played, 4] % 3 == 0)  # trump bids only
     s = template.copy()
     out = np.zeros(4)
@@ -484,7 +486,8 @@ def lost_heir_invariants(params: dict, hands: int) -> None:
         assert s[E.LAST_DELTA:E.LAST_DELTA + 2].tolist() == expected
 
 
-LOST_HEIR_CONFIGURATIONS = [{}, {"dealer_may_pass": True, "no_overtricks": True, "min_bid": 7}]
+LOST_HEIR_CONFIGURATIONS = [{}, {"dealer_may_pass": True, "no_overtricks": True, "min_bid": 7},
+                            {"match": True, "pot": 1.0, "minus_target_loses": True}]
 
 
 @pytest.mark.parametrize("params", LOST_HEIR_CONFIGURATIONS, ids=str)
