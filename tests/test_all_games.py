@@ -36,9 +36,11 @@ VARIANT_CASES = [pytest.param(spec, _short(variant.settings()), id=variant.name)
                  for spec in SPECS for variant in spec.variants
                  if variant.status == "implemented" and variant.parameters]
 #: Configurations a variant entry covers beside its own settings: Kaiser's six players in three
-#: teams of two (11.14, ``three_teams``).
+#: teams of two (11.14, ``three_teams``); a Lost Heir match whose dealer may throw the hand in (11.10).
 VARIANT_CASES += [pytest.param(SPECS[0], {"players": 6, "three_teams": True},
-                               id="kaiser.six_player-three_teams")]
+                               id="kaiser.six_player-three_teams"),
+                  pytest.param(SPECS[0], _short({"lost_heir": True, "match": True, "dealer_may_pass": True}),
+                               id="kaiser.lost_heir-match")]
 
 
 def _uniform(rng: np.random.Generator):

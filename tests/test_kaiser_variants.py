@@ -20,6 +20,8 @@ from cardlab.games.kaiser.rules import (
     BONUS_POINTS,
     JOFFRE,
     JOFFRE_INSULT_POINTS,
+    LOST_HEIR,
+    LOST_HEIR_HAND_POINTS,
     MISDEAL,
     NUM_TRICKS,
     PASS,
@@ -731,6 +733,8 @@ def random_play_invariants(params: dict, hands: int) -> None:
             assert np.all((points >= -6) & (points <= 13))
         elif form == JOFFRE:  # V-K11: the insult takes 5 more
             assert np.all((points == per_hand) | (points == per_hand + JOFFRE_INSULT_POINTS))
+        elif form == LOST_HEIR:  # V-K14: a blank cancels the +5, the -3 or both
+            assert np.all(np.isin(points, LOST_HEIR_HAND_POINTS))
         else:
             assert np.all(points == per_hand)
         assert np.all(np.abs(results[:, 0]) <= E.hand_utility_bound(template))

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, highest_card, popcount, write_cards
-from cardlab.core.cards import suit_of
+from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
     CARDS_DEALT,
@@ -43,11 +43,14 @@ from cardlab.core.rng import random_below
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
+    BLANKS,
     BONUS_CARD,
     BONUS_POINTS,
     DECKS,
+    FAILED_CONTRACT_SCORES_NOTHING,
     FIVE_OF_HEARTS,
     FIVE_OF_HEARTS_POINTS,
+    FORM_BLANKS,
     FORM_DECK,
     FORM_HAS_NO_LIMIT,
     FORM_STRENGTH,
@@ -61,6 +64,8 @@ from cardlab.games.kaiser.rules import (
     KAISER_RANK,
     KITTY_EXTRA_CARDS,
     KITTY_SIZE,
+    LOST_HEIR,
+    LOST_HEIR_PLAY_STRENGTH,
     LOW_NO_TRUMP,
     LOW_STRENGTH,
     MAX_BID,
@@ -79,6 +84,7 @@ from cardlab.games.kaiser.rules import (
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
     TRUMP_BY_FIRST_LEAD,
+    TRUMP_SPECIALS,
     UNDISCARDABLE,
     WITH_TRUMP,
 )
@@ -340,6 +346,8 @@ def legal_actions(s, out):
     elif phase == BIDDING:
         seat = s[TO_MOVE]
         is_dealer = seat == s[DEALER]
+        if is_dealer and s[FORM] == LOST_HEIR:
+            return sale_actions(s, out)
         if not (is_dealer and s[HIGH_BID] < 0) or s[DEALER_MAY_PASS]:
             out[n] = PASS
             n += 1
@@ -374,9 +382,115 @@ def legal_actions(s, out):
 
 
 @njit(cache=True)
+def sale_actions(s, out):
+    """The Lost Heir dealer's node (V-K15): facing a high bid v, 52 accepts (sells it) and 60 + 3v
+    refuses (he declares at v, never higher); with no bid he declares at m (or, with
+    ``dealer_may_pass``, passes and throws the hand in)."""
+    n = 0
+    if s[HIGH_BID] >= 0 or s[DEALER_MAY_PASS]:
+        out[n] = PASS
+        n += 1
+    out[n] = BID + (s[HIGH_BID] if s[HIGH_BID] >= 0 else 3 * s[MIN_BID] + WITH_TRUMP)
+    return n + 1
+
+
+@njit(cache=True)
+def sold(s):
+    """The Lost Heir dealer accepted the high bid: his side scores its value for the sale (V-K15)."""
+    return s[FORM] == LOST_HEIR and s[HIGH_BID] >= 0 and s[SPOKEN + s[DEALER]] == PASS
+
+
+@njit(cache=True)
 def playable_cards(s, seat):
+    if s[FORM] == LOST_HEIR:
+        return lost_heir_playable_cards(s, seat)
     led_suit = suit_of(s[TRICK]) if s[TRICK_SIZE] > 0 else -1
     return follow_suit_choices(held_cards(s, seat), led_suit)
+
+
+@njit(cache=True)
+def suit_cards(s, suit):
+    """The cards that belong to ``suit``: its printed cards, except in Lost Heir, where the blanks
+    belong to no suit and the Lost Heir and the Wrong Boy to the trump suit (V-K13)."""
+    if s[FORM] != LOST_HEIR:
+        return SUIT_MASKS[suit]
+    cards = SUIT_MASKS[suit] & ~(BLANKS | TRUMP_SPECIALS)
+    return cards | TRUMP_SPECIALS if suit == s[TRUMP] else cards
+
+
+@njit(cache=True)
+def card_suit(s, card):
+    """The suit ``card`` belongs to (:func:`suit_cards`): -1 for a blank, and for the Lost Heir
+    and the Wrong Boy before the first lead fixes trump."""
+    if s[FORM] != LOST_HEIR:
+        return suit_of(card)
+    if (BLANKS >> card) & 1:
+        return -1
+    if (TRUMP_SPECIALS >> card) & 1:
+        return s[TRUMP]
+    return suit_of(card)
+
+
+@njit(cache=True)
+def led_suit_of(s, cards, count):
+    """The led suit of the trick ``cards[:count]``, -1 while none: the first card's suit, or in
+    Lost Heir that of the first card that is not a blank (V-K13)."""
+    for position in range(count):
+        suit = card_suit(s, cards[position])
+        if suit >= 0:
+            return suit
+    return -1
+
+
+@njit(cache=True)
+def lost_heir_playable_cards(s, seat):
+    """V-K13: the declarer's first lead is a suit card (it fixes trump); a blank is led only from
+    a hand of blanks; after a blank lead anything goes until a card fixes the led suit; then
+    follow it if possible (the Lost Heir and the Wrong Boy are trumps), else play any card."""
+    hand = s[HANDS + seat]
+    if s[TRICK_SIZE] == 0:
+        if trump_to_be_led(s):
+            return hand & ~(BLANKS | TRUMP_SPECIALS)
+        suited = hand & ~BLANKS
+        return suited if suited != 0 else hand
+    led = led_suit_of(s, s[TRICK:TRICK + s[TRICK_SIZE]], s[TRICK_SIZE])
+    if led < 0:
+        return hand
+    following = hand & suit_cards(s, led)
+    return following if following != 0 else hand
+
+
+@njit(cache=True)
+def winning_position(s, cards, count):
+    """Position of the card winning the trick ``cards[:count]`` under the contract played; -1 in
+    Lost Heir while only blanks lie there (a blank never wins, V-K13)."""
+    if s[FORM] != LOST_HEIR:
+        return trick_winner(cards, count, s[TRUMP], 0, card_strength(s))
+    led = led_suit_of(s, cards, count)
+    best = -1
+    best_class = 0
+    for position in range(count):
+        suit = card_suit(s, cards[position])
+        card_class = 2 if suit >= 0 and suit == s[TRUMP] else 1 if suit >= 0 and suit == led else 0
+        if card_class > best_class or (card_class == best_class and card_class > 0 and
+                                       LOST_HEIR_PLAY_STRENGTH[cards[position]]
+                                       > LOST_HEIR_PLAY_STRENGTH[cards[best]]):
+            best = position
+            best_class = card_class
+    return best
+
+
+@njit(cache=True)
+def _show_lost_heir_voids(s, seat, card, position):
+    """What a Lost Heir card shows (V-K13): not following the led suit shows a void in it, and
+    leading a blank shows a hand of blanks only (a void in every suit)."""
+    if position == 0:
+        if (BLANKS >> card) & 1:
+            s[VOIDS + seat] |= 15
+        return
+    led = led_suit_of(s, s[TRICK:TRICK + position], position)
+    if led >= 0 and card_suit(s, card) != led:
+        s[VOIDS + seat] |= 1 << led
 
 
 @njit(cache=True, inline="always")
@@ -597,10 +711,12 @@ def _play_card(s, card):
     players = s[NUM_PLAYERS]
     if position > 0:
         led_suit = suit_of(s[TRICK])
-        if suit_of(card) != led_suit:
+        if suit_of(card) != led_suit and s[FORM] != LOST_HEIR:
             s[VOIDS + seat] |= 1 << led_suit
     elif s[TRICK_NUMBER] == 0 and s[FORM] != STANDARD and TRUMP_BY_FIRST_LEAD[s[FORM]]:
         s[TRUMP] = suit_of(card)  # the declarer's first lead fixes trump, this card included
+    if s[FORM] == LOST_HEIR:
+        _show_lost_heir_voids(s, seat, card, position)
     if has_piles(s) and (s[PILE_CARDS] >> card) & 1:
         _play_pile_card(s, seat, card)
     else:
@@ -625,6 +741,8 @@ def high_strength(s):
 def card_strength(s):
     """The strength table of the contract being played (low no trump or a low choice reverses it;
     a form has its own order)."""
+    if s[FORM] == LOST_HEIR:
+        return LOST_HEIR_PLAY_STRENGTH
     if s[FORM] != STANDARD:
         return high_strength(s)
     if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
@@ -636,11 +754,11 @@ def card_strength(s):
 def _finish_trick(s):
     leader = s[TRICK_LEADER]
     players = s[NUM_PLAYERS]
-    winning_position = trick_winner(s[TRICK:TRICK + players], players, s[TRUMP], 0, card_strength(s))
-    winner = (leader + winning_position) % players
+    winning = winning_position(s, s[TRICK:TRICK + players], players)
+    winner = (leader + winning) % players
     team = side_of(s, winner)
     if s[FORM] != STANDARD:
-        points = _form_trick_points(s, leader, winning_position)
+        points = _form_trick_points(s, leader, winning)
     else:
         points = 1
         for position in range(players):
@@ -667,7 +785,7 @@ def _finish_trick(s):
 
 @njit(cache=True)
 def trump_to_be_led(s):
-    """The declarer's first lead is still to fix trump (11.8, 11.9)."""
+    """The declarer's first lead is still to fix trump (11.8-11.10)."""
     return TRUMP_BY_FIRST_LEAD[s[FORM]] and s[TRUMP] == NO_TRUMP and s[PHASE] == PLAYING
 
 
@@ -684,27 +802,32 @@ def penalty_card(s):
 
 
 @njit(cache=True)
-def _form_trick_points(s, leader, winning_position):
-    """A form's trick (11.7-11.9): 1, plus its bonus and penalty cards' points, to the winner.
+def _form_trick_points(s, leader, winning):
+    """A form's trick (11.7-11.10): 1, plus its bonus and penalty cards' points, to the winner;
+    in Lost Heir a blank in the trick cancels them (V-K14).
 
     Joffre's insult (V-K11): when the Kaiser (KS) wins a trick holding the Joffre (KH), the side
     of the seat that played the Joffre also scores -5, whichever side won the trick.
     """
     form = s[FORM]
     players = s[NUM_PLAYERS]
-    team = side_of(s, (leader + winning_position) % players)
-    points = 1
+    team = side_of(s, (leader + winning) % players)
+    special_points = 0
+    cancelled = False
     joffre_by = -1
     for position in range(players):
         card = s[TRICK + position]
         if card == BONUS_CARD[form]:
-            points += BONUS_POINTS[form]
+            special_points += BONUS_POINTS[form]
             s[FIVE_HEARTS_TEAM] = team
             joffre_by = (leader + position) % players
         elif card == PENALTY_CARD[form]:
-            points += PENALTY_POINTS[form]
+            special_points += PENALTY_POINTS[form]
             s[THREE_SPADES_TEAM] = team
-    if form == JOFFRE and joffre_by >= 0 and s[TRICK + winning_position] == PENALTY_CARD[form]:
+        elif (FORM_BLANKS[form] >> card) & 1:
+            cancelled = True
+    points = 1 if cancelled else 1 + special_points
+    if form == JOFFRE and joffre_by >= 0 and s[TRICK + winning] == PENALTY_CARD[form]:
         s[HAND_POINTS + side_of(s, joffre_by)] += JOFFRE_INSULT_POINTS
     return points
 
@@ -781,7 +904,8 @@ def hand_utility_bound(s):
 @njit(cache=True)
 def hand_deltas(s):
     """Each side's match-score change for the finished hand (rulings 4, 5 and V-K2, V-K18;
-    variants 11.20-11.25): the declaring side by its contract, every other side separately."""
+    variants 11.20-11.25): the declaring side by its contract, every other side separately; in
+    Lost Heir a failed contract scores 0 and the dealer's side adds a sale's value (V-K15, V-K16)."""
     declarer_team = side_of(s, s[DECLARER])
     bid = s[HIGH_BID]
     value = bid // 3
@@ -792,6 +916,8 @@ def hand_deltas(s):
         return deltas
     if bid == KAISER_40_RANK:
         deltas[declarer_team] = sign * KAISER_40_POINTS
+    elif sign < 0 and FAILED_CONTRACT_SCORES_NOTHING[s[FORM]]:
+        deltas[declarer_team] = 0
     elif sign < 0:
         deltas[declarer_team] = -(2 if is_no_trump(bid) else 1) * value
     else:
@@ -805,6 +931,8 @@ def hand_deltas(s):
         if (no_limit or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
                 or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
             deltas[other_team] = other_points
+    if sold(s):
+        deltas[side_of(s, s[DEALER])] += value
     return deltas
 
 

@@ -62,7 +62,7 @@ MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus
               "must_bid_to_win", "pot")
 #: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
 #: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = ("lost_heir",) + PASSING
+NOT_IMPLEMENTED = PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -419,6 +419,9 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     if s[E.PHASE] >= E.NAMING_TRUMP and s[E.DECLARER] >= 0:
         contract = contract_name(int(s[E.HIGH_BID])) + (" played low" if s[E.PLAYED_LOW] else "")
         lines.append(f"contract: {contract} by {_seat_name(int(s[E.DECLARER]))}")
+        if E.sold(s):  # Lost Heir (V-K15): the dealer accepted the bid
+            lines.append(f"sold: {_side_name(s, int(E.side_of(s, s[E.DEALER])))} scores "
+                         f"+{s[E.HIGH_BID] // 3} for the sale")
     if s[E.PHASE] >= E.PLAYING and s[E.TRICK_NUMBER] + s[E.TRICK_SIZE] > 0 or (
         s[E.PHASE] == E.PLAYING
     ):

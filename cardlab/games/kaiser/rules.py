@@ -171,8 +171,8 @@ def num_distinct_actions(kaiser_bid: bool, kaiser_40: bool) -> int:
 # ---- Forms (11.7-11.10): other packs and strength orders on Kaiser's frame --------------------
 # One row per form in each table below, indexed by the form's number, so that the engine reads a
 # form's pack, strength and point cards from data rather than testing for it.
-STANDARD, LES_ROIS, LES_ROIS_HETU, JOFFRE = 0, 1, 2, 3
-FORM_NAMES = ("standard", "les_rois", "les_rois_hetu", "joffre")
+STANDARD, LES_ROIS, LES_ROIS_HETU, JOFFRE, LOST_HEIR = 0, 1, 2, 3, 4
+FORM_NAMES = ("standard", "les_rois", "les_rois_hetu", "joffre", "lost_heir")
 NUM_FORMS = len(FORM_NAMES)
 
 KING_OF_HEARTS = card_id(HEARTS, KING)  # Les Rois' +5 (Hetu: +6); Joffre's "Joffre"
@@ -201,17 +201,53 @@ def _form_pack(minor_order: tuple[int, ...], major_order: tuple[int, ...]) -> tu
 _LES_ROIS_DECK, _LES_ROIS_STRENGTH = _form_pack(LES_ROIS_ORDER, LES_ROIS_ORDER)
 _HETU_DECK, _HETU_STRENGTH = _form_pack(HETU_MINOR_ORDER, LES_ROIS_ORDER)
 
-#: Each form's deck (Joffre plays the Les Rois pack, V-K10).
-FORM_DECK = np.array([STANDARD_DECK, _LES_ROIS_DECK, _HETU_DECK, _LES_ROIS_DECK], dtype=np.int64)
-#: Each form's strength within a suit (high; only the standard game has a low order).
-FORM_STRENGTH = np.stack([HIGH_STRENGTH, _LES_ROIS_STRENGTH, _HETU_STRENGTH, _LES_ROIS_STRENGTH])
+# Lost Heir (11.10, V-K12): each suit is 7 6 5 4 3 2 A (A = 1, lowest); the four kings are its
+# special cards, outside the printed suits: the Lost Heir (KH, +5) and the Wrong Boy (KS, -3)
+# join whatever suit is trump, as its highest and its lowest card, and the blanks (KC, KD)
+# belong to no suit, never win and cancel the Lost Heir's and the Wrong Boy's points (V-K13,
+# V-K14). The pack is Les Rois' 32 cards.
+LOST_HEIR_ORDER = (ACE, TWO, THREE, FOUR, FIVE, SIX, SEVEN)
+BLANKS = (1 << card_id(CLUBS, KING)) | (1 << card_id(DIAMONDS, KING))
+TRUMP_SPECIALS = (1 << KING_OF_HEARTS) | (1 << KING_OF_SPADES)  # the Lost Heir and the Wrong Boy
+_LOST_HEIR_DECK, _LOST_HEIR_STRENGTH = _form_pack(LOST_HEIR_ORDER, LOST_HEIR_ORDER)
+_LOST_HEIR_DECK |= BLANKS | TRUMP_SPECIALS
+
+
+def _lost_heir_play_strength() -> np.ndarray:
+    """Strength in play: the plain order one step up, the Wrong Boy below the A, the Lost Heir
+    above the 7 (they only ever meet cards of the trump suit); the blanks never win."""
+    strength = np.where(_LOST_HEIR_STRENGTH >= 0, _LOST_HEIR_STRENGTH + 1, -1)
+    strength[KING_OF_SPADES] = 0
+    strength[KING_OF_HEARTS] = len(LOST_HEIR_ORDER) + 1
+    return strength.astype(np.int64)
+
+
+#: Lost Heir's order in play (the table FORM_STRENGTH holds is the plain suits', specials -1).
+LOST_HEIR_PLAY_STRENGTH = _lost_heir_play_strength()
+
+#: Each form's deck (Joffre plays the Les Rois pack, V-K10; so does Lost Heir, with other roles).
+FORM_DECK = np.array([STANDARD_DECK, _LES_ROIS_DECK, _HETU_DECK, _LES_ROIS_DECK, _LOST_HEIR_DECK],
+                     dtype=np.int64)
+#: Each form's strength within a suit (high; only the standard game has a low order). A card of
+#: the pack at -1 belongs to no printed suit (Lost Heir's four specials).
+FORM_STRENGTH = np.stack([HIGH_STRENGTH, _LES_ROIS_STRENGTH, _HETU_STRENGTH, _LES_ROIS_STRENGTH,
+                          _LOST_HEIR_STRENGTH])
 #: The bonus card and its points, the penalty card and its points, of each form.
-BONUS_CARD = np.array([FIVE_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS], dtype=np.int64)
-BONUS_POINTS = np.array([FIVE_OF_HEARTS_POINTS, 5, 6, 5], dtype=np.int64)
-PENALTY_CARD = np.array([THREE_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES],
+BONUS_CARD = np.array([FIVE_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS, KING_OF_HEARTS],
+                      dtype=np.int64)
+BONUS_POINTS = np.array([FIVE_OF_HEARTS_POINTS, 5, 6, 5, 5], dtype=np.int64)
+PENALTY_CARD = np.array([THREE_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES, KING_OF_SPADES],
                         dtype=np.int64)
-PENALTY_POINTS = np.array([THREE_OF_SPADES_POINTS, -3, -3, -3], dtype=np.int64)
-#: The suit of the declarer's first lead is trump (no naming node): Hetu and Joffre.
-TRUMP_BY_FIRST_LEAD = np.array([False, False, True, True])
-#: Non-bidding sides always score (no limit, V-K1): both Les Rois.
-FORM_HAS_NO_LIMIT = np.array([False, True, True, False])
+PENALTY_POINTS = np.array([THREE_OF_SPADES_POINTS, -3, -3, -3, -3], dtype=np.int64)
+#: Cards whose presence in a trick cancels the bonus and penalty cards' points: Lost Heir's blanks.
+FORM_BLANKS = np.array([0, 0, 0, 0, BLANKS], dtype=np.int64)
+#: The suit of the declarer's first lead is trump (no naming node): Hetu, Joffre and Lost Heir.
+TRUMP_BY_FIRST_LEAD = np.array([False, False, True, True, True])
+#: Non-bidding sides always score (no limit, V-K1): both Les Rois and Lost Heir.
+FORM_HAS_NO_LIMIT = np.array([False, True, True, False, True])
+#: A failed contract scores nothing rather than minus the bid (Lost Heir, V-K16).
+FAILED_CONTRACT_SCORES_NOTHING = np.array([False, False, False, False, True])
+#: Every hand-point total a Lost Heir hand can give (8 tricks; +5 and -3 unless a blank cancels).
+LOST_HEIR_HAND_POINTS = (NUM_TRICKS + THREE_OF_SPADES_POINTS, NUM_TRICKS,
+                         NUM_TRICKS + FIVE_OF_HEARTS_POINTS + THREE_OF_SPADES_POINTS,
+                         NUM_TRICKS + FIVE_OF_HEARTS_POINTS)

@@ -1,11 +1,12 @@
 """Drawing the hidden cards of a Kaiser hand that fit everything a player knows.
 
 What a seat knows in Kaiser: its own hand, every card played, and which suits
-each player has shown out of. With a kitty (the 34-card game, 11.1, and the
-three players' missy, 11.12) two more cards are hidden: the kitty until the
-declarer takes it up (from everyone), and then his two discards (from
-everyone but him), which are never the 5H or the 3S. Every constraint is
-per card, so the core sampler
+each player has shown out of (in Lost Heir, 11.10, of the suits the cards
+belong to there; a blank lead shows a hand of blanks only, a void in every
+suit). With a kitty (the 34-card game, 11.1, and the three players' missy,
+11.12) two more cards are hidden: the kitty until the declarer takes it up
+(from everyone), and then his two discards (from everyone but him), which are
+never the 5H or the 3S. Every constraint is per card, so the core sampler
 (:func:`cardlab.core.sampling.sample_hidden_hands`) draws the hidden cards
 exactly uniformly, the kitty or the discards as one more "hand". Two players
 (11.11) hide the face-down pile cards from both: they are one more group,
@@ -36,6 +37,7 @@ from cardlab.games.kaiser.engine import (
     PILES,
     VOIDS,
     has_piles,
+    suit_cards,
     takes_kitty,
 )
 from cardlab.games.kaiser.rules import KITTY_SIZE, UNDISCARDABLE
@@ -73,7 +75,7 @@ def may_hold_masks(s, seat):
         allowed = unseen
         for suit in range(4):
             if (s[VOIDS + other] >> suit) & 1:
-                allowed &= ~SUIT_MASKS[suit]
+                allowed &= ~suit_cards(s, suit)  # Lost Heir: the suit a card belongs to (V-K13)
         may_hold[other] = allowed
     return may_hold
 

@@ -8,7 +8,12 @@ possible, give the 5 of hearts to your partners and never to the opponents,
 and get rid of the 3 of spades on an opponents' trick. In the forms
 (11.7-11.9) the same advice serves their order and their point cards (KH,
 KS), and where the first lead fixes trump the declarer leads the top card of
-his best suit.
+his best suit. In Lost Heir (11.10) the Lost Heir counts as a sure trick and a
+trump, the blanks as nothing; a player free to play a blank drops it on a
+trick where it cancels the other side's Lost Heir or his own side's Wrong Boy,
+and otherwise keeps it; the Wrong Boy is thrown away only where it cannot win
+(it is a trump); the dealer sells the bid unless declaring is worth more to
+his side than the sale (:func:`choose_sale`).
 """
 
 from __future__ import annotations
@@ -16,18 +21,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.bitboard import card_bit, cards_in, lowest_card, popcount
 from cardlab.core.cards import NINE, QUEEN, SUIT_MASKS, suit_of
 from cardlab.core.layout import NUM_PLAYERS
-from cardlab.core.tricks import trick_winner
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
     BID,
+    BLANKS,
     BONUS_CARD,
     BONUS_POINTS,
     FIVE_OF_HEARTS,
     KAISER_40_RANK,
     KAISER_RANK,
+    KING_OF_HEARTS,
+    KING_OF_SPADES,
+    LOST_HEIR,
     MAX_BID,
     MAX_SEATS,
     MISDEAL,
@@ -39,6 +47,7 @@ from cardlab.games.kaiser.rules import (
     PLAY_LOW,
     POINTS_PER_HAND,
     THREE_OF_SPADES,
+    TRUMP_SPECIALS,
     WITH_TRUMP,
 )
 
@@ -55,9 +64,20 @@ def places_from_top(strength, card):
 
 
 @njit(cache=True)
+def in_suit_order(cards, strength):
+    """The cards of ``cards`` that rank in their printed suit (``strength`` >= 0): all of them but
+    Lost Heir's four kings, which belong to the trump suit or to none (V-K13)."""
+    kept = np.int64(0)
+    for card in cards_in(cards):
+        if strength[card] >= 0:
+            kept |= card_bit(card)
+    return kept
+
+
+@njit(cache=True)
 def suit_score(hand, suit, strength):
     """How well ``suit`` would serve as trump: length first, then high cards."""
-    cards = hand & SUIT_MASKS[suit]
+    cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
     score = 2.0 * popcount(cards)
     for card in cards_in(cards):
         place = places_from_top(strength, card)
@@ -85,12 +105,14 @@ def best_trump_suit(hand, strength):
 @njit(cache=True)
 def estimated_points(s, hand, trump):
     """Points the hand should take by itself with ``trump`` (NO_TRUMP: -1), by the game's high
-    order and point cards (the 5H and 3S, or a form's KH and KS)."""
+    order and point cards (the 5H and 3S, or a form's KH and KS). Lost Heir's Lost Heir is a
+    sure trick and, with the Wrong Boy, one more trump; its blanks take nothing."""
     strength = E.high_strength(s)
     bonus = E.bonus_card(s)
+    lost_heir = s[E.FORM] == LOST_HEIR
     points = 0.0
     for suit in range(4):
-        cards = hand & SUIT_MASKS[suit]
+        cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
         length = popcount(cards)
         for card in cards_in(cards):
             place = places_from_top(strength, card)
@@ -103,11 +125,13 @@ def estimated_points(s, hand, trump):
             elif place == 3 and length >= 4:
                 points += 0.2
         if suit == trump:
+            length += popcount(hand & TRUMP_SPECIALS) if lost_heir else 0
             points += 0.6 * max(length - 2, 0)
         elif trump >= 0 and length <= 1:
             points += 0.3 * (2 - length)  # short side suits let trumps ruff
     if (hand >> bonus) & 1:  # worth 1.5 for a 5-point card, more when its suit is trump
-        points += 0.3 * BONUS_POINTS[s[E.FORM]] + (0.5 if trump == suit_of(bonus) else 0.0)
+        points += 0.3 * BONUS_POINTS[s[E.FORM]] + (1.0 if lost_heir else 0.5 if trump == suit_of(bonus)
+                                                    else 0.0)
     if (hand >> E.penalty_card(s)) & 1:
         points -= 1.0
     return points
@@ -149,11 +173,42 @@ def choose_kaiser_bid(s, seat, is_dealer):
 
 
 @njit(cache=True)
+def declaring_estimate(s, hand):
+    """The points the seat's side should take declaring with the hand's best suit as trump."""
+    trump = best_trump_suit(hand, E.high_strength(s))
+    return estimated_points(s, hand, trump) + partners_expected_points(s)
+
+
+@njit(cache=True)
+def choose_sale(s, seat):
+    """The Lost Heir dealer (V-K15): accept (52) or refuse (declare at v), or declare at m.
+
+    Selling pays v at once and his side still scores all it takes; refusing pays only if his
+    side makes v, and what it gains by declaring (trump of its choice and the lead) counts
+    twice, for it and no longer for the others. So he refuses only an opponent's bid, when he
+    expects to make it and declaring gains more than half the bid over defending.
+    """
+    hand = s[E.HANDS + seat]
+    as_declarer = declaring_estimate(s, hand)
+    if s[E.HIGH_BID] < 0:
+        if s[E.DEALER_MAY_PASS] and as_declarer < s[E.MIN_BID]:
+            return PASS
+        return BID + 3 * s[E.MIN_BID] + WITH_TRUMP
+    value = s[E.HIGH_BID] // 3
+    defending = estimated_points(s, hand, -1) + partners_expected_points(s)
+    if partner_holds_contract(s, seat) or as_declarer < value or 2.0 * (as_declarer - defending) <= value:
+        return PASS
+    return BID + s[E.HIGH_BID]
+
+
+@njit(cache=True)
 def choose_bid(s, seat):
     hand = s[E.HANDS + seat]
     if E.may_throw_in(s, seat):
         return MISDEAL
     is_dealer = seat == s[E.DEALER]
+    if is_dealer and s[E.FORM] == LOST_HEIR:
+        return choose_sale(s, seat)
     kaiser = choose_kaiser_bid(s, seat, is_dealer)
     if kaiser >= 0:
         return kaiser
@@ -188,7 +243,7 @@ def choose_bid(s, seat):
 @njit(cache=True)
 def highest_unplayed(s, suit, excluding):
     """The highest card of ``suit`` not yet played and not in ``excluding``."""
-    remaining = s[E.DECK] & SUIT_MASKS[suit] & ~s[E.PLAYED] & ~excluding
+    remaining = s[E.DECK] & E.suit_cards(s, suit) & ~s[E.PLAYED] & ~excluding
     best = -1
     best_strength = -100
     strength = E.card_strength(s)
@@ -204,7 +259,7 @@ def is_master(s, card):
     """True when no unplayed card of the suit outside our own hand beats ``card``."""
     seat = s[E.TO_MOVE]
     strength = E.card_strength(s)
-    others = s[E.DECK] & SUIT_MASKS[suit_of(card)] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+    others = s[E.DECK] & E.suit_cards(s, E.card_suit(s, card)) & ~s[E.PLAYED] & ~s[E.HANDS + seat]
     for other in cards_in(others):
         if strength[other] > strength[card]:
             return False
@@ -217,19 +272,20 @@ def choose_lead(s, seat, choices):
     trump = s[E.TRUMP]
     bonus, penalty = E.bonus_card(s), E.penalty_card(s)
     declaring = E.side_of(s, s[E.DECLARER]) == E.side_of(s, seat)
-    if E.trump_to_be_led(s):  # the first lead fixes trump (11.8, 11.9): lead the best suit's top
-        suit_cards = choices & SUIT_MASKS[best_trump_suit(choices, strength)]
+    if E.trump_to_be_led(s):  # the first lead fixes trump (11.8-11.10): lead the best suit's top
+        suit_cards = choices & SUIT_MASKS[best_trump_suit(choices, E.high_strength(s))]
         pool = suit_cards & ~card_bit(bonus) & ~card_bit(penalty)
         return highest_of(strength, pool if pool != 0 else suit_cards)
     # Declarers draw trumps with a master trump.
     if declaring and trump >= 0:
-        for card in cards_in(choices & SUIT_MASKS[trump]):
+        for card in cards_in(choices & E.suit_cards(s, trump)):
             if is_master(s, card) and card != bonus:
                 return card
     # Cash a master in a side suit.
     best = -1
     for card in cards_in(choices):
-        if suit_of(card) == trump or card == bonus:
+        suit = E.card_suit(s, card)
+        if suit < 0 or suit == trump or card == bonus:
             continue
         if is_master(s, card):
             if best < 0 or strength[card] > strength[best]:
@@ -242,13 +298,13 @@ def choose_lead(s, seat, choices):
     for suit in range(4):
         if suit == trump:
             continue
-        length = popcount(choices & SUIT_MASKS[suit] & ~card_bit(bonus))
+        length = popcount(choices & E.suit_cards(s, suit) & ~card_bit(bonus))
         if length > best_length:
             best_length = length
             best_suit = suit
     pool = choices & ~card_bit(bonus) & ~card_bit(penalty)
-    if best_suit >= 0 and pool & SUIT_MASKS[best_suit] != 0:
-        pool = pool & SUIT_MASKS[best_suit]
+    if best_suit >= 0 and pool & E.suit_cards(s, best_suit) != 0:
+        pool = pool & E.suit_cards(s, best_suit)
     if pool == 0:
         pool = choices
     return lowest_of(strength, pool)
@@ -284,8 +340,8 @@ def choose_follow(s, seat, choices):
     for i in range(position):
         trick[i] = s[E.TRICK + i]
     leader = s[E.TRICK_LEADER]
-    winning = trick_winner(trick, position, trump, 0, strength)
-    partner_winning = E.side_of(s, (leader + winning) % players) == E.side_of(s, seat)
+    winning = E.winning_position(s, trick, position)  # -1: only Lost Heir blanks so far
+    partner_winning = winning >= 0 and E.side_of(s, (leader + winning) % players) == E.side_of(s, seat)
     is_last = position == players - 1
     form = s[E.FORM]
     bonus, penalty = BONUS_CARD[form], PENALTY_CARD[form]
@@ -297,6 +353,14 @@ def choose_follow(s, seat, choices):
             holds_five = True
         elif trick[i] == penalty:
             trick_value += PENALTY_POINTS[form]
+    if form == LOST_HEIR:
+        blank = lost_heir_blank(s, choices, trick, position, partner_winning)
+        if blank >= 0:
+            return blank
+        if choices & ~BLANKS != 0:  # keep the blanks for a trick they can cancel
+            choices &= ~BLANKS
+        if trick_has_blank(trick, position):
+            trick_value, holds_five = 1, False
     # Partner already winning safely: feed him the 5H, else play low (keep the 3S away).
     partner_safe = partner_winning and (is_last or is_master_in_trick(s, trick[winning], trump))
     if partner_safe:
@@ -308,9 +372,9 @@ def choose_follow(s, seat, choices):
     cheapest_winner = -1
     for card in cards_in(choices):
         trick[position] = card
-        if trick_winner(trick, position + 1, trump, 0, strength) == position:
-            if cheapest_winner < 0 or _cost(card, trump, strength) < _cost(
-                cheapest_winner, trump, strength
+        if E.winning_position(s, trick, position + 1) == position:
+            if cheapest_winner < 0 or _cost(s, card, trump, strength) < _cost(
+                s, cheapest_winner, trump, strength
             ):
                 cheapest_winner = card
     worth_winning = trick_value + (BONUS_POINTS[form] if (choices >> bonus) & 1 else 0) > -1
@@ -318,9 +382,12 @@ def choose_follow(s, seat, choices):
         # Last to play, or a winner nobody can beat: take it.
         if is_last or is_master_in_trick(s, cheapest_winner, trump) or holds_five:
             return cheapest_winner
-    # Losing the trick: unload the 3S on the opponents, never the 5H.
+    # Losing the trick: unload the 3S on the opponents, never the 5H (Lost Heir's Wrong Boy is a
+    # trump: only where it does not take the trick).
     if not partner_winning and (choices >> penalty) & 1:
-        return penalty
+        trick[position] = penalty
+        if form != LOST_HEIR or E.winning_position(s, trick, position + 1) != position:
+            return penalty
     pool = choices & ~card_bit(bonus)
     if partner_winning:
         pool &= ~card_bit(penalty)
@@ -330,9 +397,34 @@ def choose_follow(s, seat, choices):
 
 
 @njit(cache=True)
-def _cost(card, trump, strength):
+def trick_has_blank(trick, count):
+    """A Lost Heir blank lies in the trick: its Lost Heir and Wrong Boy score nothing (V-K14)."""
+    for i in range(count):
+        if (BLANKS >> trick[i]) & 1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def lost_heir_blank(s, choices, trick, position, partner_winning):
+    """A blank to play, or -1: one that cancels the other side's Lost Heir (whoever plays it wins
+    the trick) or, on a trick the partner wins without it, the Wrong Boy's -3 (V-K14)."""
+    blanks = choices & BLANKS
+    if blanks == 0 or trick_has_blank(trick, position):
+        return -1
+    holds_heir = holds_boy = False
+    for i in range(position):
+        holds_heir = holds_heir or trick[i] == KING_OF_HEARTS
+        holds_boy = holds_boy or trick[i] == KING_OF_SPADES
+    if (holds_heir and not partner_winning) or (holds_boy and not holds_heir and partner_winning):
+        return lowest_card(blanks)
+    return -1
+
+
+@njit(cache=True)
+def _cost(s, card, trump, strength):
     """What spending ``card`` costs: trumps cost more than side cards."""
-    return strength[card] + (20 if suit_of(card) == trump else 0)
+    return strength[card] + (20 if E.card_suit(s, card) == trump else 0)
 
 
 @njit(cache=True)
@@ -341,10 +433,11 @@ def is_master_in_trick(s, card, trump):
     seat = s[E.TO_MOVE]
     strength = E.card_strength(s)
     unseen = s[E.DECK] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
-    for other in cards_in(unseen & SUIT_MASKS[suit_of(card)]):
+    suit = E.card_suit(s, card)
+    for other in cards_in(unseen & E.suit_cards(s, suit)):
         if strength[other] > strength[card]:
             return False
-    if trump >= 0 and suit_of(card) != trump and unseen & SUIT_MASKS[trump] != 0:
+    if trump >= 0 and suit != trump and unseen & E.suit_cards(s, trump) != 0:
         return False
     return True
 
@@ -387,7 +480,7 @@ def play_under_partner(s, seat, choices):
     position = s[E.TRICK_SIZE]
     players = s[NUM_PLAYERS]
     if position > 0 and (choices >> FIVE_OF_HEARTS) & 1:
-        winning = trick_winner(s[E.TRICK:E.TRICK + players], position, s[E.TRUMP], 0, strength)
+        winning = E.winning_position(s, s[E.TRICK:E.TRICK + players], position)
         if partner_holds_contract(s, seat) and (s[E.TRICK_LEADER] + winning) % players == s[E.DECLARER]:
             return FIVE_OF_HEARTS
     pool = choices & ~card_bit(FIVE_OF_HEARTS)

@@ -15,6 +15,7 @@ LATER = "not implemented yet"
 
 
 FORM_TESTS = "tests/test_kaiser_forms.py::"
+LOST_HEIR_TESTS = "tests/test_kaiser_lost_heir.py::"
 
 
 def _tests(*names: str, file: str = TESTS) -> tuple[str, ...]:
@@ -75,7 +76,19 @@ VARIANTS = (
                    "test_rules_player_fixes_trump_with_the_top_of_its_best_suit", file=FORM_TESTS)),
     Variant("kaiser.lost_heir", "P", ("lost_heir=true",),
             "Lost Heir: blanks, Lost Heir +5 as top trump, Wrong Boy -3, the dealer sells the bid, target 25",
-            ("V-K1", "V-K12", "V-K13", "V-K14", "V-K15", "V-K16"), status=LATER),
+            ("V-K1", "V-K12", "V-K13", "V-K14", "V-K15", "V-K16"),
+            _tests("test_pack_and_orders_v_k12", "test_first_lead_is_a_suit_card_and_fixes_trump_v_k13",
+                   "test_lost_heir_and_wrong_boy_belong_to_the_trump_suit_v_k13",
+                   "test_blanks_follow_only_when_out_of_suit_and_never_win_v_k13",
+                   "test_a_blank_led_from_a_hand_of_blanks_v_k13",
+                   "test_a_blank_cancels_the_lost_heir_and_the_wrong_boy_v_k14",
+                   "test_dealer_accepts_the_sale_v_k15", "test_dealer_refuses_the_sale_and_declares_v_k15",
+                   "test_dealer_declares_at_the_minimum_when_nobody_bids_v_k15",
+                   "test_scoring_made_failed_and_the_sale_v_k16",
+                   "test_target_25_and_the_declaring_side_wins_a_tie_v_k16",
+                   "test_resampled_worlds_keep_what_each_seat_knows_at_every_node",
+                   "test_rules_player_sells_an_ordinary_bid_and_refuses_with_a_long_suit",
+                   file=LOST_HEIR_TESTS)),
     Variant("kaiser.two_player", "P", ("players=2",),
             "two players, 8 cards in hand and four face-down piles of 2 each", ("V-K17",),
             _player_tests("test_two_player_deal_fills_the_hands_then_the_piles",
