@@ -705,6 +705,13 @@ COMBINATIONS = [
     {"les_rois": True, "match": True, "no_overtricks": True, "dealer_may_pass": True, "pot": 1.0},
     {"les_rois_hetu": True, "min_bid": 7, "match": True, "minus_target_loses": True},
     {"joffre": True, "match": True, "target": 42, "non_bidder_limit": 30},
+    # The passing rules (11.32-11.35) with the kitty, the misdeals, the match rules and the forms.
+    {"pass_two_to_partner": True, "kitty_34_card": True, "four_of_a_rank_misdeal": True},
+    {"hearts_style_passing": True, "match": True, "pot": 1.0, "dealer_may_pass": True},
+    {"partner_exchange_after_bidding": True, "kitty_34_card": True, "any_contract_high_or_low": True,
+     "kaiser_40": True},
+    {"pass_one_to_partner": True, "les_rois_hetu": True},
+    {"partner_exchange_after_bidding": True, "joffre": True, "match": True},
 ]
 #: The four-player variants; the player counts (11.11-11.14) have their own invariants in
 #: tests/test_kaiser_players.py.
