@@ -13,6 +13,7 @@ import numpy as np
 import pyspiel
 import pytest
 from conftest import act, deal, tournament_rows
+from test_kaiser_rules import ONE_SUIT_EACH, WEAK_FOR_P0
 
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
@@ -21,20 +22,9 @@ from cardlab.games.kaiser.game import new_engine_state
 from cardlab.games.kaiser.rules import MISDEAL
 from cardlab.games.kaiser.strategy import rules_action
 
-# One suit each: P0 clubs, P1 diamonds, P2 hearts with the 5H, P3 spades with the 3S.
-SUITS = {
-    0: "7C 8C 9C TC JC QC KC AC",
-    1: "7D 8D 9D TD JD QD KD AD",
-    2: "5H 8H 9H TH JH QH KH AH",
-    3: "3S 8S 9S TS JS QS KS AS",
-}
-# P0 (the dealer, who gives last) holds no A, K, Q, J, 5H or 3S: a weak hand.
-WEAK_FOR_P0 = {
-    0: "7C 8C 9C TC 7D 8D 9D TD",
-    1: "JC QC KC AC JD QD KD AD",
-    2: "5H 8H 9H TH JH QH KH AH",
-    3: "3S 8S 9S TS JS QS KS AS",
-}
+#: One suit each: P0 clubs, P1 diamonds, P2 hearts with the 5H, P3 spades with the 3S. (In
+#: WEAK_FOR_P0, P0, the dealer, who gives last, holds no A, K, Q, J, 5H or 3S.)
+SUITS = ONE_SUIT_EACH
 
 
 def load(**params) -> pyspiel.Game:
@@ -302,26 +292,27 @@ def test_resampled_worlds_redraw_the_gifts_the_seat_never_saw():
 
 
 # ---- The rules player --------------------------------------------------------------------------------
-def test_rules_player_gives_its_partner_strength():
-    state = deal(load(pass_two_to_partner=True).new_initial_state(), SUITS)
+def rules_player_gifts(**params) -> list[str]:
+    """What the rules player gives, node by node, from the one-suit deal."""
+    state = deal(load(**params).new_initial_state(), SUITS)
     given = []
     while state.array[E.PHASE] == E.GIVING:
         action = int(rules_action(state.array, make_stream(0)))
         given.append(state.action_to_string(state.current_player(), action))
         state.apply_action(action)
+    return given
+
+
+def test_rules_player_gives_its_partner_strength():
     # The two top cards, never the 5H (P2) nor the 3S (P3).
-    assert given == ["give KD", "give AD", "give KH", "give AH", "give KS", "give AS", "give KC", "give AC"]
+    assert rules_player_gifts(pass_two_to_partner=True) == [
+        "give KD", "give AD", "give KH", "give AH", "give KS", "give AS", "give KC", "give AC"]
 
 
 def test_rules_player_gives_an_opponent_the_three_of_spades():
-    state = deal(load(hearts_style_passing=True).new_initial_state(), SUITS)
-    given = []
-    while state.array[E.PHASE] == E.GIVING:
-        action = int(rules_action(state.array, make_stream(0)))
-        given.append(state.action_to_string(state.current_player(), action))
-        state.apply_action(action)
     # To the left (an opponent): the 3S first, then the weakest cards; the 5H is kept.
-    assert given == ["give 7D", "give 8D", "give 8H", "give 9H", "give 3S", "give 8S", "give 7C", "give 8C"]
+    assert rules_player_gifts(hearts_style_passing=True) == [
+        "give 7D", "give 8D", "give 8H", "give 9H", "give 3S", "give 8S", "give 7C", "give 8C"]
 
 
 def test_rules_player_throws_a_weak_hand_in_at_its_first_giving_node():
