@@ -36,11 +36,18 @@ VARIANT_CASES = [pytest.param(spec, _short(variant.settings()), id=variant.name)
                  for spec in SPECS for variant in spec.variants
                  if variant.status == "implemented" and variant.parameters]
 #: Configurations a variant entry covers beside its own settings: Kaiser's six players in three
-#: teams of two (11.14, ``three_teams``); a Lost Heir match whose dealer may throw the hand in (11.10).
+#: teams of two (11.14, ``three_teams``); a Lost Heir match whose dealer may throw the hand in (11.10);
+#: the passing rules with the kitty game (11.32-11.35).
 VARIANT_CASES += [pytest.param(SPECS[0], {"players": 6, "three_teams": True},
                                id="kaiser.six_player-three_teams"),
                   pytest.param(SPECS[0], _short({"lost_heir": True, "match": True, "dealer_may_pass": True}),
-                               id="kaiser.lost_heir-match")]
+                               id="kaiser.lost_heir-match"),
+                  # Passing before the auction and a kitty after it; the exchange before the kitty.
+                  pytest.param(SPECS[0], {"pass_two_to_partner": True, "kitty_34_card": True},
+                               id="kaiser.pass_two_to_partner-kitty_34_card"),
+                  pytest.param(SPECS[0], {"partner_exchange_after_bidding": True, "kitty_34_card": True,
+                                          "high_or_low_announced_after_bid": True},
+                               id="kaiser.partner_exchange_after_bidding-kitty_34_card")]
 
 
 def _uniform(rng: np.random.Generator):

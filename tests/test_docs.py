@@ -24,6 +24,7 @@ import cardlab  # noqa: F401  (registers the games)
 from cardlab.core.bitboard import cards_in
 from cardlab.core.cards import NUM_CARD_IDS, card_string
 from cardlab.core.engine import CHANCE_PLAYER
+from cardlab.games.kaiser import engine as kaiser_engine
 from cardlab.games.kaiser import game as kaiser_game
 from cardlab.games.kaiser import rules as kaiser_rules
 from cardlab.games.literature import game as literature_game
@@ -144,12 +145,20 @@ def placing_string(player: int, action: int) -> str:
     return twenty_eight_game.state_action_to_string(state, player, action)
 
 
+def giving_string(player: int, action: int) -> str:
+    """Kaiser's string of ``action`` at a giving node (11.32-11.35)."""
+    state = np.zeros(kaiser_engine.STATE_SIZE, dtype=np.int64)
+    state[kaiser_engine.PHASE] = kaiser_engine.GIVING
+    return kaiser_game.state_action_to_string(state, player, action)
+
+
 #: ``(game, context)``: the function that gives the code's string of an action id.
 CONTEXTS = {
     **{(game, "chance"): partial(module.action_to_string, CHANCE_PLAYER)
        for game, (module, _, _) in GAMES.items()},
     **{(game, "players"): partial(module.action_to_string, 0) for game, (module, _, _) in GAMES.items()},
     ("twenty_eight", "placing the indicator"): partial(placing_string, 0),
+    ("kaiser", "giving cards"): partial(giving_string, 0),
 }
 
 

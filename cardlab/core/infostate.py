@@ -25,7 +25,8 @@ A token is one of:
   ``detail``, what the step revealed beyond it (an ask's answer, the cards a
   claim shows, the trump indicator turned face up).
 * ``unseen_action(mover)``: a choice made out of the player's sight; the
-  player only sees who made it.
+  player only sees who made it (``unseen_action_revealing(mover, detail)``:
+  and what the step showed him anyway).
 
 Equal keys mean equal token sequences, up to 64-bit hash collisions, and each
 game chooses its tokens so that equal token sequences mean equal observation
@@ -45,7 +46,7 @@ NOTHING = 0
 # Token kinds, in bits 0-1. Then, by kind:
 # deal: bits 2-55 the hand (card ids 0..53), bits 56-62 the detail;
 # action: bits 2-5 the mover, 6-16 the action id (< 2048), 17-62 the detail;
-# unseen action: bits 2-5 the mover.
+# unseen action: bits 2-5 the mover, 17-62 the detail (what the step revealed anyway).
 _DEAL, _ACTION, _UNSEEN_ACTION = 1, 2, 3
 _KEY_SEED = np.uint64(0x6A09E667F3BCC908)  # any fixed non-zero start
 
@@ -67,6 +68,13 @@ def seen_action(mover, action, detail):
 def unseen_action(mover):
     """The token of a choice ``mover`` made out of the player's sight."""
     return np.int64(_UNSEEN_ACTION) | (np.int64(mover) << 2)
+
+
+@njit(cache=True)
+def unseen_action_revealing(mover, detail):
+    """The token of a choice ``mover`` made out of the player's sight, whose step still showed the
+    player ``detail`` (Kaiser: the cards handed to him when the last given card is delivered)."""
+    return unseen_action(mover) | (np.int64(detail) << 17)
 
 
 @njit(cache=True)

@@ -179,11 +179,12 @@ def observed_action(game, s, action, observer):
     """How ``observer`` sees ``action`` taken in ``s``: hidden choices map to ``HIDDEN_ACTION``.
 
     In Twenty-Eight the card a bidder places face down as the trump indicator
-    is seen by nobody else; in Kaiser's 34-card game (11.1), the declarer's discards.
+    is seen by nobody else; in Kaiser's 34-card game (11.1), the declarer's discards, and
+    with a passing rule (11.32-11.35) the cards given.
     """
     if game == TWENTY_EIGHT and twenty_eight_observation.hides_choice(s, observer):
         return HIDDEN_ACTION
-    if game == KAISER and kaiser_observation.hides_choice(s, observer):  # kitty discards (11.1)
+    if game == KAISER and kaiser_observation.hides_action(s, action, observer):  # discards, cards given
         return HIDDEN_ACTION
     return action
 

@@ -90,10 +90,12 @@ from cardlab.games.kaiser.rules import (
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ------------
-# In the order of a hand; choosing high or low (11.5, 11.6) comes after naming trump.
-BIDDING, NAMING_TRUMP, HIGH_OR_LOW, DISCARDING, PLAYING, GAME_OVER = 1, 2, 3, 4, 5, 6
+# In the order of a hand; choosing high or low (11.5, 11.6) comes after naming trump. Giving
+# cards (11.32-11.35) comes before the auction or right after it, so it has a code of its own
+# after PLAYING: never compare it with the others by order (``kitty_taken`` says why).
+BIDDING, NAMING_TRUMP, HIGH_OR_LOW, DISCARDING, PLAYING, GIVING, GAME_OVER = 1, 2, 3, 4, 5, 6, 7
 PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "discarding", "playing",
-               "game over")
+               "giving cards", "game over")
 
 # ---- State layout ---------------------------------------------------------------
 # Slots 0-13: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
@@ -169,16 +171,27 @@ PILE_CARDS = 215  # mask of the pile cards not played yet
 FACE_UP = 216  # mask of the pile cards lying face up (seen by both players)
 # Appended for the forms (11.7-11.9).
 FORM = 217  # parameter: the form played, rules.FORM_NAMES (0: the standard game)
-STATE_SIZE = 218
+# Appended for the card passing (11.32-11.35).
+PASSING_RULE = 218  # parameter: NO_PASSING, PASS_ONE, PASS_TWO, HEARTS_STYLE or EXCHANGE_AFTER_BIDDING
+GIVEN = 219  # 6 slots: the cards each seat gave this hand (in transit until DELIVERED)
+DELIVERED = 225  # 1 once this hand's given cards reached their receivers
+HANDS_SCORED = 226  # hands scored so far in the match: the hearts-style direction (V-K29)
+STATE_SIZE = 227
 
-#: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then FORM.
-PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM], dtype=np.int64)
+#: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then
+#: the appended ones (FORM, PASSING_RULE).
+PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM, PASSING_RULE], dtype=np.int64)
 NUM_PARAMETERS = len(PARAMETER_SLOTS)
 
 HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
 NUM_PILES = 4  # per player (11.11), two cards each
 PILE_DEAL_START = 16  # the deal's card k >= this goes to a pile (11.11: the hands are dealt first)
 DRAWN = MAX_SEATS  # WINNER of a drawn match or a thrown-in hand: no side has this number
+
+# PASSING_RULE values (11.32-11.35): who gives how many cards to whom, and when.
+NO_PASSING, PASS_ONE, PASS_TWO, HEARTS_STYLE, EXCHANGE_AFTER_BIDDING = 0, 1, 2, 3, 4
+CARDS_GIVEN = np.array([0, 1, 2, 2, 2], dtype=np.int64)  # c, per PASSING_RULE
+HEARTS_DIRECTIONS = np.array([1, 3, 2], dtype=np.int64)  # left, right, partner, by scored hands mod 3
 
 MAX_LEGAL_ACTIONS = 52  # a six-player deal's 48 chance outcomes, or 1 + 3 * 7 bids + misdeal + 2, rounded up
 
@@ -202,6 +215,7 @@ def new_state(parameters):
     s[POT_PAYMENTS:POT_PAYMENTS + MAX_SEATS] = 0
     s[WINNER] = -1
     s[MISDEAL_BY] = -1
+    s[HANDS_SCORED] = 0
     start_hand(s, s[FIRST_DEALER])
     return s
 
@@ -277,6 +291,8 @@ def start_hand(s, dealer):
     s[KITTY] = s[DISCARDS] = 0
     s[PILES:PILES + 2 * 2 * NUM_PILES] = -1
     s[PILE_CARDS] = s[FACE_UP] = 0
+    s[GIVEN:GIVEN + MAX_SEATS] = 0
+    s[DELIVERED] = 0
 
 
 @njit(cache=True)
@@ -287,6 +303,8 @@ def may_throw_in(s, seat):
     have no misdeal (V-K9).
     """
     if s[FORM] != STANDARD:
+        return False
+    if passes_before_auction(s) and s[PHASE] != GIVING:  # V-K28: only at the first giving node
         return False
     hand = s[HANDS + seat]
     if not s[LOW_WEAK_HAND_NO_MISDEAL] and hand & MISDEAL_HONOURS == 0:
@@ -378,6 +396,11 @@ def legal_actions(s, out):
     elif phase == PLAYING:
         seat = s[TO_MOVE]
         n = write_cards(playable_cards(s, seat), out, 0)
+    elif phase == GIVING:
+        n = write_cards(giving_choices(s), out, 0)
+        if may_throw_in_before_giving(s, s[TO_MOVE]):
+            out[n] = MISDEAL
+            n += 1
     return n
 
 
@@ -562,6 +585,8 @@ def apply_action(s, action):
         _take_kitty_or_play(s)
     elif phase == DISCARDING:
         _discard(s, action)
+    elif phase == GIVING:
+        _give(s, action)
     else:
         _play_card(s, action)
 
@@ -602,7 +627,7 @@ def _deal_card(s, card):
         s[HANDS + seat] |= card_bit(card)
         record_deal(s, seat, card)
     if s[CARDS_DEALT] == cards_to_deal(s):
-        s[PHASE] = BIDDING
+        s[PHASE] = GIVING if passes_before_auction(s) else BIDDING
         s[TO_MOVE] = (s[DEALER] + 1) % players
 
 
@@ -622,17 +647,112 @@ def _bid(s, action):
         if s[HIGH_BID] < 0:  # everyone passed (11.27)
             _throw_in(s)
             return
-        s[TO_MOVE] = s[DECLARER]
-        if has_piles(s):  # V-K17: the pile tops turn face up before trump is named
-            for place in range(1, 2 * 2 * NUM_PILES, 2):
-                s[FACE_UP] |= card_bit(s[PILES + place])
-        if names_trump(s[HIGH_BID]) and not TRUMP_BY_FIRST_LEAD[s[FORM]]:
-            s[PHASE] = NAMING_TRUMP
-        else:
-            s[TRUMP] = NO_TRUMP
-            _after_trump(s)
+        if s[PASSING_RULE] == EXCHANGE_AFTER_BIDDING:  # 11.35: before trump is named
+            s[PHASE] = GIVING
+            s[TO_MOVE] = (s[DEALER] + 1) % s[NUM_PLAYERS]
+            return
+        _after_auction(s)
     else:
         s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+
+
+@njit(cache=True)
+def _after_auction(s):
+    """The declarer's steps after the auction (and 11.35's exchange): piles, trump, high or low."""
+    s[TO_MOVE] = s[DECLARER]
+    if has_piles(s):  # V-K17: the pile tops turn face up before trump is named
+        for place in range(1, 2 * 2 * NUM_PILES, 2):
+            s[FACE_UP] |= card_bit(s[PILES + place])
+    if names_trump(s[HIGH_BID]) and not TRUMP_BY_FIRST_LEAD[s[FORM]]:
+        s[PHASE] = NAMING_TRUMP
+    else:
+        s[TRUMP] = NO_TRUMP
+        _after_trump(s)
+
+
+# ---- Giving cards (11.32-11.35, §2.4 steps 2 and 5) ------------------------------------------
+@njit(cache=True, inline="always")
+def passes_before_auction(s):
+    """11.32-11.34: the cards are given between the deal and the auction."""
+    return s[PASSING_RULE] != NO_PASSING and s[PASSING_RULE] != EXCHANGE_AFTER_BIDDING
+
+
+@njit(cache=True)
+def cards_to_give(s):
+    """c: how many cards each seat gives (0 without a passing rule)."""
+    return CARDS_GIVEN[s[PASSING_RULE]]
+
+
+@njit(cache=True)
+def receiver_of(s, giver):
+    """Who receives ``giver``'s cards: the partner, or with 11.34 left, right, partner by the
+    hands scored so far (V-K29: a thrown-in deal keeps the direction; hand mode passes left)."""
+    if s[PASSING_RULE] == HEARTS_STYLE:
+        return (giver + HEARTS_DIRECTIONS[s[HANDS_SCORED] % 3]) % 4
+    return (giver + 2) % 4
+
+
+@njit(cache=True)
+def giver_to(s, receiver):
+    """The seat whose cards ``receiver`` gets (the receivers are a permutation of the seats)."""
+    for giver in range(s[NUM_PLAYERS]):
+        if receiver_of(s, giver) == receiver:
+            return giver
+    return -1
+
+
+@njit(cache=True)
+def giving_choices(s):
+    """The mover's next card to give, in ascending id order (§0 multi-card choice): above his
+    previous choice, leaving enough higher cards for the choices still to come."""
+    seat = s[TO_MOVE]
+    given = s[GIVEN + seat]
+    eligible = s[HANDS + seat]
+    if given != 0:
+        eligible &= ~((card_bit(highest_card(given)) << 1) - 1)
+    for _ in range(cards_to_give(s) - 1 - popcount(given)):
+        eligible &= ~card_bit(highest_card(eligible))
+    return eligible
+
+
+@njit(cache=True)
+def may_throw_in_before_giving(s, seat):
+    """V-K28: before the auction the misdeal is declared at the seat's first giving node, on its
+    dealt cards (its hand then); never at 11.35's exchange (clarification 8)."""
+    return passes_before_auction(s) and s[GIVEN + seat] == 0 and may_throw_in(s, seat)
+
+
+@njit(cache=True)
+def _give(s, action):
+    """A card leaves the giver's hand at once; after the last node every given card is
+    delivered together (§0 simultaneous choices)."""
+    seat = s[TO_MOVE]
+    if action == MISDEAL:
+        s[MISDEAL_BY] = seat
+        _throw_in(s)
+        return
+    s[HANDS + seat] &= ~card_bit(action)
+    s[GIVEN + seat] |= card_bit(action)
+    if popcount(s[GIVEN + seat]) < cards_to_give(s):
+        return
+    if seat != s[DEALER]:  # the dealer gives last
+        s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+        return
+    for giver in range(s[NUM_PLAYERS]):
+        s[HANDS + receiver_of(s, giver)] |= s[GIVEN + giver]
+    s[DELIVERED] = 1
+    if passes_before_auction(s):
+        s[PHASE] = BIDDING
+        s[TO_MOVE] = (s[DEALER] + 1) % s[NUM_PLAYERS]
+    else:
+        _after_auction(s)
+
+
+@njit(cache=True)
+def kitty_taken(s):
+    """The declarer has taken the kitty up (11.1, 11.12). GIVING's code comes after DISCARDING's
+    but 11.35's exchange is before it, hence this test rather than a comparison of phases."""
+    return takes_kitty(s) and s[PHASE] >= DISCARDING and s[PHASE] != GIVING
 
 
 @njit(cache=True)
@@ -946,6 +1066,7 @@ def _score_hand(s):
         s[LAST_DELTA + team] = deltas[team]
         s[MATCH_SCORE + team] += deltas[team]
     s[HAND_NUMBER] += 1
+    s[HANDS_SCORED] += 1
     if not s[MATCH]:
         s[PHASE] = GAME_OVER
         return

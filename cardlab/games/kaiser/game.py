@@ -60,9 +60,6 @@ PASSING = ("pass_one_to_partner", "pass_two_to_partner", "hearts_style_passing",
 HIGH_OR_LOW = ("high_or_low_announced_after_bid", "any_contract_high_or_low")
 MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus_target_loses",
               "must_bid_to_win", "pot")
-#: The variants of docs/rules/kaiser.md#variants that load_game still refuses, at any value but
-#: the default: playing them as the standard game would be a silently wrong game.
-NOT_IMPLEMENTED = PASSING
 
 DEFAULT_PARAMETERS = {
     "dealer": 0,
@@ -208,17 +205,16 @@ def check_combination(p: dict[str, Any]) -> None:
         _reject("'must_bid_to_win' and 'minus_target_loses' are two different ways to end the match")
     if p["must_bid_to_win"] and p["five_hearts_breaks_limit"]:
         _reject("'must_bid_to_win' has no non-bidder limit for 'five_hearts_breaks_limit' to break")
-    unfinished = [name for name in NOT_IMPLEMENTED if p[name] != DEFAULT_PARAMETERS[name]]
-    if unfinished:
-        _reject(f"the variant {unfinished} is not implemented yet (docs/rules/kaiser.md#variants)")
 
 
-def hand_length(players: int) -> int:
-    """The most nodes a hand can take: deal and kitty, bids, trump, high or low, discards, play.
+def hand_length(players: int, cards_given: int = 0) -> int:
+    """The most nodes a hand can take: deal and kitty, giving, bids, trump, high or low, discards,
+    play.
 
-    Every dealt card is played but the discards; two players also deal and play their piles."""
+    Every dealt card is played but the discards; two players also deal and play their piles;
+    with a passing rule (11.32-11.35) each seat gives ``cards_given`` cards, one a node."""
     cards = 4 * HAND_SIZE if players == 2 else players * HAND_SIZE
-    return (cards + KITTY_SIZE) + players + 2 + KITTY_SIZE + cards
+    return (cards + KITTY_SIZE) + players * (1 + cards_given) + 2 + KITTY_SIZE + cards
 
 
 def action_to_string(player: int, action: int) -> str:
@@ -246,7 +242,10 @@ def action_to_string(player: int, action: int) -> str:
 
 
 def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
-    """The string of ``action`` in state ``s`` (the engine's); no Kaiser string depends on the state."""
+    """The string of ``action`` in state ``s`` (the engine's): a card given (11.32-11.35) reads
+    ``"give 5H"``, every other string is the state's alone."""
+    if s[E.PHASE] == E.GIVING and 0 <= int(action) < 52:
+        return "give " + card_string(int(action))
     return action_to_string(player, action)
 
 
@@ -259,6 +258,11 @@ def kaiser_engine(num_players: int) -> Engine:
 KAISER_ENGINE = kaiser_engine(NUM_PLAYERS)
 
 GAME_TYPE = card_game_type(GAME_NAME, "Kaiser (cardlab)", 2, MAX_SEATS, DEFAULT_PARAMETERS)
+
+
+def passing_rule_of(p: dict[str, Any]) -> int:
+    """The engine's PASSING_RULE for these parameters (at most one is set: check_combination)."""
+    return next((rule for rule, name in enumerate(PASSING, start=E.PASS_ONE) if p[name]), E.NO_PASSING)
 
 
 def form_of(p: dict[str, Any]) -> int:
@@ -288,7 +292,7 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.KAISER_40: p["kaiser_40"],
         E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
         E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
-        E.KITTY_34_CARD: p["kitty_34_card"], E.FORM: form_of(p),
+        E.KITTY_34_CARD: p["kitty_34_card"], E.FORM: form_of(p), E.PASSING_RULE: passing_rule_of(p),
         E.PLAYERS: p["players"], E.THREE_TEAMS: p["three_teams"],
     }
     position = {int(slot): k for k, slot in enumerate(E.PARAMETER_SLOTS)}
@@ -324,7 +328,8 @@ class KaiserGame(EngineGame):
             min_utility=-utility,
             max_utility=utility,
             utility_sum=0.0,
-            max_game_length=hand_length(p["players"]) * (p["max_hands"] if p["match"] else 1),
+            max_game_length=hand_length(p["players"], int(E.CARDS_GIVEN[passing_rule_of(p)]))
+            * (p["max_hands"] if p["match"] else 1),
         )
         super().__init__(GAME_TYPE, info, params or {})
         self.engine = kaiser_engine(p["players"])
@@ -373,6 +378,28 @@ def _side_name(s: np.ndarray, side: int) -> str:
     return f"team {side}" if s[E.NUM_SIDES] < s[E.NUM_PLAYERS] else _seat_name(side)
 
 
+def _giving_lines(s: np.ndarray, player: int | None) -> list[str]:
+    """Cards given (11.32-11.35): how many each seat has given (public), and the cards as
+    ``player`` knows them: his own, and those he received once delivered (everything for the
+    full view)."""
+    players = int(s[E.NUM_PLAYERS])
+    givers = [seat for seat in range(players) if s[E.GIVEN + seat]]
+    if not givers and s[E.PHASE] != E.GIVING:
+        return []
+    order = [(int(s[E.DEALER]) + 1 + k) % players for k in range(players)]
+    counts = ", ".join(f"{_seat_name(seat)} {popcount(int(s[E.GIVEN + seat]))}"
+                       for seat in order if s[E.GIVEN + seat])
+    lines = [f"cards given: {counts or '-'}" + (", delivered" if s[E.DELIVERED] else "")]
+    for giver in order:
+        given = int(s[E.GIVEN + giver])
+        receiver = int(E.receiver_of(s, giver))
+        if given and player in (None, giver):
+            lines.append(f"{_seat_name(giver)} gave {cards_string(given)} to {_seat_name(receiver)}")
+        elif given and player == receiver and s[E.DELIVERED]:
+            lines.append(f"{_seat_name(receiver)} received {cards_string(given)} from {_seat_name(giver)}")
+    return lines
+
+
 def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     """A readable view of the state: everything (``player=None``) or what ``player`` sees.
 
@@ -409,6 +436,7 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             lines.append(f"kitty: {cards_string(int(kitty))}, discarded: {discarded}")
     if s[E.PHASE] == E.DEALING:
         return "\n".join(lines)
+    lines += _giving_lines(s, player)
     bids = []
     for k in range(players):
         seat = (int(s[E.DEALER]) + 1 + k) % players
@@ -485,10 +513,15 @@ def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
 
 
 def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
-    """The declarer's kitty discards in ``world`` (11.1, 11.12), made in ascending order, one a node."""
-    if replay[E.PHASE] != E.DISCARDING:
-        return action
-    return int(nth_card(world[E.DISCARDS], popcount(replay[E.DISCARDS])))
+    """The hidden choices of ``world``, each made in ascending order, one a node: the declarer's
+    kitty discards (11.1, 11.12) and the cards given (11.32-11.35). A misdeal at a giving node
+    is public and stays."""
+    if replay[E.PHASE] == E.DISCARDING:
+        return int(nth_card(world[E.DISCARDS], popcount(replay[E.DISCARDS])))
+    if replay[E.PHASE] == E.GIVING and action != MISDEAL:
+        giver = int(replay[E.TO_MOVE])
+        return int(nth_card(world[E.GIVEN + giver], popcount(replay[E.GIVEN + giver])))
+    return action
 
 
 KaiserState.view = GameView(describe, observation.tensor_pieces, observation.encode,

@@ -23,7 +23,7 @@ from cardlab.core.encoding import (
     mark_tricks_played,
     mark_voids,
 )
-from cardlab.core.infostate import deal_token, seen_action, unseen_action
+from cardlab.core.infostate import deal_token, seen_action, unseen_action, unseen_action_revealing
 from cardlab.core.rng import mix64
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import HAND_SIZE
@@ -94,6 +94,8 @@ def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
         pieces.append(("kitty_and_discards", 2 * NUM_CARDS))  # as far as the player has seen them
     if E.has_piles(s):
         pieces.append(("piles", PILES_SIZE))
+    if s[E.PASSING_RULE] != E.NO_PASSING:
+        pieces.append(("given_and_received", 2 * NUM_CARDS))  # the player's own, as he knows them
     if perfect_recall:
         tricks = 2 * E.NUM_TRICKS if E.has_piles(s) else E.NUM_TRICKS
         pieces += [("dealt_hand", NUM_CARDS), ("trick_history", tricks * players * NUM_CARDS)]
@@ -107,8 +109,10 @@ def has_high_or_low(s):
 
 @njit(cache=True)
 def num_phase_slots(s):
-    """The standard game's five phases, then choosing high or low (11.5, 11.6), then discarding (11.1)."""
-    return NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0) + (1 if E.takes_kitty(s) else 0)
+    """The standard game's five phases, then choosing high or low (11.5, 11.6), discarding (11.1)
+    and giving cards (11.32-11.35)."""
+    return (NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0) + (1 if E.takes_kitty(s) else 0)
+            + (1 if s[E.PASSING_RULE] != E.NO_PASSING else 0))
 
 
 @njit(cache=True)
@@ -119,6 +123,8 @@ def phase_slot(s):
         return NUM_STANDARD_PHASES
     if phase == E.DISCARDING:
         return NUM_STANDARD_PHASES + (1 if has_high_or_low(s) else 0)
+    if phase == E.GIVING:
+        return num_phase_slots(s) - 1
     if phase == E.PLAYING:
         return 3
     if phase == E.GAME_OVER:
@@ -129,15 +135,23 @@ def phase_slot(s):
 @njit(cache=True)
 def kitty_seen_by(s, player):
     """The kitty's cards and the discards, once ``player``, the declarer, has taken it up."""
-    if E.takes_kitty(s) and s[E.PHASE] >= E.DISCARDING and s[E.DECLARER] == player:
+    if E.kitty_taken(s) and s[E.DECLARER] == player:
         return s[E.KITTY], s[E.DISCARDS]
     return 0, 0
 
 
 @njit(cache=True)
 def hides_choice(s, observer):
-    """Is the choice to be made in ``s`` hidden from ``observer``? The declarer's discards (11.1, 11.12)."""
-    return s[E.PHASE] == E.DISCARDING and s[E.TO_MOVE] != observer
+    """Is the choice to be made in ``s`` hidden from ``observer``? The declarer's discards (11.1,
+    11.12) and the cards given (11.32-11.35), though a misdeal at a giving node is public."""
+    return (s[E.PHASE] == E.DISCARDING or s[E.PHASE] == E.GIVING) and s[E.TO_MOVE] != observer
+
+
+@njit(cache=True)
+def hides_action(s, action, observer):
+    """Is ``action``, taken in ``s``, hidden from ``observer``? A hidden choice's card is; a
+    misdeal thrown in at a giving node is seen by everyone."""
+    return hides_choice(s, observer) and not (s[E.PHASE] == E.GIVING and action == E.MISDEAL)
 
 
 @njit(cache=True, inline="always")
@@ -204,12 +218,39 @@ def encode(s, player, perfect_recall, out):
         o += 2 * NUM_CARDS
     if E.has_piles(s):
         o = mark_piles(out, o, s, player)
+    if s[E.PASSING_RULE] != E.NO_PASSING:
+        mark_cards(out, o, s[E.GIVEN + player])
+        mark_cards(out, o + NUM_CARDS, received_by(s, player))
+        o += 2 * NUM_CARDS
     if not perfect_recall:
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
     mark_tricks_played(out, o, s, E.TRICK_HISTORY, E.TRICK_LEADERS, E.TRICK_NUMBER, E.TRICK_LEADER,
                        player, True, players, E.tricks_per_hand(s))
+
+
+@njit(cache=True)
+def received_by(s, player):
+    """The cards given to ``player`` (11.32-11.35), once delivered: he learns them then."""
+    if not s[E.DELIVERED]:
+        return np.int64(0)
+    return s[E.GIVEN + E.giver_to(s, player)]
+
+
+@njit(cache=True)
+def giving_detail(s, action, player):
+    """What a giving node's step shows ``player`` beyond the action: nothing, or at the last node
+    the cards he receives (and, as a declarer, a kitty taken up at once by 11.35's last node)."""
+    after = s.copy()
+    E.apply_action(after, action)
+    if not after[E.DELIVERED] or s[E.DELIVERED]:
+        return 0
+    revealed = mix64(np.uint64(received_by(after, player)))
+    kitty, _ = kitty_seen_by(after, player)
+    if kitty:
+        revealed = mix64(revealed ^ np.uint64(kitty))
+    return 1 + (revealed >> np.uint64(20))
 
 
 @njit(cache=True)
@@ -247,6 +288,10 @@ def observation_token(s, action, player):
         receiver = receiving_seat(s[E.DEALER], k, players) if k < players * HAND_SIZE else -1
         # (two players: 2 * HAND_SIZE is where the face-down piles begin, seen by nobody)
         return deal_token(s[E.HANDS + player], action, receiver, player, k + 1 == E.cards_to_deal(s), 0)
+    if s[E.PHASE] == E.GIVING and action != E.MISDEAL:  # the card is the giver's and nobody else's
+        detail = giving_detail(s, action, player)
+        return seen_action(mover, action, detail) if mover == player else unseen_action_revealing(
+            mover, detail)
     if hides_choice(s, player):
         return unseen_action(mover)
     if E.has_piles(s) and (s[E.PHASE] == E.BIDDING or s[E.PHASE] == E.PLAYING):
@@ -255,7 +300,7 @@ def observation_token(s, action, player):
         turned_up = after[E.FACE_UP] & ~s[E.FACE_UP]
         if turned_up:  # the pile tops after the auction, a card beneath a played top (11.11)
             return seen_action(mover, action, 1 + (mix64(turned_up) >> np.uint64(20)))
-    if E.takes_kitty(s) and s[E.PHASE] < E.DISCARDING:
+    if E.takes_kitty(s) and not E.kitty_taken(s):
         after = s.copy()
         E.apply_action(after, action)
         if after[E.PHASE] == E.DISCARDING and after[E.DECLARER] == player:

@@ -11,6 +11,14 @@ never the 5H or the 3S. Every constraint is per card, so the core sampler
 exactly uniformly, the kitty or the discards as one more "hand". Two players
 (11.11) hide the face-down pile cards from both: they are one more group,
 spread uniformly over the face-down places.
+
+With a passing rule (11.32-11.35) a seat knows the cards it gave and, once
+they are delivered, the cards it received. Until delivery the others' given
+cards are in transit, one more group each. After it, the cards a seat gave
+and nobody has played yet are in its receiver's hand (or his discards), which
+the groups' allowed masks say; then the others' gifts among themselves are
+drawn uniformly from what each receiver has held since (every choice of c
+cards is one more history of equal weight), and the dealt hands follow.
 """
 
 from __future__ import annotations
@@ -25,9 +33,12 @@ from cardlab.core.rng import random_below
 from cardlab.core.sampling import redraw_deal_so_far, sample_hidden_hands
 from cardlab.games.kaiser.engine import (
     DECLARER,
+    DELIVERED,
     DISCARDING,
     DISCARDS,
     FACE_UP,
+    GIVEN,
+    GIVING,
     HANDS,
     KITTY,
     NUM_PILES,
@@ -35,8 +46,13 @@ from cardlab.games.kaiser.engine import (
     PILE_CARDS,
     PILE_DEAL_START,
     PILES,
+    PLAYED,
     VOIDS,
+    giver_to,
+    giving_choices,
     has_piles,
+    kitty_taken,
+    receiver_of,
     suit_cards,
     takes_kitty,
 )
@@ -48,19 +64,36 @@ def hidden_stash(s, seat):
     """The cards ``seat`` cannot see outside the hands: the untaken kitty, or another's discards."""
     if not takes_kitty(s):
         return np.int64(0)
-    if s[PHASE] < DISCARDING:
+    if not kitty_taken(s):
         return s[KITTY]
     return s[DISCARDS] if s[DECLARER] != seat else np.int64(0)
 
 
 @njit(cache=True)
 def cards_unseen_by(s, seat):
-    """Cards dealt this hand that ``seat`` has not seen: the others' hands and the hidden stash."""
+    """Cards dealt this hand that ``seat`` has not seen: the others' hands, the hidden stash and
+    the others' given cards in transit (11.32-11.35)."""
     unseen = hidden_stash(s, seat)
     for other in range(s[NUM_PLAYERS]):
         if other != seat:
-            unseen |= s[HANDS + other]
+            unseen |= s[HANDS + other] | in_transit(s, other)
     return unseen
+
+
+@njit(cache=True, inline="always")
+def in_transit(s, giver):
+    """The cards ``giver`` has given that are not delivered yet (in nobody's hand)."""
+    return np.int64(0) if s[DELIVERED] else s[GIVEN + giver]
+
+
+@njit(cache=True)
+def held_since_delivery(s, seat):
+    """Every card ``seat`` has held since the deal's given cards were delivered (or since the deal):
+    his hand, the cards he has played and, as a declarer, his kitty's discards."""
+    held = (s[DEALT + seat] & ~s[GIVEN + seat]) | (s[KITTY] if kitty_taken(s) and s[DECLARER] == seat else 0)
+    if s[DELIVERED]:
+        held |= s[GIVEN + giver_to(s, seat)]
+    return held
 
 
 @njit(cache=True)
@@ -96,7 +129,7 @@ def resample_hidden_hands(s, seat, stream):
         return redraw_deal_so_far(s, seat, HANDS, stream)
     for _ in range(MAX_DRAWS):
         world = _draw_world(s, seat, stream)
-        if _discards_in_order(world):
+        if _discards_in_order(world) and _giving_in_order(world):
             return world
     return s.copy()
 
@@ -115,48 +148,100 @@ def _discards_in_order(world):
 
 
 @njit(cache=True)
+def _giving_in_order(world):
+    """A giver half-way through his cards (11.33-11.35) chose the first below a card he still holds."""
+    return world[PHASE] != GIVING or giving_choices(world) != 0
+
+
+@njit(cache=True)
 def _draw_world(s, seat, stream):
     world = s.copy()
     players = s[NUM_PLAYERS]
-    kitty = takes_kitty(s)
+    taken = kitty_taken(s)
+    unseen = cards_unseen_by(s, seat)
     may_hold = may_hold_masks(s, seat)
     stash = hidden_stash(s, seat)
+    # Groups: the others' hands, the stash, then the others' given cards in transit.
     groups = players - 1 + (stash != 0)
-    hidden = np.empty(groups, dtype=np.int64)
+    for other in range(players):
+        if other != seat and in_transit(s, other):
+            groups += 1
+    owner = np.empty(groups, dtype=np.int64)  # the seat of a hand or of cards in transit, -1: stash
     sizes = np.empty(groups, dtype=np.int64)
     allowed = np.empty(groups, dtype=np.int64)
+    # The cards ``seat`` gave are still with their receiver, unless played (or discarded by him).
+    receiver = receiver_of(s, seat) if s[DELIVERED] else -1
+    with_receiver = s[GIVEN + seat] & ~s[PLAYED] if receiver >= 0 else np.int64(0)
     k = 0
     for other in range(players):
         if other != seat:
-            hidden[k] = other
+            owner[k] = other
             sizes[k] = popcount(s[HANDS + other])
-            allowed[k] = may_hold[other]
+            allowed[k] = may_hold[other] & (-1 if other == receiver else ~with_receiver)
             k += 1
     if stash != 0:  # the kitty (any card) or the discards (never a point card)
+        owner[k] = -1
         sizes[k] = popcount(stash)
-        allowed[k] = cards_unseen_by(s, seat) & (~UNDISCARDABLE if s[PHASE] >= DISCARDING else -1)
+        allowed[k] = unseen & (~UNDISCARDABLE if taken else -1)
+        if s[DECLARER] != receiver or not taken:
+            allowed[k] &= ~with_receiver
+        k += 1
+    for other in range(players):
+        if other != seat and in_transit(s, other):
+            owner[k] = other
+            sizes[k] = popcount(s[GIVEN + other])
+            allowed[k] = unseen
+            k += 1
     cards = np.zeros(groups, dtype=np.int64)
-    sample_hidden_hands(cards_unseen_by(s, seat), allowed, sizes, stream, cards)
-    for k in range(players - 1):
-        other = hidden[k]
-        played = s[DEALT + other] & ~s[HANDS + other]
-        if kitty and s[PHASE] >= DISCARDING and other == s[DECLARER]:
-            played = (s[DEALT + other] | s[KITTY]) & ~s[HANDS + other] & ~s[DISCARDS]
-        world[HANDS + other] = cards[k]
-        world[DEALT + other] = cards[k] | played
-    if kitty and s[PHASE] < DISCARDING:
-        world[KITTY] = cards[players - 1]
-    elif kitty and s[DECLARER] != seat:
-        declarer = s[DECLARER]
-        if stash != 0:
-            world[DISCARDS] = cards[players - 1]
-        held = world[DEALT + declarer] | world[DISCARDS]  # his ten cards: eight dealt, the kitty
-        kitty = _draw_cards(held, KITTY_SIZE, stream)
-        world[KITTY] = kitty
-        world[DEALT + declarer] = held & ~kitty
+    sample_hidden_hands(unseen, allowed, sizes, stream, cards)
+    played = np.zeros(players, dtype=np.int64)
+    for other in range(players):
+        played[other] = held_since_delivery(s, other) & ~s[HANDS + other]
+        if taken and other == s[DECLARER]:
+            played[other] &= ~s[DISCARDS]
+    for k in range(groups):
+        if owner[k] < 0 and taken:
+            world[DISCARDS] = cards[k]
+        elif owner[k] < 0:
+            world[KITTY] = cards[k]
+        elif k < players - 1:
+            world[HANDS + owner[k]] = cards[k]
+        else:
+            world[GIVEN + owner[k]] = cards[k]
+    _draw_gifts_kitty_and_deals(s, world, seat, played, stream)
     recount_undealt(world)
     world[UNDEALT] &= ~world[KITTY]  # the kitty was dealt too
     return world
+
+
+@njit(cache=True)
+def _draw_gifts_kitty_and_deals(s, world, seat, played, stream):
+    """The others' dealt cards in ``world``, whose hands (and stash) are drawn: what each has held
+    since delivery, less the cards he received and a declarer's kitty, plus what he gave. Gifts
+    between two others and a kitty ``seat`` never saw are drawn uniformly from what the receiver
+    (the declarer) has held."""
+    players = s[NUM_PLAYERS]
+    taken = kitty_taken(s)
+    held = np.zeros(players, dtype=np.int64)
+    for other in range(players):
+        held[other] = world[HANDS + other] | played[other]
+        if taken and other == s[DECLARER]:
+            held[other] |= world[DISCARDS]
+    received = np.zeros(players, dtype=np.int64)
+    if s[DELIVERED]:
+        for giver in range(players):
+            receiver = receiver_of(s, giver)
+            if giver != seat and receiver != seat:
+                world[GIVEN + giver] = _draw_cards(held[receiver], popcount(s[GIVEN + giver]), stream)
+            received[receiver] = world[GIVEN + giver]
+    declarer = s[DECLARER]
+    if taken and declarer != seat:
+        world[KITTY] = _draw_cards(held[declarer] & ~received[declarer], KITTY_SIZE, stream)
+    for other in range(players):
+        if other == seat:
+            continue
+        kitty = world[KITTY] if taken and other == declarer else 0
+        world[DEALT + other] = (held[other] & ~received[other] & ~kitty) | world[GIVEN + other]
 
 
 @njit(cache=True)

@@ -14,6 +14,16 @@ trick where it cancels the other side's Lost Heir or his own side's Wrong Boy,
 and otherwise keeps it; the Wrong Boy is thrown away only where it cannot win
 (it is a trump); the dealer sells the bid unless declaring is worth more to
 his side than the sale (:func:`choose_sale`).
+
+Giving cards (11.32-11.35): a seat decides at its first giving node which c
+cards it gives and then gives them in ascending order. To its partner it
+gives its strongest cards by the game's order (aces first), never the 3S
+(the points it costs are the side's either way, and the partner would have
+to get rid of it) nor the 5H (it scores for the side wherever it is). To an
+opponent (11.34's left and right) it gives the 3S first, since the trick
+that takes it costs the receiver's side 3 points, then its weakest cards,
+and never the 5H. The forms' point cards (KH, KS) take the places of the 5H
+and 3S. A hand that may be thrown in is thrown in, as in the auction.
 """
 
 from __future__ import annotations
@@ -488,6 +498,37 @@ def play_under_partner(s, seat, choices):
 
 
 @njit(cache=True)
+def gift_score(s, card, to_partner):
+    """How much this seat wants to give ``card`` (the heuristic of the module docstring)."""
+    strength = E.high_strength(s)[card]
+    if card == E.bonus_card(s):
+        return -1000
+    if card == E.penalty_card(s):
+        return -500 if to_partner else 1000
+    return strength if to_partner else -strength
+
+
+@njit(cache=True)
+def choose_gift(s):
+    """The next card to give (11.32-11.35): the lowest not yet given of the c cards the seat gives."""
+    seat = s[E.TO_MOVE]
+    if E.may_throw_in_before_giving(s, seat):
+        return MISDEAL
+    to_partner = E.side_of(s, E.receiver_of(s, seat)) == E.side_of(s, seat)
+    hand = s[E.HANDS + seat] | s[E.GIVEN + seat]  # as it was before the first card left it
+    chosen = np.int64(0)
+    for _ in range(E.cards_to_give(s)):
+        best, best_score = -1, -10000
+        for card in cards_in(hand & ~chosen):
+            score = gift_score(s, card, to_partner)
+            if score > best_score:
+                best, best_score = card, score
+        chosen |= card_bit(best)
+    choices = E.giving_choices(s) & chosen
+    return lowest_card(choices) if choices != 0 else lowest_card(E.giving_choices(s))
+
+
+@njit(cache=True)
 def rules_action(s, stream):
     """The rule-based action for the player to move (``stream`` is unused: it is deterministic)."""
     seat = s[E.TO_MOVE]
@@ -500,6 +541,8 @@ def rules_action(s, stream):
         return PLAY_LOW if prefers_low(s[E.HANDS + seat]) else PLAY_HIGH
     if phase == E.DISCARDING:
         return choose_discard(s)
+    if phase == E.GIVING:
+        return choose_gift(s)
     choices = E.playable_cards(s, seat)
     if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid
         return play_under_partner(s, seat, choices)
@@ -515,16 +558,22 @@ def bidding_mismatches(world, observer):
     A search that assumes the others bid like this player weights each
     sampled world by how well it explains their bids (a world in which a
     player who bid 9 holds nothing is unlikely). Each seat's bidding hand is
-    the hand it was dealt.
+    the hand it was dealt, with the cards given before the auction (11.32-11.34) gone and the
+    cards received come.
     """
     dealer = world[E.DEALER]
     parameters = E.parameter_values(world)  # FIRST_DEALER and MATCH lead the slots
     parameters[E.FIRST_DEALER - E.PARAMETERS] = dealer
     parameters[E.MATCH - E.PARAMETERS] = 0
     s = E.new_state(parameters)
+    s[E.HANDS_SCORED] = world[E.HANDS_SCORED]  # 11.34's direction
     players = s[NUM_PLAYERS]
     for seat in range(players):
         s[E.HANDS + seat] = s[E.DEALT + seat] = world[E.DEALT + seat]
+    if E.passes_before_auction(world):
+        for giver in range(players):
+            s[E.HANDS + giver] &= ~world[E.GIVEN + giver]
+            s[E.HANDS + E.receiver_of(world, giver)] |= world[E.GIVEN + giver]
     s[E.CARDS_DEALT] = E.cards_to_deal(s)
     s[E.PHASE] = E.BIDDING
     s[E.TO_MOVE] = (dealer + 1) % players

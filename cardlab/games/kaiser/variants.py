@@ -1,9 +1,8 @@
 """Kaiser's named rule variants (docs/rules/kaiser.md#variants), as :class:`Variant` records.
 
 Each entry names the parameters that switch the variant on; match-only
-variants include ``match=true`` so that the settings load as written. The
-variants whose ``status`` is ``"not implemented yet"`` are still refused by
-``load_game`` (see ``NOT_IMPLEMENTED`` in :mod:`cardlab.games.kaiser.game`).
+variants include ``match=true`` so that the settings load as written. Every
+variant is implemented (``status``), with the tests that show its rule.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ LATER = "not implemented yet"
 
 FORM_TESTS = "tests/test_kaiser_forms.py::"
 LOST_HEIR_TESTS = "tests/test_kaiser_lost_heir.py::"
+PASSING_TESTS = "tests/test_kaiser_passing.py::"
 
 
 def _tests(*names: str, file: str = TESTS) -> tuple[str, ...]:
@@ -173,14 +173,31 @@ VARIANTS = (
             "bid 100 'bid kaiser 40': the declarer alone takes all eight tricks, +/-40",
             ("V-K27",), _tests("test_kaiser_40", "test_kaiser_bid_ranks_above_12_low_no_trump")),
     Variant("kaiser.pass_one_to_partner", "P", ("pass_one_to_partner=true",),
-            "before the auction each player gives one card to his partner", ("V-K28",), status=LATER),
+            "before the auction each player gives one card to his partner", ("V-K28",),
+            _tests("test_pass_one_to_partner_gives_one_card_each_way",
+                   "test_misdeal_only_at_the_first_giving_node_on_the_dealt_cards",
+                   "test_given_cards_are_seen_by_the_giver_and_the_receiver_only",
+                   "test_resampling_keeps_what_each_seat_gave_and_received",
+                   "test_rules_player_gives_its_partner_strength", file=PASSING_TESTS)),
     Variant("kaiser.pass_two_to_partner", "P", ("pass_two_to_partner=true",),
-            "before the auction each player gives two cards to his partner", ("V-K28",), status=LATER),
+            "before the auction each player gives two cards to his partner", ("V-K28",),
+            _tests("test_pass_two_cards_in_ascending_order",
+                   "test_misdeal_only_at_the_first_giving_node_on_the_dealt_cards",
+                   "test_given_cards_are_seen_by_the_giver_and_the_receiver_only",
+                   "test_resampling_keeps_what_each_seat_gave_and_received",
+                   "test_rules_player_gives_its_partner_strength", file=PASSING_TESTS)),
     Variant("kaiser.hearts_style_passing", "P", ("hearts_style_passing=true",),
             "before the auction two cards pass left, right, then to the partner, hand by hand",
-            ("V-K28", "V-K29"), status=LATER),
+            ("V-K28", "V-K29"),
+            _tests("test_hearts_style_direction_follows_the_scored_hands",
+                   "test_hearts_style_hand_mode_passes_left",
+                   "test_resampling_keeps_what_each_seat_gave_and_received",
+                   "test_rules_player_gives_an_opponent_the_three_of_spades", file=PASSING_TESTS)),
     Variant("kaiser.partner_exchange_after_bidding", "P", ("partner_exchange_after_bidding=true",),
-            "after the auction partners exchange two cards each way", ("V-K30",), status=LATER),
+            "after the auction partners exchange two cards each way", ("V-K30",),
+            _tests("test_partner_exchange_after_the_auction_before_trump",
+                   "test_exchange_keeps_the_misdeal_in_the_auction",
+                   "test_resampling_keeps_what_each_seat_gave_and_received", file=PASSING_TESTS)),
     Variant("kaiser.pot", "P", ("match=true", "pot=1.0"),
             "each failed contract pays a stake into a pot that the match winner collects",
             ("V-K31",), _tests("test_pot")),
