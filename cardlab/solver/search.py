@@ -414,7 +414,19 @@ def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trump
             score = 1000
         elif size == 0:
             is_top = (live & _above(card) & ~hands[seat]) == 0
-            score = 200 + points if is_top else 100 - strength
+            if is_top:
+                score = 200 + points
+            else:
+                score = 100 - strength
+                suit_cards = live & _suit_bits(card // CARDS_PER_SUIT)
+                if hands[(seat + 2) % NUM_SEATS] >> _top_card(suit_cards) & 1:
+                    score += 40  # partner holds the suit's best card
+                trump = rules[TRUMP]
+                if trump >= 0 and card // CARDS_PER_SUIT != trump:
+                    for step in (1, 3):
+                        opponent = hands[(seat + step) % NUM_SEATS]
+                        if opponent & suit_cards == 0 and opponent & _suit_bits(trump) != 0:
+                            score -= 40  # an opponent ruffs it
         elif partner_winning:
             wins = beats(rules, card, size, trick[best_position], best_position, trumps_from)
             score = 100 + 10 * points - strength - (50 if wins else 0)
