@@ -175,7 +175,7 @@ def _signed_points_of(rules, mask):
     return negative, positive
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def playable(hand, trick, size):
     """Follow suit if possible, otherwise anything; the leader plays anything."""
     if size == 0:
@@ -184,7 +184,7 @@ def playable(hand, trick, size):
     return same if same != 0 else hand
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def beats(rules, card, position, best, best_position, trumps_from):
     """Does ``card`` at ``position`` beat ``best`` (at ``best_position``) in this trick?
 
@@ -324,7 +324,7 @@ def _winners_bound(rules, winners, negative):
     return popcount(winners) * rules[TRICK_BASE] + positive + negative
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def boundary_bounds(rules, hands, leader, tricks_left):
     """``(lower, upper)`` bounds of team 0's points from a trick boundary, by counting sure winners.
 
@@ -351,7 +351,7 @@ def _hash(key_low, key_high, tag, mask):
     return np.int64(h & np.uint64(mask))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _relative_key(rules, hands, leader, generation):
     """``(key_low, key_high, tag)`` of a trick boundary, by *relative* rank (as DDS keys).
 
@@ -401,7 +401,7 @@ def _absolute_card(hands, relative):
     return lowest_card(cards) if cards != 0 else NO_CARD
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
     """Sort ``moves[:n]`` best first by a cheap guess (the table's best lead first of all)."""
     scores = moves[MOVE_SLOTS:]  # the row's score slots
@@ -447,7 +447,7 @@ def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trump
         scores[j + 1] = score
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _list_moves(rules, hands, trick, size, seat, live, out):
     """The playable cards into ``out``, one card per run of equivalent cards if asked."""
     cards = playable(hands[seat], trick, size)
@@ -486,7 +486,7 @@ def new_scratch():
     return np.zeros((MAX_DEPTH, NODE_WIDTH), dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enter(rules, table, counters, node, hands, trick):
     """Open the node whose position fields are set: ``(True, value)`` if decided at once.
 
@@ -550,7 +550,7 @@ def _enter(rules, table, counters, node, hands, trick):
     return False, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close(table, hands, node):
     """The node's value, stored as a bound in the table at a trick boundary."""
     if node[NODE_SLOT] >= 0:
