@@ -328,3 +328,49 @@ def test_a_threshold_is_one_zero_window_question():
                 tricks_left, trumps_from)
         value = exact_value(*args)
         assert reaches(*args, value) and not reaches(*args, value + 1)
+
+
+def test_master_trumps_bound_the_defenders_without_search():
+    from cardlab.solver.position import KAISER, load
+    from cardlab.solver.search import boundary_bounds
+
+    # Seat 1 ruffs both heart tricks with the two top spades, whoever leads what.
+    state = kaiser_ending(["AH KH", "AS KS", "QH JH", "TH 9H"], leader=0, trump="S")
+    hands = np.zeros(4, dtype=np.int64)
+    trick = np.full(4, -1, dtype=np.int64)
+    rules, _, _, leader, tricks_left, _, _ = load(KAISER, state.array, ALL_TECHNIQUES, hands, trick)
+    assert boundary_bounds(rules, hands, leader, tricks_left) == (0, 0)
+    assert solve(state).points[0] == 0  # team 0 takes neither trick
+
+
+@pytest.mark.parametrize("game", [KAISER_GAME, TWENTY_EIGHT_GAME], ids=["kaiser", "twenty_eight"])
+def test_boundary_bounds_bracket_the_exact_value(game):
+    """The sure-winner bounds hold on random trick boundaries, and they are not empty words."""
+    from cardlab.solver.position import load
+    from cardlab.solver.search import Table, boundary_bounds, exact_value, points_left
+    from cardlab.solver.solve import game_id_of
+
+    rng = np.random.default_rng(8)
+    table = Table(14)
+    engine = K if game is KAISER_GAME else T
+    tightened = 0
+    checked = 0
+    while checked < 40:
+        state = random_play_state(game, rng, 2 + checked % 4)
+        if state.array[engine.TRICK_SIZE] != 0:
+            continue
+        if game is TWENTY_EIGHT_GAME:
+            state = shown(state)
+        hands = np.zeros(4, dtype=np.int64)
+        trick = np.full(4, -1, dtype=np.int64)
+        rules, _, _, leader, tricks_left, _, _ = load(game_id_of(game.get_type().short_name), state.array,
+                                                      ALL_TECHNIQUES, hands, trick)
+        table.forget()
+        value = exact_value(rules, table.entries, table.counters, table.scratch, hands, trick, 0, leader,
+                            tricks_left, 0)
+        lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+        negative, highest, _ = points_left(rules, hands, trick, 0, tricks_left)
+        assert lower <= value <= upper
+        tightened += lower > negative or upper < highest
+        checked += 1
+    assert tightened >= 10

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import lowest_card, popcount
+from cardlab.core.bitboard import highest_card, lowest_card, popcount
 
 # ---- The rules vector -------------------------------------------------------------
 TRUMP = 0  # search suit of trumps, -1 for no trump
@@ -44,7 +44,11 @@ TRICK_BASE = 1  # points of a trick by itself
 FLAGS = 2  # the techniques switched on (bits below)
 POINTS = 3  # 32 slots: the points of each search card
 POINT_CLASS = POINTS + 32  # 32 slots: which of the game's (at most 4) point values the card has
-RULES_SIZE = POINT_CLASS + 32
+MAX_POINT_CLASSES = 4
+CLASS_VALUE = POINT_CLASS + 32  # 4 slots: the point value of each class
+CLASS_CARDS = CLASS_VALUE + MAX_POINT_CLASSES  # 4 slots: the mask of the cards of each class
+NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
+RULES_SIZE = NUM_CLASSES + 1
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -123,12 +127,16 @@ def make_rules(trump, trick_base, points, flags):
     rules[FLAGS] = flags
     rules[POINTS:POINTS + 32] = points
     values = np.unique(points)
-    if values.shape[0] > 4:
+    if values.shape[0] > MAX_POINT_CLASSES:
         raise ValueError("the solver's table keys allow at most 4 distinct card point values")
+    rules[NUM_CLASSES] = values.shape[0]
+    for k in range(values.shape[0]):
+        rules[CLASS_VALUE + k] = values[k]
     for card in range(32):
         for k in range(values.shape[0]):
             if values[k] == points[card]:
                 rules[POINT_CLASS + card] = k
+                rules[CLASS_CARDS + k] |= np.int64(1) << card
     return rules
 
 
@@ -146,14 +154,28 @@ def _above(card):
 
 @njit(cache=True, inline="always")
 def _points_of(rules, mask):
+    """The points of the cards of ``mask``: a population count per point class."""
     total = 0
-    while mask != 0:
-        total += rules[POINTS + lowest_card(mask)]
-        mask &= mask - 1
+    for k in range(rules[NUM_CLASSES]):
+        total += rules[CLASS_VALUE + k] * popcount(mask & rules[CLASS_CARDS + k])
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _signed_points_of(rules, mask):
+    """``(negative, positive)``: the points of the cards of ``mask`` below and above zero."""
+    negative = 0
+    positive = 0
+    for k in range(rules[NUM_CLASSES]):
+        p = rules[CLASS_VALUE + k] * popcount(mask & rules[CLASS_CARDS + k])
+        if p < 0:
+            negative += p
+        else:
+            positive += p
+    return negative, positive
+
+
+@njit(cache=True, inline="always")
 def playable(hand, trick, size):
     """Follow suit if possible, otherwise anything; the leader plays anything."""
     if size == 0:
@@ -162,7 +184,7 @@ def playable(hand, trick, size):
     return same if same != 0 else hand
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def beats(rules, card, position, best, best_position, trumps_from):
     """Does ``card`` at ``position`` beat ``best`` (at ``best_position``) in this trick?
 
@@ -193,15 +215,7 @@ def points_left(rules, hands, trick, size, tricks_left):
     live = hands[0] | hands[1] | hands[2] | hands[3]
     for position in range(size):
         live |= np.int64(1) << trick[position]
-    negative = 0
-    positive = 0
-    while live != 0:
-        p = rules[POINTS + lowest_card(live)]
-        if p < 0:
-            negative += p
-        else:
-            positive += p
-        live &= live - 1
+    negative, positive = _signed_points_of(rules, live)
     tricks = tricks_left * rules[TRICK_BASE]
     return negative, positive + tricks, negative + positive + tricks
 
@@ -248,11 +262,44 @@ def _sure_winners(rules, hands, leader):
 
 @njit(cache=True, inline="always")
 def _top_card(mask):
-    """The strongest search card of a non-empty mask of one suit."""
-    card = 31
-    while ((mask >> card) & 1) == 0:
-        card -= 1
-    return card
+    """The strongest search card of a non-empty mask."""
+    return highest_card(mask)
+
+
+@njit(cache=True)
+def _master_trumps(rules, hands, seat):
+    """Trumps of ``seat``'s team above every opponent's trump, those of the partner holding more.
+
+    Such a trump wins the trick it falls in whenever it is played (the best
+    trump of that trick is it or a partner's still higher one), and one
+    player's cards fall in different tricks: each is a trick the team takes,
+    whoever leads, which bounds both sides at any trick boundary.
+    """
+    trump = rules[TRUMP]
+    if trump < 0:
+        return np.int64(0)
+    trumps = _suit_bits(trump)
+    enemy = (hands[(seat + 1) % NUM_SEATS] | hands[(seat + 3) % NUM_SEATS]) & trumps
+    above = trumps if enemy == 0 else _above(_top_card(enemy))
+    mine = hands[seat] & above
+    partner = hands[(seat + 2) % NUM_SEATS] & above
+    return mine if popcount(mine) >= popcount(partner) else partner
+
+
+@njit(cache=True)
+def _last_trick(rules, hands, leader):
+    """Team 0's points of the last trick, each seat playing its one card."""
+    best = leader
+    best_card = lowest_card(hands[leader])
+    taken = rules[TRICK_BASE] + rules[POINTS + best_card]
+    for step in range(1, NUM_SEATS):
+        seat = (leader + step) % NUM_SEATS
+        card = lowest_card(hands[seat])
+        taken += rules[POINTS + card]
+        if beats(rules, card, step, best_card, 0, 0):
+            best = seat
+            best_card = card
+    return taken if (best & 1) == 0 else 0
 
 
 @njit(cache=True)
@@ -266,16 +313,33 @@ def quick_trick_bound(rules, hands, leader, negative):
     winners = _sure_winners(rules, hands, leader)
     if winners == 0:
         return negative
-    count = popcount(winners)
-    own = _points_of(rules, winners)
-    negatives_in_winners = 0
-    w = winners
-    while w != 0:
-        p = rules[POINTS + lowest_card(w)]
-        if p < 0:
-            negatives_in_winners += p
-        w &= w - 1
-    return count * rules[TRICK_BASE] + own + negative - negatives_in_winners
+    return _winners_bound(rules, winners, negative)
+
+
+@njit(cache=True, inline="always")
+def _winners_bound(rules, winners, negative):
+    """A side's least points when ``winners`` each take a trick for it: the tricks, the
+    winners' own positive points, and every negative point still out."""
+    _, positive = _signed_points_of(rules, winners)
+    return popcount(winners) * rules[TRICK_BASE] + positive + negative
+
+
+@njit(cache=True, inline="always")
+def boundary_bounds(rules, hands, leader, tricks_left):
+    """``(lower, upper)`` bounds of team 0's points from a trick boundary, by counting sure winners.
+
+    The leading team takes at least its quick tricks (:func:`quick_trick_bound`)
+    and its master trumps; the other team at least its master trumps; each
+    side's upper bound is what the other side's lower bound leaves.
+    """
+    negative, positive = _signed_points_of(rules, hands[0] | hands[1] | hands[2] | hands[3])
+    total = negative + positive + tricks_left * rules[TRICK_BASE]
+    leading = max(quick_trick_bound(rules, hands, leader, negative),
+                  _winners_bound(rules, _master_trumps(rules, hands, leader), negative))
+    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) % NUM_SEATS), negative)
+    if (leader & 1) == 0:
+        return leading, total - other
+    return other, total - leading
 
 
 @njit(cache=True)
@@ -287,7 +351,7 @@ def _hash(key_low, key_high, tag, mask):
     return np.int64(h & np.uint64(mask))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _relative_key(rules, hands, leader, generation):
     """``(key_low, key_high, tag)`` of a trick boundary, by *relative* rank (as DDS keys).
 
@@ -297,22 +361,26 @@ def _relative_key(rules, hands, leader, generation):
     card). Two positions that differ only in the cards already played share
     an entry. The tag adds the suit lengths, the leader and the generation.
     """
-    keys = np.zeros(2, dtype=np.int64)
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    key_low = np.int64(0)
+    key_high = np.int64(0)
     lengths = 0
     for suit in range(4):
         code = np.int64(0)
-        count = 0
-        for k in range(CARDS_PER_SUIT):
-            card = CARDS_PER_SUIT * suit + k
-            bit = np.int64(1) << card
-            for seat in range(NUM_SEATS):
-                if hands[seat] & bit:
-                    code = (code << 4) | (rules[POINT_CLASS + card] << 2) | seat
-                    count += 1
-                    break
-        keys[suit >> 1] |= code << (32 * (suit & 1))
+        cards = live & _suit_bits(suit)
+        count = popcount(cards)
+        while cards != 0:
+            card = lowest_card(cards)
+            bit = cards & -cards
+            cards ^= bit
+            seat = 0 if hands[0] & bit else (1 if hands[1] & bit else (2 if hands[2] & bit else 3))
+            code = (code << 4) | (rules[POINT_CLASS + card] << 2) | seat
+        if suit < 2:
+            key_low |= code << (32 * suit)
+        else:
+            key_high |= code << (32 * (suit - 2))
         lengths = lengths * 16 + count
-    return keys[0], keys[1], (generation * 65536 + lengths) * NUM_SEATS + leader
+    return key_low, key_high, (generation * 65536 + lengths) * NUM_SEATS + leader
 
 
 @njit(cache=True)
@@ -333,10 +401,10 @@ def _absolute_card(hands, relative):
     return lowest_card(cards) if cards != 0 else NO_CARD
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
     """Sort ``moves[:n]`` best first by a cheap guess (the table's best lead first of all)."""
-    scores = np.empty(n, dtype=np.int64)
+    scores = moves[MOVE_SLOTS:]  # the row's score slots
     partner_winning = size > 0 and ((seat - size + best_position) & 1) == (seat & 1)
     for i in range(n):
         card = moves[i]
@@ -346,7 +414,19 @@ def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trump
             score = 1000
         elif size == 0:
             is_top = (live & _above(card) & ~hands[seat]) == 0
-            score = 200 + points if is_top else 100 - strength
+            if is_top:
+                score = 200 + points
+            else:
+                score = 100 - strength
+                suit_cards = live & _suit_bits(card // CARDS_PER_SUIT)
+                if hands[(seat + 2) % NUM_SEATS] >> _top_card(suit_cards) & 1:
+                    score += 40  # partner holds the suit's best card
+                trump = rules[TRUMP]
+                if trump >= 0 and card // CARDS_PER_SUIT != trump:
+                    for step in (1, 3):
+                        opponent = hands[(seat + step) % NUM_SEATS]
+                        if opponent & suit_cards == 0 and opponent & _suit_bits(trump) != 0:
+                            score -= 40  # an opponent ruffs it
         elif partner_winning:
             wins = beats(rules, card, size, trick[best_position], best_position, trumps_from)
             score = 100 + 10 * points - strength - (50 if wins else 0)
@@ -367,7 +447,7 @@ def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trump
         scores[j + 1] = score
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _list_moves(rules, hands, trick, size, seat, live, out):
     """The playable cards into ``out``, one card per run of equivalent cards if asked."""
     cards = playable(hands[seat], trick, size)
@@ -389,13 +469,14 @@ def _list_moves(rules, hands, trick, size, seat, live, out):
 
 
 # ---- One node of the search: a row of the scratch array ------------------------------
-# Columns 0..31 hold the node's moves; the rest are the node's fields. The search walks
-# the tree with an explicit stack of these rows (numba cannot cache recursive kernels).
-MOVE_SLOTS = 32
+# Columns 0..7 hold the node's moves, 8..15 their ordering scores; the rest are the node's
+# fields. The search walks the tree with an explicit stack of these rows (numba cannot
+# cache recursive kernels).
+MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
 (NODE_SIZE, NODE_LEADER, NODE_TRICKS_LEFT, NODE_TRUMPS_FROM, NODE_ALPHA, NODE_BETA,
  NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
  NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_TAG, NODE_GAINED, NODE_BEST_POSITION,
- NODE_TRICK_POINTS, NODE_SAVED) = range(MOVE_SLOTS, MOVE_SLOTS + 20)
+ NODE_TRICK_POINTS, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 20)
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
@@ -405,7 +486,7 @@ def new_scratch():
     return np.zeros((MAX_DEPTH, NODE_WIDTH), dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enter(rules, table, counters, node, hands, trick):
     """Open the node whose position fields are set: ``(True, value)`` if decided at once.
 
@@ -419,23 +500,17 @@ def _enter(rules, table, counters, node, hands, trick):
     trumps_from = node[NODE_TRUMPS_FROM]
     alpha = node[NODE_ALPHA]
     beta = node[NODE_BETA]
-    if size == 0 and tricks_left == 0:
-        return True, 0
+    if size == 0 and tricks_left <= 1:
+        return True, (_last_trick(rules, hands, leader) if tricks_left == 1 else 0)
     node[NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:
-        negative, highest, total = points_left(rules, hands, trick, 0, tricks_left)
         if flags & USE_QUICK_TRICKS:
-            if highest <= alpha:
-                return True, highest
-            if negative >= beta:
-                return True, negative
-            bound = quick_trick_bound(rules, hands, leader, negative)
-            if (leader & 1) == 0:
-                if bound >= beta:
-                    return True, bound
-            elif total - bound <= alpha:
-                return True, total - bound
+            lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+            if lower >= beta:
+                return True, lower
+            if upper <= alpha:
+                return True, upper
         if flags & USE_TT:
             key_low, key_high, tag = _relative_key(rules, hands, leader, counters[GENERATION])
             slot = _hash(key_low, key_high, tag, table.shape[0] - 1)
@@ -475,7 +550,7 @@ def _enter(rules, table, counters, node, hands, trick):
     return False, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close(table, hands, node):
     """The node's value, stored as a bound in the table at a trick boundary."""
     if node[NODE_SLOT] >= 0:
@@ -604,8 +679,10 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
                       trumps_from, low, high)
     lower = negative
     upper = highest
-    if not negative <= guess <= highest:
-        guess = (negative + highest) // 2
+    if size == 0 and tricks_left > 1 and rules[FLAGS] & USE_QUICK_TRICKS:
+        lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+    if not lower <= guess <= upper:
+        guess = (lower + upper) // 2
     while lower < upper:
         beta = max(guess, lower + 1)
         guess = search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
