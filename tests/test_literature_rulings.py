@@ -27,14 +27,15 @@ from cardlab.games.literature.strategy import rules_action
 
 
 def hands_with(game: pyspiel.Game, fixed: dict[int, str]) -> list[int]:
-    """Hands giving each seat in ``fixed`` those cards, the rest of the deck dealt in id order."""
+    """Hands giving each seat in ``fixed`` those cards, the rest of the deck dealt in id order
+    (each seat gets the round deal's number of cards)."""
     n = game.num_players()
     layout = int(game.initial_array[E.LAYOUT])
-    size = int(game.initial_array[E.CARDS_EACH])
     hands = [mask_of(fixed.get(seat, "").split()) for seat in range(n)]
     free = [c for c in range(54) if (int(DECKS[layout]) >> c) & 1 and not any(
         (h >> c) & 1 for h in hands)]
     for seat in range(n):
+        size = K.hand_size(E.knowledge_of(game.initial_array), seat)
         while bin(hands[seat]).count("1") < size:
             hands[seat] |= 1 << free.pop(0)
     return hands

@@ -19,6 +19,7 @@ from cardlab.core.rng import make_stream
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.game import NOT_IMPLEMENTED, state_with_hands
+from cardlab.games.literature.rules import VOID
 from cardlab.games.literature.strategy import rules_action
 from cardlab.games.literature.variants import VARIANTS
 
@@ -26,11 +27,15 @@ OWN_CARD_VARIANTS = [{"ask_own_card_surrender": True}, {"bluff_own_card": True}]
 OWN_CARD_IDS = ["surrender", "bluff"]
 #: The variants of this issue that the engine plays, each alone, then together where allowed.
 PLAYED = [*OWN_CARD_VARIANTS, {"opponent_picks_next_player": True},
+          {"eights_in_play": True}, {"eights_in_play": True, "players": 8, "dealer": 3},
+          {"eights_in_play": True, "players": 4, "claim_any_time": True,
+           "ask_own_card_surrender": True},
           {"opponent_picks_next_player": True, "ask_own_card_surrender": True, "players": 8},
           {"opponent_picks_next_player": True, "bluff_own_card": True, "players": 4},
           {"claim_any_time": True},
           {"claim_any_time": True, "opponent_picks_next_player": True, "bluff_own_card": True}]
-PLAYED_IDS = [*OWN_CARD_IDS, "picks", "picks+surrender-8", "picks+bluff-4", "any-time",
+PLAYED_IDS = [*OWN_CARD_IDS, "picks", "eights", "eights-8-dealer3", "eights-4+any-time+surrender",
+              "picks+surrender-8", "picks+bluff-4", "any-time",
               "any-time+picks+bluff"]
 
 
@@ -151,6 +156,49 @@ def random_game_invariants(params: dict, games: int, seed: int) -> None:
     scored_or_void = results[:, 0] + results[:, 1] + results[:, 3]
     assert np.all(scored_or_void == 8)  # every half-suit once (each worth 1 here)
     assert np.all(results[:, 2] <= 500)
+
+
+# ---- 12.10 eights_in_play --------------------------------------------------------------------------
+def test_v_l4_the_52_cards_are_dealt_round_unevenly():
+    game = load(eights_in_play=True, dealer=2)
+    state = state_with_hands(game, hands_with(game, {2: "8S 9S"}))
+    sizes = [bin(int(state.array[E.HANDS + seat])).count("1") for seat in range(6)]
+    assert sizes == [9, 8, 8, 9, 9, 9]  # dealer + 1 .. dealer + 4 get 9, dealer + 5 and the dealer 8
+    assert sum(sizes) == 52 and int(state.array[E.DECK]) == (1 << 52) - 1
+    public = E.knowledge_of(state.array)
+    assert [K.hand_size(public, seat) for seat in range(6)] == sizes
+    # The 8s are high cards: the dealer (on turn) asks for the others of S-high only.
+    assert state.current_player() == 2
+    strings = legal_strings(state)
+    assert "ask P1 AS" in strings and "ask P1 TS" in strings and "ask P1 7S" not in strings
+    assert int(load(eights_in_play=True, players=4).initial_array[E.CARDS_EACH]) == 13
+    with pytest.raises(ValueError, match="hand sizes"):
+        state_with_hands(game, [int(state.array[E.HANDS + (seat + 1) % 6]) for seat in range(6)])
+
+
+def test_a_high_half_suit_claim_names_seven_seats():
+    game = load(eights_in_play=True, players=4)
+    spades = {0: "8S 9S TS JS", 2: "QS KS AS", 1: "2S 3S 4S 5S 6S 7S"}
+    state = state_with_hands(game, hands_with(game, spades))
+    act(state, "claim S-high", *["assign P0"] * 4, *["assign P2"] * 2)
+    assert state.current_player() == 0 and int(state.array[E.CLAIM_COUNT]) == 6  # one card to go
+    act(state, "assign P2")
+    assert int(state.array[E.STATUS + 7]) == 0 and int(state.array[E.SCORES]) == 1
+    event = int(state.array[E.LOG])
+    assert [int(E.event_named_seat(event, i)) for i in range(7)] == [0, 0, 0, 0, 2, 2, 2]
+    assert [int(E.event_holder(event, i)) for i in range(7)] == [0, 0, 0, 0, 2, 2, 2]
+    assert not E.event_in_window(event) and int(E.event_status(event)) == 0
+    assert "P0 claims S-high [8S:P0 9S:P0 TS:P0 JS:P0 QS:P2 KS:P2 AS:P2]" in str(state)
+    # One wrong seat of seven voids a high half-suit.
+    wrong = state_with_hands(game, hands_with(game, spades))
+    act(wrong, "claim S-high", *["assign P0"] * 4, *["assign P2"] * 2, "assign P0")
+    assert int(wrong.array[E.STATUS + 7]) == VOID
+    # A low half-suit keeps its six cards and six assignment nodes.
+    low = state_with_hands(game, hands_with(game, {0: "2H", 1: "2S 3S 4S 5S 6S 7S"}))
+    act(low, "ask P1 3H")
+    assert low.current_player() == 1
+    act(low, "claim S-low", *["assign P1"] * 6)
+    assert int(low.array[E.STATUS + 6]) == 1 and low.current_player() == 1
 
 
 # ---- 12.11 opponent_picks_next_player ------------------------------------------------------------

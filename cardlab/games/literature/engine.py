@@ -17,9 +17,9 @@ Rulings (docs/rules/literature.md#rulings): the dealer (or, as a variant, the
 player after him) has the first turn; an ask names an opponent who holds a card
 and a card of a half-suit the asker holds another card of; a success keeps the
 turn, a failure hands it to the target. A claim names the holder of each of the
-six cards in ascending id order; the claimant keeps the turn. A player on turn
-without cards hands the turn to a teammate with cards; once a team is out of
-cards, the other team may only claim.
+half-suit's cards (six, or seven under 12.10) in ascending id order; the
+claimant keeps the turn. A player on turn without cards hands the turn to a
+teammate with cards; once a team is out of cards, the other team may only claim.
 """
 
 from __future__ import annotations
@@ -49,19 +49,20 @@ from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
     ASSIGN,
-    CARDS_PER_HALF_SUIT,
     CLAIM,
     DECKS,
     DECLINE,
     HALF_SUIT_MASKS,
     HALF_SUIT_VALUES,
     MAX_ASKS_LIMIT,
+    MAX_HALF_SUIT_SIZE,
     MAX_HALF_SUITS,
     MAX_PLAYERS,
     NUM_HALF_SUITS,
     PASS_TURN,
     UNRESOLVED,
     VOID,
+    cards_dealt,
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ---------------------
@@ -76,11 +77,11 @@ HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (24-39): the cards each seat ho
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
 FIRST_DEALER = 40  # the dealer: one deal, so DEALER keeps this value all game
 MAX_ASKS = 41
-LAYOUT = 42  # rules.STANDARD, SEVENS_REMOVED or JOKERS
+LAYOUT = 42  # rules.STANDARD, SEVENS_REMOVED, JOKERS or EIGHTS
 MAJOR_SETS_WORTH_TWO = 43
 MISCLAIM_TO_OPPONENTS = 44
 FIRST_ASK_LEFT_OF_DEALER = 45
-CARDS_EACH = 46
+CARDS_EACH = 46  # the largest hand dealt (12.10's uneven deal gives the first seats one more)
 OWN_CARD_ASKS = 47  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
 OPPONENT_PICKS = 48  # 1: opponent_picks_next_player (12.11)
 CLAIM_ANY_TIME = 49  # 1: claim_any_time (12.5)
@@ -90,8 +91,8 @@ ASKS = 50  # asks made so far
 CLAIMANT = 51  # seat making the current claim, -1 outside a claim
 CLAIM_HALF_SUIT = 52
 CLAIM_COUNT = 53  # seats named so far in the current claim
-CLAIM_SEATS = 54  # 6 slots: the seat named for each card, ascending card ids
-STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
+CLAIM_SEATS = 54  # MAX_HALF_SUIT_SIZE slots: the seat named for each card, ascending card ids
+STATUS = CLAIM_SEATS + MAX_HALF_SUIT_SIZE  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
 PICKING_FOR = SCORES + 2  # 12.11: the empty-handed seat on turn an opponent picks for, else -1
 LAST_ASKER = PICKING_FOR + 1  # MAX_PLAYERS slots: the seat that last asked each seat, -1 if none
@@ -111,10 +112,13 @@ NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD, BLUFF_OWN_CARD = 0, 1, 2
 
 # ---- Public events, packed one per log slot ---------------------------------------------------
 # bits 0-1 kind, 2-5 actor; ask: 6-9 target, 10-15 card, 16 success, 17 surrendered (12.12);
-# claim: 60 made in a claim window (12.5);
-# claim: 6-9 half-suit, 10-11 status after it, 12+4i seat named for card i,
-# 36+4i seat that held card i; hand-off: 6-9 the seat receiving the turn.
+# hand-off: 6-9 the seat receiving the turn;
+# claim: 6-9 half-suit, 10-11 status after it, 12 made in a claim window (12.5), then for
+# card i (i < 7, ascending ids): 13+3i the seat named, as its index in the claimant's team
+# (seat // 2: a claim names only teammates), and 34+4i the seat that held it (bits 34-61).
+# Seven cards of 12.10 fit one word this way: 3 bits per named seat, 4 per holder.
 EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
+_NAMED_SHIFT, _HOLDER_SHIFT = 13, 13 + 3 * MAX_HALF_SUIT_SIZE
 
 
 @njit(cache=True)
@@ -136,13 +140,13 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
     s[CLAIM_ANY_TIME] = claim_any_time
     s[PICKING_FOR] = -1
     s[LAST_ASKER:LAST_ASKER + MAX_PLAYERS] = -1
-    s[CARDS_EACH] = popcount(DECKS[layout]) // num_players
+    s[CARDS_EACH] = cards_dealt(popcount(DECKS[layout]), num_players, dealer, dealer + 1)
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
-    s[CLAIM_SEATS:CLAIM_SEATS + CARDS_PER_HALF_SUIT] = -1
+    s[CLAIM_SEATS:CLAIM_SEATS + MAX_HALF_SUIT_SIZE] = -1
     for h in range(MAX_HALF_SUITS):
         s[STATUS + h] = UNRESOLVED if h < NUM_HALF_SUITS[layout] else VOID
-    K.start(s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE], num_players, layout, s[CARDS_EACH])
+    K.start(s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE], num_players, layout, dealer)
     return s
 
 
@@ -352,7 +356,7 @@ def card_being_named(s):
 def _assign(s, seat):
     s[CLAIM_SEATS + s[CLAIM_COUNT]] = seat
     s[CLAIM_COUNT] += 1
-    if s[CLAIM_COUNT] == CARDS_PER_HALF_SUIT:
+    if s[CLAIM_COUNT] == popcount(HALF_SUIT_MASKS[s[LAYOUT], s[CLAIM_HALF_SUIT]]):
         _settle_claim(s)
 
 
@@ -372,28 +376,29 @@ def _settle_claim(s):
     team = team_of(claimant)
     h = s[CLAIM_HALF_SUIT]
     cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
-    holders = np.empty(CARDS_PER_HALF_SUIT, dtype=np.int64)
+    holders = np.empty(cards.shape[0], dtype=np.int64)
     all_with_team = True
     all_named_right = True
     event = EVENT_CLAIM | (claimant << 2) | (h << 6)
-    for i in range(CARDS_PER_HALF_SUIT):
+    for i in range(cards.shape[0]):
         seat = holder(s, cards[i])
         holders[i] = seat
         all_with_team &= team_of(seat) == team
         all_named_right &= seat == s[CLAIM_SEATS + i]
-        event |= (s[CLAIM_SEATS + i] << (12 + 4 * i)) | (seat << (36 + 4 * i))
+        event |= ((s[CLAIM_SEATS + i] >> 1) << (_NAMED_SHIFT + 3 * i)) | (
+            seat << (_HOLDER_SHIFT + 4 * i))
         s[HANDS + seat] &= ~card_bit(cards[i])
     status = claim_status(team, all_with_team, all_named_right, s[MISCLAIM_TO_OPPONENTS])
     s[STATUS + h] = status
     if status != VOID:
         s[SCORES + status] += HALF_SUIT_VALUES[s[MAJOR_SETS_WORTH_TWO], h]
     in_window = s[WINDOW_POLLS] > 0
-    _log(s, event | (status << 10) | (np.int64(in_window) << 60))
+    _log(s, event | (status << 10) | (np.int64(in_window) << 12))
     K.observe_claim(knowledge_of(s), h, holders)
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
-    s[CLAIM_SEATS:CLAIM_SEATS + CARDS_PER_HALF_SUIT] = -1
+    s[CLAIM_SEATS:CLAIM_SEATS + MAX_HALF_SUIT_SIZE] = -1
     s[PHASE] = ASKING
     if not in_window:
         s[TO_MOVE] = claimant  # ruling 3: the claimant keeps the turn
@@ -516,7 +521,7 @@ def event_surrendered(event):
 @njit(cache=True)
 def event_in_window(event):
     """A claim made in a claim window (12.5)."""
-    return (event >> 60) & 1 == 1
+    return (event >> 12) & 1 == 1
 
 
 @njit(cache=True)
@@ -526,12 +531,14 @@ def event_status(event):
 
 @njit(cache=True)
 def event_named_seat(event, i):
-    return (event >> (12 + 4 * i)) & 15
+    """The seat a claim named for its i-th card: a teammate of the claimant."""
+    return (event_actor(event) & 1) + 2 * ((event >> (_NAMED_SHIFT + 3 * i)) & 7)
 
 
 @njit(cache=True)
 def event_holder(event, i):
-    return (event >> (36 + 4 * i)) & 15
+    """The seat shown to hold a claim's i-th card."""
+    return (event >> (_HOLDER_SHIFT + 4 * i)) & 15
 
 
 # ---- Batched random play -----------------------------------------------------------------------

@@ -32,6 +32,8 @@ from cardlab.games.literature.rules import (
     CLAIM,
     DECLINE,
     DEFAULT_MAX_ASKS,
+    EIGHTS,
+    HALF_SUIT_SIZE,
     HALF_SUIT_VALUES,
     JOKERS,
     MAX_ASKS_LIMIT,
@@ -66,7 +68,7 @@ DEFAULT_PARAMETERS = {
 }
 #: Variants of docs/variants.md whose parameter exists but whose rules the engine does not
 #: play yet: ``load_game`` refuses them rather than play a different game.
-NOT_IMPLEMENTED = ("eights_in_play", "forced_claims", "challenge")
+NOT_IMPLEMENTED = ("forced_claims", "challenge")
 PARAMETER_RULES = {
     "players": (int, None),  # checked against the deck by unsupported_reason
     "dealer": (int, None),  # 0 .. players - 1
@@ -80,6 +82,7 @@ PARAMETER_RULES = {
     "bluff_own_card": (bool, None),
     "opponent_picks_next_player": (bool, None),
     "claim_any_time": (bool, None),
+    "eights_in_play": (bool, None),
     **{name: (bool, None) for name in NOT_IMPLEMENTED},
 }
 #: Resampling draws that must contradict the event log before we give up loudly.
@@ -118,6 +121,8 @@ def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def layout_of(p: dict[str, Any]) -> int:
+    if p["eights_in_play"]:
+        return EIGHTS
     if p["jokers_ninth_set"]:
         return JOKERS
     return SEVENS_REMOVED if p["sevens_removed"] else STANDARD
@@ -182,9 +187,11 @@ class LiteratureGame(EngineGame):
         layout = layout_of(p)
         major = int(p["major_sets_worth_two"])
         utility = float(sum(HALF_SUIT_VALUES[major, h] for h in range(NUM_HALF_SUITS[layout])))
-        # Asks, 7 actions per claim, at most one hand-off per claim, and the deal; with claims
-        # at any time (12.5) a window of players - 1 nodes before every on-turn decision.
-        length = deck_size(layout) + p["max_asks"] + 8 * NUM_HALF_SUITS[layout]
+        # Asks, a claim's nodes (the claim and one per card), at most one hand-off per claim,
+        # and the deal; with claims at any time (12.5) a window of players - 1 nodes before
+        # every on-turn decision.
+        length = (deck_size(layout) + p["max_asks"]
+                  + (HALF_SUIT_SIZE[layout] + 2) * NUM_HALF_SUITS[layout])
         if p["claim_any_time"]:
             length += (p["players"] - 1) * (p["max_asks"] + 2 * NUM_HALF_SUITS[layout] + 1)
         info = pyspiel.GameInfo(
@@ -327,7 +334,8 @@ def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, i
     return observation.tensor_pieces(int(array[E.NUM_PLAYERS]), int(array[E.MAX_ASKS]),
                                      perfect_recall,
                                      int(array[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD,
-                                     bool(array[E.CLAIM_ANY_TIME]))
+                                     bool(array[E.CLAIM_ANY_TIME]),
+                                     int(HALF_SUIT_SIZE[array[E.LAYOUT]]))
 
 
 LiteratureGame.state_class = LiteratureState
@@ -347,17 +355,17 @@ def deal_actions(hands: list[int], dealer: int) -> list[int]:
 
     The k-th card dealt goes to seat ``(dealer + 1 + k) % N``, so each seat's
     cards are dealt in turn; useful to set up a position for analysis or tests.
+    The hand sizes must be the round deal's: equal, or (12.10's uneven deck)
+    one card more for the first seats from ``dealer + 1``.
     """
     n = len(hands)
     queues = [sorted(c for c in range(54) if (int(hand) >> c) & 1) for hand in hands]
-    sizes = {len(q) for q in queues}
-    if len(sizes) != 1:
-        raise ValueError(f"{GAME_NAME}: every hand must have the same size, got "
-                         f"{[len(q) for q in queues]}")
-    actions = []
-    for k in range(n * sizes.pop()):
-        actions.append(queues[(dealer + 1 + k) % n].pop(0))
-    return actions
+    total = sum(len(q) for q in queues)
+    sizes = [len(q) for q in queues]
+    if sizes != [total // n + int((seat - dealer - 1) % n < total % n) for seat in range(n)]:
+        raise ValueError(f"{GAME_NAME}: the hand sizes {sizes} are not those of a round deal "
+                         f"from P{(dealer + 1) % n} (equal, or one more for the first seats)")
+    return [queues[(dealer + 1 + k) % n].pop(0) for k in range(total)]
 
 
 def state_with_hands(game: LiteratureGame, hands: list[int]) -> LiteratureState:

@@ -43,6 +43,7 @@ from cardlab.games.literature.rules import (
     MAX_HALF_SUITS,
     MAX_PLAYERS,
     NUM_HALF_SUITS,
+    cards_dealt,
 )
 
 # ---- Layout of the knowledge array ------------------------------------------------------
@@ -60,8 +61,9 @@ def _minimum_slot(seat, h):
 
 
 @njit(cache=True)
-def start(k, num_seats, layout, cards_each):
-    """Knowledge right after the deal: any seat may hold any card, no minimums."""
+def start(k, num_seats, layout, dealer):
+    """Knowledge right after the deal: any seat may hold any card, no minimums; the hand
+    sizes are the round deal's from ``dealer + 1`` (uneven only under 12.10)."""
     k[:] = 0
     k[NUM_SEATS] = num_seats
     k[LAYOUT] = layout
@@ -70,13 +72,13 @@ def start(k, num_seats, layout, cards_each):
         deck |= HALF_SUIT_MASKS[layout, h]
     for seat in range(num_seats):
         k[MAY_HOLD + seat] = deck
-        k[HAND_SIZE + seat] = cards_each
+        k[HAND_SIZE + seat] = cards_dealt(popcount(deck), num_seats, dealer, seat)
 
 
 @njit(cache=True)
-def new_knowledge(num_seats, layout, cards_each):
+def new_knowledge(num_seats, layout, dealer=0):
     k = np.zeros(KNOWLEDGE_SIZE, dtype=np.int64)
-    start(k, num_seats, layout, cards_each)
+    start(k, num_seats, layout, dealer)
     return k
 
 

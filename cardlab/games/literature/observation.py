@@ -7,7 +7,8 @@ hold it; for every seat, its hand size and its proven half-suit minimums. The
 information-state tensor adds the whole record: the dealt hand and every
 public event in order. Seats are relative to the observer (0 = self, 1 = next
 seat, ...), so one network serves every seat; the width of the seat planes is
-the game's number of players.
+the game's number of players, and the width of the per-card claim pieces is
+the size of the layout's largest half-suit (6, or 7 under 12.10).
 """
 
 from __future__ import annotations
@@ -22,17 +23,17 @@ from cardlab.core.infostate import deal_token, seen_action
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
-    CARDS_PER_HALF_SUIT,
     CLAIM,
     HALF_SUIT_MASKS,
     HALF_SUIT_OF,
+    HALF_SUIT_SIZE,
     MAX_HALF_SUITS,
 )
 
 NUM_CARDS = 54
 
 
-def observation_pieces(num_players: int) -> tuple[tuple[str, int], ...]:
+def observation_pieces(num_players: int, half_suit_size: int = 6) -> tuple[tuple[str, int], ...]:
     """(name, size) of each piece of the observation tensor, in order."""
     n = num_players
     return (
@@ -45,7 +46,7 @@ def observation_pieces(num_players: int) -> tuple[tuple[str, int], ...]:
         ("to_move", n),
         ("phase", 4),
         ("claim_half_suit", MAX_HALF_SUITS),
-        ("claim_named_seats", CARDS_PER_HALF_SUIT * n),
+        ("claim_named_seats", half_suit_size * n),
         ("dealer", n),
         ("asks_made", 1),
     )
@@ -63,14 +64,14 @@ def event_slots(max_asks: int) -> int:
 
 
 @njit(cache=True)
-def event_width(num_players: int, surrenders: bool = False) -> int:
+def event_width(num_players: int, surrenders: bool = False, half_suit_size: int = 6) -> int:
     """Slots of one event: actor, target, half-suit, card within it, answer, and with
     ``ask_own_card_surrender`` (12.12) whether the asker surrendered the card."""
-    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1 + int(surrenders)
+    return 2 * num_players + MAX_HALF_SUITS + half_suit_size + 1 + int(surrenders)
 
 
-def information_state_extra(num_players: int, max_asks: int,
-                            surrenders: bool = False) -> tuple[tuple[str, int], ...]:
+def information_state_extra(num_players: int, max_asks: int, surrenders: bool = False,
+                            half_suit_size: int = 6) -> tuple[tuple[str, int], ...]:
     """Pieces the information-state tensor adds: the dealt hand and the whole public record.
 
     ``events`` has a slot per logged event, in order (:func:`_encode_event`);
@@ -92,21 +93,22 @@ def information_state_extra(num_players: int, max_asks: int,
     n = num_players
     return (
         ("dealt_hand", NUM_CARDS),
-        ("events", int(event_slots(max_asks) * event_width(n, surrenders))),
-        ("claims", MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n),
+        ("events", int(event_slots(max_asks) * event_width(n, surrenders, half_suit_size))),
+        ("claims", MAX_HALF_SUITS * half_suit_size * 2 * n),
     )
 
 
 def tensor_pieces(num_players: int, max_asks: int, perfect_recall: bool,
-                  surrenders: bool = False, windows: bool = False) -> tuple[tuple[str, int], ...]:
+                  surrenders: bool = False, windows: bool = False,
+                  half_suit_size: int = 6) -> tuple[tuple[str, int], ...]:
     """(name, size) of each piece of the observation or information-state tensor, in order.
 
     With claims at any time (12.5) both end with ``claim_window``: the seat on
     turn while a window polls the others, and the polls left.
     """
-    pieces = observation_pieces(num_players)
+    pieces = observation_pieces(num_players, half_suit_size)
     if perfect_recall:
-        pieces += information_state_extra(num_players, max_asks, surrenders)
+        pieces += information_state_extra(num_players, max_asks, surrenders, half_suit_size)
     if windows:
         pieces += (("claim_window", num_players + 1),)
     return pieces
@@ -117,6 +119,7 @@ def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
     n = s[E.NUM_PLAYERS]
+    size = HALF_SUIT_SIZE[s[E.LAYOUT]]
     view = E.private_knowledge(s, player)
     o = 0
     mark_cards(out, o, s[E.HANDS + player])
@@ -133,7 +136,7 @@ def encode(s, player, perfect_recall, out):
         relative = (seat - player) % n
         for h in range(MAX_HALF_SUITS):
             out[o + relative * MAX_HALF_SUITS + h] = (
-                view[K.MINIMUM + seat * MAX_HALF_SUITS + h] / CARDS_PER_HALF_SUIT
+                view[K.MINIMUM + seat * MAX_HALF_SUITS + h] / size
             )
     o += n * MAX_HALF_SUITS
     own = player & 1
@@ -163,7 +166,7 @@ def encode(s, player, perfect_recall, out):
     o += MAX_HALF_SUITS
     for i in range(s[E.CLAIM_COUNT]):
         out[o + i * n + (s[E.CLAIM_SEATS + i] - player) % n] = 1.0
-    o += CARDS_PER_HALF_SUIT * n
+    o += size * n
     out[o + (s[E.DEALER] - player) % n] = 1.0
     o += n
     out[o] = s[E.ASKS] / s[E.MAX_ASKS]
@@ -173,12 +176,12 @@ def encode(s, player, perfect_recall, out):
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    width = event_width(n, s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD)
+    width = event_width(n, s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD, size)
     slots = event_slots(s[E.MAX_ASKS])
     claims = o + slots * width
     for i in range(min(s[E.LOG_LENGTH], slots)):
         _encode_event(s, s[E.LOG + i], player, out, o + i * width, claims)
-    _encode_window(s, player, out, claims + MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n)
+    _encode_window(s, player, out, claims + MAX_HALF_SUITS * size * 2 * n)
 
 
 @njit(cache=True)
@@ -196,13 +199,14 @@ def _encode_event(s, event, player, out, o, claims):
     """Write one logged event at ``out[o:]``; a claim's seats go under its half-suit in ``claims``.
 
     A slot is ``actor (n) | target (n) | half-suit (9) | card within the
-    half-suit (6) | answer (1)``: an ask sets all, a claim the actor and the
-    half-suit, a hand-off the actor and the target. The asker is implied by
-    the turn rules but written out, so a network need not replay them; a card
-    is its half-suit and its rank within it, 15 flags rather than 54, so a
-    slot of a 6-player game is 28 wide rather than 67.
+    half-suit (6, or 7 under 12.10) | answer (1)``: an ask sets all, a claim
+    the actor and the half-suit, a hand-off the actor and the target. The asker
+    is implied by the turn rules but written out, so a network need not replay
+    them; a card is its half-suit and its rank within it, 15 flags rather than
+    54, so a slot of a 6-player game is 28 wide rather than 67.
     """
     n = s[E.NUM_PLAYERS]
+    size = HALF_SUIT_SIZE[s[E.LAYOUT]]
     kind = E.event_kind(event)
     out[o + (E.event_actor(event) - player) % n] = 1.0
     if kind == E.EVENT_PASS:
@@ -213,9 +217,9 @@ def _encode_event(s, event, player, out, o, claims):
         h = E.event_target(event)
         out[o_half_suit + h] = 1.0
         if E.event_in_window(event):  # the answer slot, unused by claims (12.5)
-            out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
-        block = claims + h * CARDS_PER_HALF_SUIT * 2 * n
-        for i in range(CARDS_PER_HALF_SUIT):
+            out[o_half_suit + MAX_HALF_SUITS + size] = 1.0
+        block = claims + h * size * 2 * n
+        for i in range(popcount(HALF_SUIT_MASKS[s[E.LAYOUT], h])):
             out[block + 2 * n * i + (E.event_named_seat(event, i) - player) % n] = 1.0
             out[block + 2 * n * i + n + (E.event_holder(event, i) - player) % n] = 1.0
         return
@@ -226,9 +230,9 @@ def _encode_event(s, event, player, out, o, claims):
     lower_cards = HALF_SUIT_MASKS[s[E.LAYOUT], h] & (card_bit(card) - 1)
     out[o_half_suit + MAX_HALF_SUITS + popcount(lower_cards)] = 1.0
     if E.event_success(event):
-        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
+        out[o_half_suit + MAX_HALF_SUITS + size] = 1.0
     if E.event_surrendered(event):  # only set when the slot has this flag (12.12)
-        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1] = 1.0
+        out[o_half_suit + MAX_HALF_SUITS + size + 1] = 1.0
 
 
 @njit(cache=True)
@@ -248,10 +252,10 @@ def observation_token(s, action, player):
                           k + 1 == popcount(s[E.DECK]), 0)
     detail = np.int64(0)
     if phase == E.CLAIMING:
-        if s[E.CLAIM_COUNT] + 1 == CARDS_PER_HALF_SUIT:
+        cards = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])
+        if s[E.CLAIM_COUNT] + 1 == cards.shape[0]:
             detail = np.int64(1)
-            cards = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])
-            for i in range(CARDS_PER_HALF_SUIT):
+            for i in range(cards.shape[0]):
                 detail |= E.holder(s, cards[i]) << (1 + 4 * i)
     elif action < CLAIM:
         detail = np.int64(1 + has_card(s[E.HANDS + action // 64], action % 64))

@@ -35,7 +35,6 @@ from cardlab.core.layout import DEALT, NUM_PLAYERS, recount_undealt
 from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.engine import (
-    CARDS_EACH,
     EVENT_ASK,
     EVENT_CLAIM,
     HANDS,
@@ -55,7 +54,6 @@ from cardlab.games.literature.engine import (
     private_knowledge,
 )
 from cardlab.games.literature.rules import (
-    CARDS_PER_HALF_SUIT,
     HALF_SUIT_MASKS,
     HALF_SUIT_OF,
     MAX_HALF_SUITS,
@@ -259,7 +257,7 @@ def dealt_hands_for(s, hands):
             dealt[event_actor(event)] |= bit
         elif kind == EVENT_CLAIM:
             cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], event_target(event)])
-            for j in range(CARDS_PER_HALF_SUIT):
+            for j in range(cards.shape[0]):
                 dealt[event_holder(event, j)] |= card_bit(cards[j])
     return dealt
 
@@ -278,8 +276,8 @@ def consistent_with_log(s, hands):
     layout = s[LAYOUT]
     own_card_asks = s[OWN_CARD_ASKS] != NO_OWN_CARD_ASKS
     current = dealt_hands_for(s, hands)
-    for seat in range(num_players):
-        if popcount(current[seat]) != s[CARDS_EACH]:
+    for seat in range(num_players):  # hand sizes at the deal are public
+        if popcount(current[seat]) != popcount(s[DEALT + seat]):
             return False
     for i in range(s[LOG_LENGTH]):
         event = s[LOG + i]
@@ -308,7 +306,7 @@ def consistent_with_log(s, hands):
         elif kind == EVENT_CLAIM:
             h = event_target(event)
             cards = cards_in(HALF_SUIT_MASKS[layout, h])
-            for j in range(CARDS_PER_HALF_SUIT):
+            for j in range(cards.shape[0]):
                 seat = event_holder(event, j)
                 if current[seat] & card_bit(cards[j]) == 0:
                     return False

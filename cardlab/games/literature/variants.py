@@ -61,7 +61,9 @@ VARIANTS = (
     Variant(
         "literature.eights_in_play", "P", ("eights_in_play=true",),
         "the full 52 cards; the 8s join the high half-suits (7 cards, seven assignment nodes)",
-        rulings=("V-L4",), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L4",),
+        tests=(_TESTS + "test_v_l4_the_52_cards_are_dealt_round_unevenly",
+               _TESTS + "test_a_high_half_suit_claim_names_seven_seats"),
     ),
     Variant(
         "literature.opponent_picks_next_player", "P", ("opponent_picks_next_player=true",),
