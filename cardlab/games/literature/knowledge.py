@@ -15,7 +15,10 @@ with each event:
 What an ask proves (``observe_ask``): the asker holds at least one card of the
 half-suit and not the asked card; a target who says no does not hold it; a
 successful ask places the card with the asker. A claim takes its half-suit
-out of play (``observe_claim``). :func:`propagate` then draws every
+out of play (``observe_claim``, also for the half-suits a challenge or a forced
+procedure resolves with their holders shown), and a challenge the challenged
+team must answer proves that it holds the whole half-suit
+(``observe_team_holds``). :func:`propagate` then draws every
 consequence it can cheaply, to a fixed point:
 
 1. a seat whose placed cards fill its hand holds nothing else;
@@ -165,6 +168,16 @@ def observe_claim(k, h, holders):
 
 
 @njit(cache=True)
+def observe_team_holds(k, h, team):
+    """Update for a challenge on h that ``team`` must answer (12.17): the team holds every
+    card of h, so no seat of the other team holds one."""
+    cards = HALF_SUIT_MASKS[k[LAYOUT], h]
+    for seat in range(1 - team, k[NUM_SEATS], 2):
+        k[MAY_HOLD + seat] &= ~cards
+    propagate(k)
+
+
+@njit(cache=True)
 def propagate(k):
     """Apply the deduction rules 1-4 (module docstring) until nothing changes."""
     num_seats = k[NUM_SEATS]
@@ -302,6 +315,7 @@ def hand_size(k, seat):
 
 __all__ = [
     "KNOWLEDGE_SIZE", "MAY_HOLD", "HAND_SIZE", "MINIMUM", "MAX_PLAYERS", "new_knowledge",
-    "start", "observe_ask", "observe_claim", "propagate", "private_view", "is_sound",
+    "start", "observe_ask", "observe_claim", "observe_team_holds", "propagate", "private_view",
+    "is_sound",
     "certain_cards", "claim_is_certain", "holder_of", "placed_cards", "contested_cards",
 ]

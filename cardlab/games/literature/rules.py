@@ -147,10 +147,12 @@ VOID = 2  # cancelled by a wrong claim, or left unresolved at the ask limit
 # ---- Action ids (contract: docs/actions.md) ------------------------------------------
 ASK = 0  # 64 * target + card
 CLAIM = 1024  # + half-suit
-DECLINE = 1033  # claim_any_time (12.5): no claim in a claim window, string "pass"
+DECLINE = 1033  # no claim in a claim window (12.5), or a forced declaration's pass (12.15): "pass"
 ASSIGN = 1040  # + seat
 PASS_TURN = 1056  # + seat
+CHALLENGE = 1072  # + half-suit: challenge the other team on it (12.17)
 NUM_DISTINCT_ACTIONS = 1072
+NUM_DISTINCT_ACTIONS_WITH_CHALLENGE = CHALLENGE + MAX_HALF_SUITS  # 1081
 DEFAULT_MAX_ASKS = 500
 MAX_ASKS_LIMIT = 1000  # the state array keeps every event, so the ask limit is bounded
 
