@@ -39,6 +39,15 @@ VARIANT_CASES = [pytest.param(spec, _short(variant.settings()), id=variant.name)
 #: teams of two (11.14, ``three_teams``).
 VARIANT_CASES += [pytest.param(SPECS[0], {"players": 6, "three_teams": True},
                                id="kaiser.six_player-three_teams")]
+#: Literature's 52-card deck dealt unevenly among 8, and the forced procedure with challenges,
+#: windows and 12.10's seven-card claims together.
+VARIANT_CASES += [
+    pytest.param(SPECS[2], {"eights_in_play": True, "players": 8, "dealer": 5},
+                 id="literature.eights_in_play-8"),
+    pytest.param(SPECS[2], {"forced_claims": True, "challenge": True, "claim_any_time": True,
+                            "eights_in_play": True, "players": 4},
+                 id="literature.forced_claims-challenge-claim_any_time-eights_in_play-4"),
+]
 
 
 def _uniform(rng: np.random.Generator):

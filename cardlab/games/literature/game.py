@@ -38,10 +38,10 @@ from cardlab.games.literature.rules import (
     HALF_SUIT_VALUES,
     JOKERS,
     MAX_ASKS_LIMIT,
+    MAX_DISTINCT_ACTIONS,
     MAX_HALF_SUITS,
     MAX_PLAYERS,
     NUM_DISTINCT_ACTIONS,
-    NUM_DISTINCT_ACTIONS_WITH_CHALLENGE,
     NUM_HALF_SUITS,
     PASS_TURN,
     SEVENS_REMOVED,
@@ -139,10 +139,10 @@ def action_to_string(player: int, action: int) -> str:
         return f"assign P{action - ASSIGN}"
     if PASS_TURN <= action < NUM_DISTINCT_ACTIONS:
         return f"pass P{action - PASS_TURN}"
-    if CHALLENGE <= action < NUM_DISTINCT_ACTIONS_WITH_CHALLENGE:
+    if CHALLENGE <= action < MAX_DISTINCT_ACTIONS:
         return f"challenge {half_suit_name(action - CHALLENGE)}"
     raise ValueError(f"{GAME_NAME}: no action with id {action} "
-                     f"(ids are 0..{NUM_DISTINCT_ACTIONS_WITH_CHALLENGE - 1})")
+                     f"(ids are 0..{MAX_DISTINCT_ACTIONS - 1})")
 
 
 def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
@@ -153,7 +153,7 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
 @cache
 def literature_engine(num_players: int) -> Engine:
     """The checked Python face of the engine for ``num_players`` seats."""
-    return Engine.from_kernels(E, GAME_NAME, num_players, NUM_DISTINCT_ACTIONS_WITH_CHALLENGE,
+    return Engine.from_kernels(E, GAME_NAME, num_players, MAX_DISTINCT_ACTIONS,
                                state_action_to_string)
 
 
@@ -200,7 +200,7 @@ class LiteratureGame(EngineGame):
         if p["challenge"]:
             length += p["players"] * half_suits
         info = pyspiel.GameInfo(
-            num_distinct_actions=(NUM_DISTINCT_ACTIONS_WITH_CHALLENGE if p["challenge"]
+            num_distinct_actions=(MAX_DISTINCT_ACTIONS if p["challenge"]
                                   else NUM_DISTINCT_ACTIONS),
             max_chance_outcomes=54,
             num_players=p["players"],

@@ -152,7 +152,7 @@ ASSIGN = 1040  # + seat
 PASS_TURN = 1056  # + seat
 CHALLENGE = 1072  # + half-suit: challenge the other team on it (12.17)
 NUM_DISTINCT_ACTIONS = 1072
-NUM_DISTINCT_ACTIONS_WITH_CHALLENGE = CHALLENGE + MAX_HALF_SUITS  # 1081
+MAX_DISTINCT_ACTIONS = CHALLENGE + MAX_HALF_SUITS  # 1081
 DEFAULT_MAX_ASKS = 500
 MAX_ASKS_LIMIT = 1000  # the state array keeps every event, so the ask limit is bounded
 
