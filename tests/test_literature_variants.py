@@ -298,6 +298,17 @@ def test_v_l3_empty_handed_seats_claim_in_windows_and_the_endgame_hand_off_widen
 
 
 # ---- 12.15 forced_claims ----------------------------------------------------------------------------
+def assert_worlds_keep_every_information_state(state: pyspiel.State) -> None:
+    """Each seat's resampled worlds give it the same information state (string, tensor, key)."""
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for player in range(state.num_players()):
+        for _ in range(3):
+            world = state.resample_from_infostate(player, sampler)
+            assert world.information_state_string(player) == state.information_state_string(player)
+            assert world.information_state_tensor(player) == state.information_state_tensor(player)
+            assert world.information_state_key(player) == state.information_state_key(player)
+
+
 def emptied_team_zero(**params) -> pyspiel.State:
     """Four players holding whole half-suits (``SUITED``); team 0 claims its four, which leaves
     it without cards: the endgame, team 1 never on turn."""
@@ -319,9 +330,12 @@ def test_forced_claims_the_endgame_is_declared_in_turn_or_passed():
     assert legal_strings(state) == ["claim H-low", "claim H-high", "claim S-low", "claim S-high",
                                     "pass"]
     assert "forced declaration (the endgame): team 1 declares" in str(state)
+    assert_worlds_keep_every_information_state(state)
     act(state, "pass")
     assert state.current_player() == 3  # the next seat of the team
-    act(state, "claim S-low", *["assign P3"] * 6)
+    act(state, "claim S-low", *["assign P3"] * 3)
+    assert_worlds_keep_every_information_state(state)  # in the middle of a declaration
+    act(state, *["assign P3"] * 3)
     assert int(state.array[E.STATUS + 6]) == 1 and "P3 declares after 1 passes" in str(state)
     # V-L7: the procedure restarts from the declarer, 2 m F = 12 nodes for the three left.
     assert state.current_player() == 3
@@ -367,6 +381,7 @@ def test_a_challenged_team_holding_the_half_suit_must_declare_it():
     assert "P1 challenges team 0 on C-high: it must declare" in str(state)
     public = E.knowledge_of(state.array)  # the challenge proves team 0 holds all of C-high
     assert not K.may_hold(public, 1, parse_card("AC")) and not K.may_hold(public, 3, parse_card("9C"))
+    assert_worlds_keep_every_information_state(state)
     act(state, "pass", "claim C-high", *["assign P0"] * 5, "assign P2")
     assert int(state.array[E.STATUS + 1]) == 0  # right: the challenged team scores
     assert "P2 declares after 1 passes" in str(state)
@@ -387,6 +402,7 @@ def test_v_l8_a_challenge_on_a_team_without_every_card_scores_for_it():
     state = act(challenge_game(), "challenge H-low")  # P1's own half-suit
     assert int(state.array[E.STATUS + 4]) == 0  # the challenged team scores
     assert "which does not hold it all: shown [2H:P1" in str(state)
+    assert_worlds_keep_every_information_state(state)  # in a window, after the challenge
     assert bin(int(state.array[E.HANDS + 1])).count("1") == 6  # the cards left play
     assert state.current_player() == 2  # P1 keeps the turn: its window first
 
