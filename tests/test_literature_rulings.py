@@ -250,8 +250,9 @@ def test_action_strings_follow_the_contract() -> None:
     assert action_to_string(0, ASSIGN + 2) == "assign P2"
     assert action_to_string(0, PASS_TURN + 4) == "pass P4"
     assert action_to_string(-1, 49) == "QS"
-    with pytest.raises(ValueError, match="no action with id 1072"):
-        action_to_string(0, 1072)
+    assert action_to_string(0, 1072 + 5) == "challenge H-high"  # 12.17
+    with pytest.raises(ValueError, match="no action with id 1081"):
+        action_to_string(0, 1081)
 
 
 def test_illegal_action_raises_and_leaves_the_state_unchanged() -> None:

@@ -531,8 +531,8 @@ def _start_forced(s, team, half_suits, first, challenger):
 
 @njit(cache=True)
 def _forced_pass(s):
-    """A pass; after m nodes per seat for each half-suit twice over (2 m F), the other team
-    scores every half-suit of the procedure (holders shown)."""
+    """A pass; once every seat of the team has passed twice per half-suit (2 m F = N F
+    nodes), the other team scores every half-suit of the procedure (holders shown)."""
     team = s[FORCED_TEAM]
     s[FORCED_PASSES] += 1
     if s[FORCED_PASSES] < s[NUM_PLAYERS] * popcount(s[FORCED_SET]):  # 2 m F = N F
