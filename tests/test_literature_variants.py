@@ -461,3 +461,33 @@ def test_rules_player_challenges_only_what_the_other_team_cannot_place():
 def test_combinations_the_spec_forbids_are_rejected(params: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         pyspiel.load_game("cardlab_literature", params)
+
+
+def test_ismcts_and_the_compiled_arena_play_forced_declarations_and_challenges():
+    """The searcher's worlds match its information (debug mode checks) through windows,
+    challenges and forced procedures; the compiled duplicate loop plays them to the end."""
+    from cardlab import agents
+    from cardlab.arena import native
+    from cardlab.games import kernels
+
+    game = load(players=4, challenge=True, forced_claims=True, eights_in_play=True)
+    bots = [agents.make("ismcts", game, seat, seed=seat, simulations=20, debug=True,
+                        rollout="random" if seat % 2 else "rules") for seat in range(4)]
+    rng = np.random.default_rng(2)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        action = bots[state.current_player()].step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+    assert sum(state.returns()) == 0
+    seatings = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], dtype=np.int64)
+    status, _, _, returns, _, _, finals = native.play_games(
+        kernels.LITERATURE, game.new_initial_state().array.copy(), native.deal_seeds(7, 0, 4),
+        seatings, np.array([native.RULES, native.RANDOM], dtype=np.int64),
+        native.empty_options(2))
+    assert status[0] == native.OK and np.all(returns.sum(axis=1) == 0)
+    assert np.all(finals[:, E.STATUS:E.STATUS + 8] != -1)  # every half-suit resolved
