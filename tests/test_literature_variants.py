@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act
+from conftest import act, decisions
 from test_literature_knowledge import _resampler_failures, _soundness_failures
 from test_literature_rulings import hands_with, legal_strings, load
 
@@ -473,17 +473,10 @@ def test_ismcts_and_the_compiled_arena_play_forced_declarations_and_challenges()
     game = load(players=4, challenge=True, forced_claims=True, eights_in_play=True)
     bots = [agents.make("ismcts", game, seat, seed=seat, simulations=20, debug=True,
                         rollout="random" if seat % 2 else "rules") for seat in range(4)]
-    rng = np.random.default_rng(2)
     state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            continue
-        action = bots[state.current_player()].step(state)
-        assert action in state.legal_actions()
-        state.apply_action(action)
-    assert sum(state.returns()) == 0
+    for _ in decisions(state, np.random.default_rng(2), lambda s: bots[s.current_player()].step(s)):
+        pass
+    assert state.is_terminal() and sum(state.returns()) == 0
     seatings = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], dtype=np.int64)
     status, _, _, returns, _, _, finals = native.play_games(
         kernels.LITERATURE, game.new_initial_state().array.copy(), native.deal_seeds(7, 0, 4),
