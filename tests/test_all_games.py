@@ -48,6 +48,15 @@ VARIANT_CASES += [pytest.param(SPECS[0], {"players": 6, "three_teams": True},
                   pytest.param(SPECS[0], {"partner_exchange_after_bidding": True, "kitty_34_card": True,
                                           "high_or_low_announced_after_bid": True},
                                id="kaiser.partner_exchange_after_bidding-kitty_34_card")]
+#: Literature's 52-card deck dealt unevenly among 8, and the forced procedure with challenges,
+#: windows and 12.10's seven-card claims together.
+VARIANT_CASES += [
+    pytest.param(SPECS[2], {"eights_in_play": True, "players": 8, "dealer": 5},
+                 id="literature.eights_in_play-8"),
+    pytest.param(SPECS[2], {"forced_claims": True, "challenge": True, "claim_any_time": True,
+                            "eights_in_play": True, "players": 4},
+                 id="literature.forced_claims-challenge-claim_any_time-eights_in_play-4"),
+]
 
 
 def _uniform(rng: np.random.Generator):

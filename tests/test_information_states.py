@@ -44,9 +44,12 @@ CHANCE = pyspiel.PlayerId.CHANCE
 GAMES = [("cardlab_kaiser", {}), ("cardlab_twenty_eight", {}),
          ("cardlab_literature", {"players": 4})]
 GAME_IDS = [f"{name[8:]}-{params}" for name, params in GAMES]
-#: The histories' tables also cover Twenty-Eight's three- and six-player variants.
+#: The histories' tables also cover Twenty-Eight's three- and six-player variants, and
+#: Literature's forced procedure with challenges and windows (passes, declarations, forfeits).
 TABLE_GAMES = GAMES + [("cardlab_twenty_eight", {"players": 3}),
-                       ("cardlab_twenty_eight", {"players": 6})]
+                       ("cardlab_twenty_eight", {"players": 6}),
+                       ("cardlab_literature", {"players": 4, "challenge": True,
+                                               "forced_claims": True, "eights_in_play": True})]
 TABLE_IDS = [f"{name[8:]}-{params}" for name, params in TABLE_GAMES]
 #: Random histories per game in the default run, each with 13 mutations: 5-12 s a game.
 #: Literature's strings list every event, so its states cost the most.

@@ -27,14 +27,15 @@ from cardlab.games.literature.strategy import rules_action
 
 
 def hands_with(game: pyspiel.Game, fixed: dict[int, str]) -> list[int]:
-    """Hands giving each seat in ``fixed`` those cards, the rest of the deck dealt in id order."""
+    """Hands giving each seat in ``fixed`` those cards, the rest of the deck dealt in id order
+    (each seat gets the round deal's number of cards)."""
     n = game.num_players()
     layout = int(game.initial_array[E.LAYOUT])
-    size = int(game.initial_array[E.CARDS_EACH])
     hands = [mask_of(fixed.get(seat, "").split()) for seat in range(n)]
     free = [c for c in range(54) if (int(DECKS[layout]) >> c) & 1 and not any(
         (h >> c) & 1 for h in hands)]
     for seat in range(n):
+        size = K.hand_size(E.knowledge_of(game.initial_array), seat)
         while bin(hands[seat]).count("1") < size:
             hands[seat] |= 1 << free.pop(0)
     return hands
@@ -249,8 +250,9 @@ def test_action_strings_follow_the_contract() -> None:
     assert action_to_string(0, ASSIGN + 2) == "assign P2"
     assert action_to_string(0, PASS_TURN + 4) == "pass P4"
     assert action_to_string(-1, 49) == "QS"
-    with pytest.raises(ValueError, match="no action with id 1072"):
-        action_to_string(0, 1072)
+    assert action_to_string(0, 1072 + 5) == "challenge H-high"  # 12.17
+    with pytest.raises(ValueError, match="no action with id 1081"):
+        action_to_string(0, 1081)
 
 
 def test_illegal_action_raises_and_leaves_the_state_unchanged() -> None:

@@ -17,9 +17,16 @@ Rulings (docs/rules/literature.md#rulings): the dealer (or, as a variant, the
 player after him) has the first turn; an ask names an opponent who holds a card
 and a card of a half-suit the asker holds another card of; a success keeps the
 turn, a failure hands it to the target. A claim names the holder of each of the
-six cards in ascending id order; the claimant keeps the turn. A player on turn
-without cards hands the turn to a teammate with cards; once a team is out of
-cards, the other team may only claim.
+half-suit's cards (six, or seven under 12.10) in ascending id order; the
+claimant keeps the turn. A player on turn without cards hands the turn to a
+teammate with cards; once a team is out of cards, the other team may only claim.
+
+Variants 12.15 and 12.17 add the *forced procedure* (docs/variants.md 4.5): the
+seats of one team, in turn order from a given seat, each either declare (a
+claim) one of a set of half-suits or pass (1033), until a declaration restarts
+it or every seat has passed twice the number of half-suits, which then go to
+the other team. It is the endgame under ``forced_claims`` and the answer to a
+challenge (1072 + h) when the challenged team holds the whole half-suit.
 """
 
 from __future__ import annotations
@@ -49,19 +56,21 @@ from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
     ASSIGN,
-    CARDS_PER_HALF_SUIT,
+    CHALLENGE,
     CLAIM,
     DECKS,
     DECLINE,
     HALF_SUIT_MASKS,
     HALF_SUIT_VALUES,
     MAX_ASKS_LIMIT,
+    MAX_HALF_SUIT_SIZE,
     MAX_HALF_SUITS,
     MAX_PLAYERS,
     NUM_HALF_SUITS,
     PASS_TURN,
     UNRESOLVED,
     VOID,
+    cards_dealt,
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ---------------------
@@ -76,51 +85,68 @@ HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (24-39): the cards each seat ho
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
 FIRST_DEALER = 40  # the dealer: one deal, so DEALER keeps this value all game
 MAX_ASKS = 41
-LAYOUT = 42  # rules.STANDARD, SEVENS_REMOVED or JOKERS
+LAYOUT = 42  # rules.STANDARD, SEVENS_REMOVED, JOKERS or EIGHTS
 MAJOR_SETS_WORTH_TWO = 43
 MISCLAIM_TO_OPPONENTS = 44
 FIRST_ASK_LEFT_OF_DEALER = 45
-CARDS_EACH = 46
+CARDS_EACH = 46  # the largest hand dealt (12.10's uneven deal gives the first seats one more)
 OWN_CARD_ASKS = 47  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
 OPPONENT_PICKS = 48  # 1: opponent_picks_next_player (12.11)
 CLAIM_ANY_TIME = 49  # 1: claim_any_time (12.5)
-PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, CLAIM_ANY_TIME + 1 - FIRST_DEALER
+FORCED_CLAIMS = 50  # 1: forced_claims (12.15)
+CHALLENGES = 51  # 1: challenge (12.17)
+PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, CHALLENGES + 1 - FIRST_DEALER
 # The game being played.
-ASKS = 50  # asks made so far
-CLAIMANT = 51  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 52
-CLAIM_COUNT = 53  # seats named so far in the current claim
-CLAIM_SEATS = 54  # 6 slots: the seat named for each card, ascending card ids
-STATUS = CLAIM_SEATS + CARDS_PER_HALF_SUIT  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
+ASKS = 52  # asks made so far
+CLAIMANT = 53  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = 54
+CLAIM_COUNT = 55  # seats named so far in the current claim
+CLAIM_SEATS = 56  # MAX_HALF_SUIT_SIZE slots: the seat named for each card, ascending card ids
+STATUS = CLAIM_SEATS + MAX_HALF_SUIT_SIZE  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
 SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
 PICKING_FOR = SCORES + 2  # 12.11: the empty-handed seat on turn an opponent picks for, else -1
 LAST_ASKER = PICKING_FOR + 1  # MAX_PLAYERS slots: the seat that last asked each seat, -1 if none
 WINDOW_POLLS = LAST_ASKER + MAX_PLAYERS  # 12.5: seats still to poll in the claim window, 0: none
 TURN_SEAT = WINDOW_POLLS + 1  # 12.5: the seat on turn while a window polls the others
-LOG_LENGTH = TURN_SEAT + 1
+LAST_TURN = TURN_SEAT + 1  # 2 slots: LAST_TURN(team) of docs/variants.md 4.4
+FORCED_TEAM = LAST_TURN + 2  # the team of a forced procedure under way, -1 if none
+FORCED_SET = FORCED_TEAM + 1  # its half-suits still to declare (bit h)
+FORCED_PASSES = FORCED_SET + 1  # passes since it (re)started; 2 m F of them end it
+CHALLENGER = FORCED_PASSES + 1  # the seat whose challenge the procedure answers, -1 if none
+LOG_LENGTH = CHALLENGER + 1
 KNOWLEDGE = LOG_LENGTH + 1  # K.KNOWLEDGE_SIZE slots: what the public events prove
 LOG = KNOWLEDGE + K.KNOWLEDGE_SIZE  # LOG_CAPACITY slots: public events, packed
-LOG_CAPACITY = MAX_ASKS_LIMIT + 2 * MAX_HALF_SUITS + 8  # asks, claims, hand-offs
+# Asks; per half-suit its resolution, a hand-off, a challenge and a declaration's passes.
+LOG_CAPACITY = MAX_ASKS_LIMIT + 4 * MAX_HALF_SUITS + 8
 STATE_SIZE = LOG + LOG_CAPACITY
 
-#: 8 opponents x 54 cards + 9 claims is the most any decision offers; chance is 54.
-MAX_LEGAL_ACTIONS = 8 * 54 + MAX_HALF_SUITS
+#: 8 opponents x 54 cards + 9 claims + 9 challenges is the most any decision offers; chance is 54.
+MAX_LEGAL_ACTIONS = 8 * 54 + 2 * MAX_HALF_SUITS
 
 #: What an ask for a card the asker holds does (variants 12.12 and 12.13; the contract forbids it).
 NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD, BLUFF_OWN_CARD = 0, 1, 2
 
 # ---- Public events, packed one per log slot ---------------------------------------------------
 # bits 0-1 kind, 2-5 actor; ask: 6-9 target, 10-15 card, 16 success, 17 surrendered (12.12);
-# claim: 60 made in a claim window (12.5);
-# claim: 6-9 half-suit, 10-11 status after it, 12+4i seat named for card i,
-# 36+4i seat that held card i; hand-off: 6-9 the seat receiving the turn.
-EVENT_ASK, EVENT_CLAIM, EVENT_PASS = 0, 1, 2
+# hand-off: 6-9 the seat receiving the turn;
+# claim: 6-9 half-suit, 10-11 status after it, 12 made in a claim window (12.5), then for
+# card i (i < 7, ascending ids): 13+3i the seat named, as its index in the claimant's team
+# (seat // 2: a claim names only teammates), and 34+4i the seat that held it (bits 34-61).
+# Seven cards of 12.10 fit one word this way: 3 bits per named seat, 4 per holder.
+# forced (12.15, 12.17): 6-7 which: a challenge or a forfeit has 8-11 the half-suit, 12-13
+# the status after it (3 for a challenge the challenged team must answer by declaring) and,
+# when shown, the holders as a claim's (34+4i); a declaration's passes: 8-15 the passes since
+# the procedure (re)started (the claim itself is logged when settled).
+EVENT_ASK, EVENT_CLAIM, EVENT_PASS, EVENT_FORCED = 0, 1, 2, 3
+FORCED_CHALLENGE, FORCED_FORFEIT, FORCED_DECLARATION = 0, 1, 2
+MUST_DECLARE = 3  # a challenge's status: the challenged team holds h and must declare it
+_NAMED_SHIFT, _HOLDER_SHIFT = 13, 13 + 3 * MAX_HALF_SUIT_SIZE
 
 
 @njit(cache=True)
 def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
               misclaim_to_opponents, first_ask_left_of_dealer, own_card_asks=NO_OWN_CARD_ASKS,
-              opponent_picks=0, claim_any_time=0):
+              opponent_picks=0, claim_any_time=0, forced_claims=0, challenges=0):
     """The state before the first card is dealt."""
     s = empty_state(STATE_SIZE, num_players, GAME_OVER)
     s[DECK] = DECKS[layout]
@@ -134,15 +160,19 @@ def new_state(num_players, dealer, max_asks, layout, major_sets_worth_two,
     s[OWN_CARD_ASKS] = own_card_asks
     s[OPPONENT_PICKS] = opponent_picks
     s[CLAIM_ANY_TIME] = claim_any_time
+    s[FORCED_CLAIMS] = forced_claims
+    s[CHALLENGES] = challenges
+    s[FORCED_TEAM] = -1
+    s[CHALLENGER] = -1
     s[PICKING_FOR] = -1
     s[LAST_ASKER:LAST_ASKER + MAX_PLAYERS] = -1
-    s[CARDS_EACH] = popcount(DECKS[layout]) // num_players
+    s[CARDS_EACH] = cards_dealt(popcount(DECKS[layout]), num_players, dealer, dealer + 1)
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
-    s[CLAIM_SEATS:CLAIM_SEATS + CARDS_PER_HALF_SUIT] = -1
+    s[CLAIM_SEATS:CLAIM_SEATS + MAX_HALF_SUIT_SIZE] = -1
     for h in range(MAX_HALF_SUITS):
         s[STATUS + h] = UNRESOLVED if h < NUM_HALF_SUITS[layout] else VOID
-    K.start(s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE], num_players, layout, s[CARDS_EACH])
+    K.start(s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE], num_players, layout, dealer)
     return s
 
 
@@ -217,10 +247,17 @@ def legal_actions(s, out):
             out[n] = ASSIGN + mate
             n += 1
         return n
-    if s[WINDOW_POLLS] > 0:  # 12.5: a claim window polls this seat
-        n = _write_claims(s, out)
+    if s[FORCED_TEAM] >= 0:  # 12.15: declare a half-suit of the procedure, or pass
+        for h in cards_in(s[FORCED_SET]):
+            out[n] = CLAIM + h
+            n += 1
         out[n] = DECLINE
         return n + 1
+    if s[WINDOW_POLLS] > 0:  # 12.5, 12.17: a claim window polls this seat
+        if s[CLAIM_ANY_TIME] == 1:
+            n = _write_claims(s, out)
+        out[n] = DECLINE
+        return _write_claims(s, out, n + 1, CHALLENGE) if s[CHALLENGES] == 1 else n + 1
     team = team_of(seat)
     own_team_has_cards = team_cards(s, team) != 0
     other_team_has_cards = team_cards(s, 1 - team) != 0
@@ -243,6 +280,8 @@ def legal_actions(s, out):
                 for card in cards_in(askable):
                     out[n] = 64 * target + card
                     n += 1
+        n = _write_claims(s, out, n)
+        return _write_claims(s, out, n, CHALLENGE) if s[CHALLENGES] == 1 else n
     elif not own_team_has_cards:  # ruling 5: name the opponent who must claim
         for other in range(1 - team, num_players, 2):
             # V-L3: with claims at any time, any seat of the other team
@@ -254,13 +293,24 @@ def legal_actions(s, out):
 
 
 @njit(cache=True)
-def _write_claims(s, out, n=0):
-    """Append a claim of every unresolved half-suit to ``out[n:]``; return the new count."""
+def _write_claims(s, out, n=0, first=CLAIM):
+    """Append a claim (or, from ``first = CHALLENGE``, a challenge) of every unresolved
+    half-suit to ``out[n:]``; return the new count."""
     for h in range(NUM_HALF_SUITS[s[LAYOUT]]):
         if s[STATUS + h] == UNRESOLVED:
-            out[n] = CLAIM + h
+            out[n] = first + h
             n += 1
     return n
+
+
+@njit(cache=True)
+def unresolved_half_suits(s):
+    """The half-suits still in play, as a mask (bit h)."""
+    mask = np.int64(0)
+    for h in range(NUM_HALF_SUITS[s[LAYOUT]]):
+        if s[STATUS + h] == UNRESOLVED:
+            mask |= np.int64(1) << h
+    return mask
 
 
 @njit(cache=True)
@@ -274,8 +324,16 @@ def apply_action(s, action):
     elif action < CLAIM:
         _ask(s, action // 64, action % 64)
     elif action == DECLINE:
-        _next_poll(s)
+        if s[FORCED_TEAM] >= 0:
+            _forced_pass(s)
+        else:
+            _next_poll(s)
+    elif action >= CHALLENGE:
+        _challenge(s, action - CHALLENGE)
     elif action < ASSIGN:
+        if s[FORCED_TEAM] >= 0:  # a declaration: its passes are public (12.15)
+            _log(s, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_DECLARATION << 6)
+                 | (s[FORCED_PASSES] << 8))
         s[PHASE] = CLAIMING
         s[CLAIMANT] = s[TO_MOVE]
         s[CLAIM_HALF_SUIT] = action - CLAIM
@@ -317,6 +375,8 @@ def _deal_card(s, card):
         s[PHASE] = ASKING
         first = s[DEALER] + 1 if s[FIRST_ASK_LEFT_OF_DEALER] else s[DEALER]
         s[TO_MOVE] = first % num_players
+        # LAST_TURN of the team not on turn before its first turn: its first seat in turn order
+        s[LAST_TURN + team_of(first + 1)] = (first + 1) % num_players
         _begin_turn(s)
 
 
@@ -358,7 +418,7 @@ def card_being_named(s):
 def _assign(s, seat):
     s[CLAIM_SEATS + s[CLAIM_COUNT]] = seat
     s[CLAIM_COUNT] += 1
-    if s[CLAIM_COUNT] == CARDS_PER_HALF_SUIT:
+    if s[CLAIM_COUNT] == popcount(HALF_SUIT_MASKS[s[LAYOUT], s[CLAIM_HALF_SUIT]]):
         _settle_claim(s)
 
 
@@ -378,39 +438,133 @@ def _settle_claim(s):
     team = team_of(claimant)
     h = s[CLAIM_HALF_SUIT]
     cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
-    holders = np.empty(CARDS_PER_HALF_SUIT, dtype=np.int64)
+    holders = np.empty(cards.shape[0], dtype=np.int64)
     all_with_team = True
     all_named_right = True
     event = EVENT_CLAIM | (claimant << 2) | (h << 6)
-    for i in range(CARDS_PER_HALF_SUIT):
+    for i in range(cards.shape[0]):
         seat = holder(s, cards[i])
         holders[i] = seat
         all_with_team &= team_of(seat) == team
         all_named_right &= seat == s[CLAIM_SEATS + i]
-        event |= (s[CLAIM_SEATS + i] << (12 + 4 * i)) | (seat << (36 + 4 * i))
+        event |= ((s[CLAIM_SEATS + i] >> 1) << (_NAMED_SHIFT + 3 * i)) | (
+            seat << (_HOLDER_SHIFT + 4 * i))
         s[HANDS + seat] &= ~card_bit(cards[i])
-    status = claim_status(team, all_with_team, all_named_right, s[MISCLAIM_TO_OPPONENTS])
-    s[STATUS + h] = status
-    if status != VOID:
-        s[SCORES + status] += HALF_SUIT_VALUES[s[MAJOR_SETS_WORTH_TWO], h]
-    in_window = s[WINDOW_POLLS] > 0
-    _log(s, event | (status << 10) | (np.int64(in_window) << 60))
+    if s[CHALLENGER] >= 0:  # 12.17: right, the challenged team scores; wrong, the challengers
+        status = team if all_named_right else team_of(s[CHALLENGER])
+    else:
+        status = claim_status(team, all_with_team, all_named_right, s[MISCLAIM_TO_OPPONENTS])
+    _score(s, h, status)
+    in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
+    _log(s, event | (status << 10) | (np.int64(in_window) << 12))
     K.observe_claim(knowledge_of(s), h, holders)
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
-    s[CLAIM_SEATS:CLAIM_SEATS + CARDS_PER_HALF_SUIT] = -1
+    s[CLAIM_SEATS:CLAIM_SEATS + MAX_HALF_SUIT_SIZE] = -1
     s[PHASE] = ASKING
-    if not in_window:
-        s[TO_MOVE] = claimant  # ruling 3: the claimant keeps the turn
-    for other in range(NUM_HALF_SUITS[s[LAYOUT]]):
-        if s[STATUS + other] == UNRESOLVED:
-            if in_window:
-                _next_poll(s)  # 12.5: polling goes on; the turn stays where it was
-            else:
-                _begin_turn(s)
+    if s[FORCED_TEAM] >= 0:
+        s[FORCED_SET] &= ~(np.int64(1) << h)
+        if s[FORCED_SET] != 0:  # 12.15: the procedure restarts from the declarer
+            _start_forced(s, team, s[FORCED_SET], claimant, s[CHALLENGER])
             return
-    s[PHASE] = GAME_OVER
+        _end_forced(s)
+        return
+    _resume(s, claimant)
+
+
+@njit(cache=True)
+def _score(s, h, status):
+    s[STATUS + h] = status
+    if status != VOID:
+        s[SCORES + status] += HALF_SUIT_VALUES[s[MAJOR_SETS_WORTH_TWO], h]
+
+
+@njit(cache=True)
+def _resume(s, seat):
+    """After ``seat``'s claim or challenge: the game ends with the last half-suit; a window
+    polls on (12.5: the turn stays where it was); on turn, ``seat`` keeps it (ruling 3)."""
+    if unresolved_half_suits(s) == 0:
+        s[PHASE] = GAME_OVER
+    elif s[WINDOW_POLLS] > 0:
+        s[TO_MOVE] = seat
+        _next_poll(s)
+    else:
+        s[TO_MOVE] = seat
+        _begin_turn(s)
+
+
+@njit(cache=True)
+def _show_and_score(s, h, status, event):
+    """Take half-suit h out of play for ``status``, its holders shown in ``event``."""
+    cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
+    holders = np.empty(cards.shape[0], dtype=np.int64)
+    for i in range(cards.shape[0]):
+        holders[i] = holder(s, cards[i])
+        event |= holders[i] << (_HOLDER_SHIFT + 4 * i)
+        s[HANDS + holders[i]] &= ~card_bit(cards[i])
+    _score(s, h, status)
+    _log(s, event | (h << 8) | (status << 12))
+    K.observe_claim(knowledge_of(s), h, holders)
+
+
+@njit(cache=True)
+def _challenge(s, h):
+    """12.17: the seat to move challenges the other team on h (V-L8: it works only against
+    a team holding every card of h, which must then declare it in the forced procedure)."""
+    challenger = s[TO_MOVE]
+    challenged = 1 - team_of(challenger)
+    cards = HALF_SUIT_MASKS[s[LAYOUT], h]
+    event = EVENT_FORCED | (challenger << 2) | (FORCED_CHALLENGE << 6)
+    if team_cards(s, challenged) & cards != cards:
+        _show_and_score(s, h, challenged, event)
+        _resume(s, challenger)
+        return
+    _log(s, event | (h << 8) | (np.int64(MUST_DECLARE) << 12))
+    K.observe_team_holds(knowledge_of(s), h, challenged)
+    _start_forced(s, challenged, np.int64(1) << h, s[LAST_TURN + challenged], challenger)
+
+
+@njit(cache=True)
+def _start_forced(s, team, half_suits, first, challenger):
+    """The forced procedure (``team``, ``half_suits``, from seat ``first``)."""
+    s[FORCED_TEAM] = team
+    s[FORCED_SET] = half_suits
+    s[FORCED_PASSES] = 0
+    s[CHALLENGER] = challenger
+    s[TO_MOVE] = first
+
+
+@njit(cache=True)
+def _forced_pass(s):
+    """A pass; once every seat of the team has passed twice per half-suit (2 m F = N F
+    nodes), the other team scores every half-suit of the procedure (holders shown)."""
+    team = s[FORCED_TEAM]
+    s[FORCED_PASSES] += 1
+    if s[FORCED_PASSES] < s[NUM_PLAYERS] * popcount(s[FORCED_SET]):  # 2 m F = N F
+        s[TO_MOVE] = (s[TO_MOVE] + 2) % s[NUM_PLAYERS]
+        return
+    if s[CHALLENGER] >= 0:
+        other = team_of(s[CHALLENGER])
+    else:
+        other = 1 - team
+    for h in cards_in(s[FORCED_SET]):
+        _show_and_score(s, h, other, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_FORFEIT << 6))
+    s[FORCED_SET] = 0
+    _end_forced(s)
+
+
+@njit(cache=True)
+def _end_forced(s):
+    """The procedure is over: a challenge's play resumes where it stopped; the endgame's ends."""
+    challenger = s[CHALLENGER]
+    s[FORCED_TEAM] = -1
+    s[FORCED_PASSES] = 0
+    s[CHALLENGER] = -1
+    if challenger >= 0:
+        _resume(s, challenger)
+    else:
+        s[PHASE] = GAME_OVER  # the endgame's procedure resolves every half-suit left
 
 
 @njit(cache=True)
@@ -422,14 +576,27 @@ def both_teams_hold_cards(s):
 def _begin_turn(s):
     """The turn structure before the decision of the seat on turn (``TO_MOVE``).
 
-    With claims at any time (12.5, V-L2) a claim window first polls the other
-    seats in turn order while both teams hold cards; then (12.11) an opponent
-    may pick for an empty-handed seat.
+    With claims at any time or challenges (12.5, V-L2; 12.17, V-L9) a claim
+    window first polls the other seats in turn order while both teams hold
+    cards; then the decision (:func:`_decide`).
     """
-    if s[CLAIM_ANY_TIME] == 1 and both_teams_hold_cards(s):
+    s[LAST_TURN + team_of(s[TO_MOVE])] = s[TO_MOVE]
+    if (s[CLAIM_ANY_TIME] == 1 or s[CHALLENGES] == 1) and both_teams_hold_cards(s):
         s[TURN_SEAT] = s[TO_MOVE]
         s[WINDOW_POLLS] = s[NUM_PLAYERS] - 1
         s[TO_MOVE] = (s[TO_MOVE] + 1) % s[NUM_PLAYERS]
+        return
+    _decide(s)
+
+
+@njit(cache=True)
+def _decide(s):
+    """The decision of the seat on turn: once a team holds no cards under 12.15, the forced
+    procedure of the team holding them, from LAST_TURN(team); else (12.11) an opponent may
+    pick for an empty-handed seat."""
+    if s[FORCED_CLAIMS] == 1 and not both_teams_hold_cards(s):
+        team = 0 if team_cards(s, 0) != 0 else 1
+        _start_forced(s, team, unresolved_half_suits(s), s[LAST_TURN + team], -1)
         return
     _let_an_opponent_pick(s, s[TO_MOVE])
 
@@ -444,7 +611,7 @@ def _next_poll(s):
         return
     s[WINDOW_POLLS] = 0
     s[TO_MOVE] = s[TURN_SEAT]
-    _let_an_opponent_pick(s, s[TO_MOVE])
+    _decide(s)
 
 
 @njit(cache=True)
@@ -522,22 +689,57 @@ def event_surrendered(event):
 @njit(cache=True)
 def event_in_window(event):
     """A claim made in a claim window (12.5)."""
-    return (event >> 60) & 1 == 1
+    return (event >> 12) & 1 == 1
 
 
 @njit(cache=True)
 def event_status(event):
-    return (event >> 10) & 3
+    """The status after a claim, challenge or forfeit (a challenge's MUST_DECLARE: the
+    challenged team holds the half-suit and must declare it)."""
+    return (event >> (10 if event_kind(event) == EVENT_CLAIM else 12)) & 3
+
+
+@njit(cache=True)
+def event_forced_kind(event):
+    """A forced event's kind: FORCED_CHALLENGE, FORCED_FORFEIT or FORCED_DECLARATION."""
+    return (event >> 6) & 3
+
+
+@njit(cache=True)
+def event_half_suit(event):
+    """The half-suit of a claim, challenge or forfeit."""
+    return (event >> 6) & 15 if event_kind(event) == EVENT_CLAIM else (event >> 8) & 15
+
+
+@njit(cache=True)
+def event_passes(event):
+    """A declaration's passes since the forced procedure (re)started."""
+    return (event >> 8) & 255
+
+
+@njit(cache=True)
+def event_shows_holders(event):
+    """Claims, forfeits and challenges the challenged team did not hold show every holder."""
+    kind = event_kind(event)
+    if kind == EVENT_CLAIM:
+        return True
+    if kind != EVENT_FORCED:
+        return False
+    forced = event_forced_kind(event)
+    return forced == FORCED_FORFEIT or (forced == FORCED_CHALLENGE
+                                        and event_status(event) != MUST_DECLARE)
 
 
 @njit(cache=True)
 def event_named_seat(event, i):
-    return (event >> (12 + 4 * i)) & 15
+    """The seat a claim named for its i-th card: a teammate of the claimant."""
+    return (event_actor(event) & 1) + 2 * ((event >> (_NAMED_SHIFT + 3 * i)) & 7)
 
 
 @njit(cache=True)
 def event_holder(event, i):
-    return (event >> (36 + 4 * i)) & 15
+    """The seat shown to hold a claim's i-th card."""
+    return (event >> (_HOLDER_SHIFT + 4 * i)) & 15
 
 
 # ---- Batched random play -----------------------------------------------------------------------

@@ -29,12 +29,16 @@ from cardlab.games.literature import knowledge as K
 from cardlab.games.literature import observation, sampling
 from cardlab.games.literature.rules import (
     ASSIGN,
+    CHALLENGE,
     CLAIM,
     DECLINE,
     DEFAULT_MAX_ASKS,
+    EIGHTS,
+    HALF_SUIT_SIZE,
     HALF_SUIT_VALUES,
     JOKERS,
     MAX_ASKS_LIMIT,
+    MAX_DISTINCT_ACTIONS,
     MAX_HALF_SUITS,
     MAX_PLAYERS,
     NUM_DISTINCT_ACTIONS,
@@ -64,9 +68,6 @@ DEFAULT_PARAMETERS = {
                      "ask_own_card_surrender", "bluff_own_card", "forced_claims", "challenge"),
                     False),
 }
-#: Variants of docs/variants.md whose parameter exists but whose rules the engine does not
-#: play yet: ``load_game`` refuses them rather than play a different game.
-NOT_IMPLEMENTED = ("eights_in_play", "forced_claims", "challenge")
 PARAMETER_RULES = {
     "players": (int, None),  # checked against the deck by unsupported_reason
     "dealer": (int, None),  # 0 .. players - 1
@@ -80,9 +81,10 @@ PARAMETER_RULES = {
     "bluff_own_card": (bool, None),
     "opponent_picks_next_player": (bool, None),
     "claim_any_time": (bool, None),
-    **{name: (bool, None) for name in NOT_IMPLEMENTED},
+    "eights_in_play": (bool, None),
+    "forced_claims": (bool, None),
+    "challenge": (bool, None),
 }
-#: Resampling draws that must contradict the event log before we give up loudly.
 
 
 def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
@@ -98,10 +100,6 @@ def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
             f"{GAME_NAME}: ask_own_card_surrender and bluff_own_card cannot be combined: "
             "they give an ask for one's own card two different outcomes"
         )
-    pending = [name for name in NOT_IMPLEMENTED if p[name]]
-    if pending:
-        raise ValueError(f"{GAME_NAME}: variant parameter(s) {', '.join(pending)}: not "
-                         "implemented yet (docs/variants.md)")
     if p["sevens_removed"] and p["jokers_ninth_set"]:
         raise ValueError(
             f"{GAME_NAME}: sevens_removed and jokers_ninth_set cannot be combined: the ninth set "
@@ -118,6 +116,8 @@ def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def layout_of(p: dict[str, Any]) -> int:
+    if p["eights_in_play"]:
+        return EIGHTS
     if p["jokers_ninth_set"]:
         return JOKERS
     return SEVENS_REMOVED if p["sevens_removed"] else STANDARD
@@ -139,7 +139,10 @@ def action_to_string(player: int, action: int) -> str:
         return f"assign P{action - ASSIGN}"
     if PASS_TURN <= action < NUM_DISTINCT_ACTIONS:
         return f"pass P{action - PASS_TURN}"
-    raise ValueError(f"{GAME_NAME}: no action with id {action} (ids are 0..{NUM_DISTINCT_ACTIONS - 1})")
+    if CHALLENGE <= action < MAX_DISTINCT_ACTIONS:
+        return f"challenge {half_suit_name(action - CHALLENGE)}"
+    raise ValueError(f"{GAME_NAME}: no action with id {action} "
+                     f"(ids are 0..{MAX_DISTINCT_ACTIONS - 1})")
 
 
 def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
@@ -150,7 +153,7 @@ def state_action_to_string(s: np.ndarray, player: int, action: int) -> str:
 @cache
 def literature_engine(num_players: int) -> Engine:
     """The checked Python face of the engine for ``num_players`` seats."""
-    return Engine.from_kernels(E, GAME_NAME, num_players, NUM_DISTINCT_ACTIONS,
+    return Engine.from_kernels(E, GAME_NAME, num_players, MAX_DISTINCT_ACTIONS,
                                state_action_to_string)
 
 
@@ -162,7 +165,8 @@ def new_engine_state(p: dict[str, Any]) -> np.ndarray:
     return E.new_state(
         p["players"], p["dealer"], p["max_asks"], layout_of(p), int(p["major_sets_worth_two"]),
         int(p["misclaim_to_opponents"]), int(p["first_ask_left_of_dealer"]), own_card_asks(p),
-        int(p["opponent_picks_next_player"]), int(p["claim_any_time"]),
+        int(p["opponent_picks_next_player"]), int(p["claim_any_time"]), int(p["forced_claims"]),
+        int(p["challenge"]),
     )
 
 
@@ -182,13 +186,22 @@ class LiteratureGame(EngineGame):
         layout = layout_of(p)
         major = int(p["major_sets_worth_two"])
         utility = float(sum(HALF_SUIT_VALUES[major, h] for h in range(NUM_HALF_SUITS[layout])))
-        # Asks, 7 actions per claim, at most one hand-off per claim, and the deal; with claims
-        # at any time (12.5) a window of players - 1 nodes before every on-turn decision.
-        length = deck_size(layout) + p["max_asks"] + 8 * NUM_HALF_SUITS[layout]
-        if p["claim_any_time"]:
-            length += (p["players"] - 1) * (p["max_asks"] + 2 * NUM_HALF_SUITS[layout] + 1)
+        # Asks, a claim's nodes (the claim and one per card), at most one hand-off per claim,
+        # and the deal; with claims at any time or challenges (12.5, 12.17) a window of
+        # players - 1 nodes before every on-turn decision; a forced procedure's passes: N F per
+        # (re)start with F half-suits (12.15), N per challenge (12.17).
+        half_suits = int(NUM_HALF_SUITS[layout])
+        length = (deck_size(layout) + p["max_asks"]
+                  + (HALF_SUIT_SIZE[layout] + 3) * half_suits)
+        if p["claim_any_time"] or p["challenge"]:
+            length += (p["players"] - 1) * (p["max_asks"] + 2 * half_suits + 1)
+        if p["forced_claims"]:
+            length += p["players"] * half_suits * (half_suits + 1) // 2
+        if p["challenge"]:
+            length += p["players"] * half_suits
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            num_distinct_actions=(MAX_DISTINCT_ACTIONS if p["challenge"]
+                                  else NUM_DISTINCT_ACTIONS),
             max_chance_outcomes=54,
             num_players=p["players"],
             min_utility=-utility,
@@ -231,16 +244,27 @@ def event_string(s: np.ndarray, event: int) -> str:
                 f"{card_string(int(E.event_card(event)))}: {answer}")
     if kind == E.EVENT_PASS:
         return f"P{actor} passes to P{int(E.event_target(event))}"
-    h = int(E.event_target(event))
+    if kind == E.EVENT_FORCED and E.event_forced_kind(event) == E.FORCED_DECLARATION:
+        return f"P{actor} declares after {int(E.event_passes(event))} passes"
+    h = int(E.event_half_suit(event))
     cards = [int(c) for c in np.flatnonzero([(int(E.half_suit_cards(s, h)) >> c) & 1
                                              for c in range(54)])]
-    named = " ".join(f"{card_string(c)}:P{int(E.event_named_seat(event, i))}"
-                     for i, c in enumerate(cards))
     shown = " ".join(f"{card_string(c)}:P{int(E.event_holder(event, i))}"
+                     for i, c in enumerate(cards))
+    status = int(E.event_status(event))
+    if kind == E.EVENT_FORCED and E.event_forced_kind(event) == E.FORCED_CHALLENGE:
+        if status == E.MUST_DECLARE:
+            return f"P{actor} challenges team {1 - actor % 2} on {half_suit_name(h)}: it must declare"
+        return (f"P{actor} challenges team {1 - actor % 2} on {half_suit_name(h)}, which does not "
+                f"hold it all: shown [{shown}] -> {_status_text(status)}")
+    if kind == E.EVENT_FORCED:
+        return (f"P{actor} passes the last time: {half_suit_name(h)} undeclared, shown [{shown}] "
+                f"-> {_status_text(status)}")
+    named = " ".join(f"{card_string(c)}:P{int(E.event_named_seat(event, i))}"
                      for i, c in enumerate(cards))
     when = " in a claim window" if E.event_in_window(event) else ""
     return (f"P{actor} claims {half_suit_name(h)}{when} [{named}] shown [{shown}] -> "
-            f"{_status_text(int(E.event_status(event)))}")
+            f"{_status_text(status)}")
 
 
 def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
@@ -298,6 +322,14 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                          f"(P{int(s[E.TURN_SEAT])} on turn)")
         if s[E.PICKING_FOR] >= 0:
             lines.append(f"P{int(s[E.TO_MOVE])} picks who plays for P{int(s[E.PICKING_FOR])}")
+        if s[E.FORCED_TEAM] >= 0:
+            forced = ", ".join(half_suit_name(h) for h in range(MAX_HALF_SUITS)
+                               if (int(s[E.FORCED_SET]) >> h) & 1)
+            cause = (f"answering P{int(s[E.CHALLENGER])}'s challenge" if s[E.CHALLENGER] >= 0
+                     else "the endgame")
+            lines.append(f"forced declaration ({cause}): team {int(s[E.FORCED_TEAM])} declares "
+                         f"{forced} or passes; {int(s[E.FORCED_PASSES])} of "
+                         f"{int(s[E.NUM_PLAYERS]) * len(forced.split(', '))} passes made")
     return "\n".join(lines)
 
 
@@ -327,7 +359,9 @@ def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, i
     return observation.tensor_pieces(int(array[E.NUM_PLAYERS]), int(array[E.MAX_ASKS]),
                                      perfect_recall,
                                      int(array[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD,
-                                     bool(array[E.CLAIM_ANY_TIME]))
+                                     bool(observation.has_windows(array)),
+                                     int(HALF_SUIT_SIZE[array[E.LAYOUT]]),
+                                     bool(observation.has_forced_procedure(array)))
 
 
 LiteratureGame.state_class = LiteratureState
@@ -347,17 +381,17 @@ def deal_actions(hands: list[int], dealer: int) -> list[int]:
 
     The k-th card dealt goes to seat ``(dealer + 1 + k) % N``, so each seat's
     cards are dealt in turn; useful to set up a position for analysis or tests.
+    The hand sizes must be the round deal's: equal, or (12.10's uneven deck)
+    one card more for the first seats from ``dealer + 1``.
     """
     n = len(hands)
     queues = [sorted(c for c in range(54) if (int(hand) >> c) & 1) for hand in hands]
-    sizes = {len(q) for q in queues}
-    if len(sizes) != 1:
-        raise ValueError(f"{GAME_NAME}: every hand must have the same size, got "
-                         f"{[len(q) for q in queues]}")
-    actions = []
-    for k in range(n * sizes.pop()):
-        actions.append(queues[(dealer + 1 + k) % n].pop(0))
-    return actions
+    total = sum(len(q) for q in queues)
+    sizes = [len(q) for q in queues]
+    if sizes != [total // n + int((seat - dealer - 1) % n < total % n) for seat in range(n)]:
+        raise ValueError(f"{GAME_NAME}: the hand sizes {sizes} are not those of a round deal "
+                         f"from P{(dealer + 1) % n} (equal, or one more for the first seats)")
+    return [queues[(dealer + 1 + k) % n].pop(0) for k in range(total)]
 
 
 def state_with_hands(game: LiteratureGame, hands: list[int]) -> LiteratureState:

@@ -15,7 +15,10 @@ with each event:
 What an ask proves (``observe_ask``): the asker holds at least one card of the
 half-suit and not the asked card; a target who says no does not hold it; a
 successful ask places the card with the asker. A claim takes its half-suit
-out of play (``observe_claim``). :func:`propagate` then draws every
+out of play (``observe_claim``, also for the half-suits a challenge or a forced
+procedure resolves with their holders shown), and a challenge the challenged
+team must answer proves that it holds the whole half-suit
+(``observe_team_holds``). :func:`propagate` then draws every
 consequence it can cheaply, to a fixed point:
 
 1. a seat whose placed cards fill its hand holds nothing else;
@@ -43,6 +46,7 @@ from cardlab.games.literature.rules import (
     MAX_HALF_SUITS,
     MAX_PLAYERS,
     NUM_HALF_SUITS,
+    cards_dealt,
 )
 
 # ---- Layout of the knowledge array ------------------------------------------------------
@@ -60,8 +64,9 @@ def _minimum_slot(seat, h):
 
 
 @njit(cache=True)
-def start(k, num_seats, layout, cards_each):
-    """Knowledge right after the deal: any seat may hold any card, no minimums."""
+def start(k, num_seats, layout, dealer):
+    """Knowledge right after the deal: any seat may hold any card, no minimums; the hand
+    sizes are the round deal's from ``dealer + 1`` (uneven only under 12.10)."""
     k[:] = 0
     k[NUM_SEATS] = num_seats
     k[LAYOUT] = layout
@@ -70,13 +75,13 @@ def start(k, num_seats, layout, cards_each):
         deck |= HALF_SUIT_MASKS[layout, h]
     for seat in range(num_seats):
         k[MAY_HOLD + seat] = deck
-        k[HAND_SIZE + seat] = cards_each
+        k[HAND_SIZE + seat] = cards_dealt(popcount(deck), num_seats, dealer, seat)
 
 
 @njit(cache=True)
-def new_knowledge(num_seats, layout, cards_each):
+def new_knowledge(num_seats, layout, dealer=0):
     k = np.zeros(KNOWLEDGE_SIZE, dtype=np.int64)
-    start(k, num_seats, layout, cards_each)
+    start(k, num_seats, layout, dealer)
     return k
 
 
@@ -159,6 +164,16 @@ def observe_claim(k, h, holders):
         k[_minimum_slot(seat, h)] = 0
     for i in range(holders.shape[0]):
         k[HAND_SIZE + holders[i]] -= 1
+    propagate(k)
+
+
+@njit(cache=True)
+def observe_team_holds(k, h, team):
+    """Update for a challenge on h that ``team`` must answer (12.17): the team holds every
+    card of h, so no seat of the other team holds one."""
+    cards = HALF_SUIT_MASKS[k[LAYOUT], h]
+    for seat in range(1 - team, k[NUM_SEATS], 2):
+        k[MAY_HOLD + seat] &= ~cards
     propagate(k)
 
 
@@ -300,6 +315,7 @@ def hand_size(k, seat):
 
 __all__ = [
     "KNOWLEDGE_SIZE", "MAY_HOLD", "HAND_SIZE", "MINIMUM", "MAX_PLAYERS", "new_knowledge",
-    "start", "observe_ask", "observe_claim", "propagate", "private_view", "is_sound",
+    "start", "observe_ask", "observe_claim", "observe_team_holds", "propagate", "private_view",
+    "is_sound",
     "certain_cards", "claim_is_certain", "holder_of", "placed_cards", "contested_cards",
 ]

@@ -7,7 +7,8 @@ hold it; for every seat, its hand size and its proven half-suit minimums. The
 information-state tensor adds the whole record: the dealt hand and every
 public event in order. Seats are relative to the observer (0 = self, 1 = next
 seat, ...), so one network serves every seat; the width of the seat planes is
-the game's number of players.
+the game's number of players, and the width of the per-card claim pieces is
+the size of the layout's largest half-suit (6, or 7 under 12.10).
 """
 
 from __future__ import annotations
@@ -19,20 +20,23 @@ from cardlab.core.bitboard import card_bit, cards_in, has_card, popcount
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import mark_cards
 from cardlab.core.infostate import deal_token, seen_action
+from cardlab.core.rng import mix64
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
-    CARDS_PER_HALF_SUIT,
+    CHALLENGE,
     CLAIM,
+    DECLINE,
     HALF_SUIT_MASKS,
     HALF_SUIT_OF,
+    HALF_SUIT_SIZE,
     MAX_HALF_SUITS,
 )
 
 NUM_CARDS = 54
 
 
-def observation_pieces(num_players: int) -> tuple[tuple[str, int], ...]:
+def observation_pieces(num_players: int, half_suit_size: int = 6) -> tuple[tuple[str, int], ...]:
     """(name, size) of each piece of the observation tensor, in order."""
     n = num_players
     return (
@@ -45,32 +49,42 @@ def observation_pieces(num_players: int) -> tuple[tuple[str, int], ...]:
         ("to_move", n),
         ("phase", 4),
         ("claim_half_suit", MAX_HALF_SUITS),
-        ("claim_named_seats", CARDS_PER_HALF_SUIT * n),
+        ("claim_named_seats", half_suit_size * n),
         ("dealer", n),
         ("asks_made", 1),
     )
 
 
 @njit(cache=True)
-def event_slots(max_asks: int) -> int:
-    """Events a game can log: ``max_asks`` asks, one claim per half-suit, one hand-off per claim.
+def event_slots(max_asks: int, forced: bool = False) -> int:
+    """Events a game can log: ``max_asks`` asks, one claim per half-suit, one hand-off per claim;
+    with the forced procedure (12.15, 12.17) a challenge and a declaration's passes per half-suit.
 
-    A hand-off only follows a claim: only a claimant can be on turn without
-    cards (a failed ask hands the turn to a target with cards, a hand-off to a
-    seat with cards), and after the hand-off the turn is with a seat with cards.
+    A hand-off only follows a resolution: only a claimant (or a seat whose cards
+    a challenge showed) can be on turn without cards (a failed ask hands the
+    turn to a target with cards, a hand-off to a seat with cards), and after
+    the hand-off the turn is with a seat with cards.
     """
-    return max_asks + 2 * MAX_HALF_SUITS
+    return max_asks + (4 if forced else 2) * MAX_HALF_SUITS
+
+
+#: The flags a slot adds with the forced procedure: challenge, forfeit, declaration, passes.
+FORCED_EVENT_FLAGS = 4
 
 
 @njit(cache=True)
-def event_width(num_players: int, surrenders: bool = False) -> int:
-    """Slots of one event: actor, target, half-suit, card within it, answer, and with
-    ``ask_own_card_surrender`` (12.12) whether the asker surrendered the card."""
-    return 2 * num_players + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1 + int(surrenders)
+def event_width(num_players: int, surrenders: bool = False, half_suit_size: int = 6,
+                forced: bool = False) -> int:
+    """Slots of one event: actor, target, half-suit, card within it, answer, with
+    ``ask_own_card_surrender`` (12.12) whether the asker surrendered the card, and with the
+    forced procedure (12.15, 12.17) its ``FORCED_EVENT_FLAGS``."""
+    return (2 * num_players + MAX_HALF_SUITS + half_suit_size + 1 + int(surrenders)
+            + FORCED_EVENT_FLAGS * int(forced))
 
 
-def information_state_extra(num_players: int, max_asks: int,
-                            surrenders: bool = False) -> tuple[tuple[str, int], ...]:
+def information_state_extra(num_players: int, max_asks: int, surrenders: bool = False,
+                            half_suit_size: int = 6,
+                            forced: bool = False) -> tuple[tuple[str, int], ...]:
     """Pieces the information-state tensor adds: the dealt hand and the whole public record.
 
     ``events`` has a slot per logged event, in order (:func:`_encode_event`);
@@ -92,24 +106,41 @@ def information_state_extra(num_players: int, max_asks: int,
     n = num_players
     return (
         ("dealt_hand", NUM_CARDS),
-        ("events", int(event_slots(max_asks) * event_width(n, surrenders))),
-        ("claims", MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n),
+        ("events", int(event_slots(max_asks, forced)
+                       * event_width(n, surrenders, half_suit_size, forced))),
+        ("claims", MAX_HALF_SUITS * half_suit_size * 2 * n),
     )
 
 
 def tensor_pieces(num_players: int, max_asks: int, perfect_recall: bool,
-                  surrenders: bool = False, windows: bool = False) -> tuple[tuple[str, int], ...]:
+                  surrenders: bool = False, windows: bool = False,
+                  half_suit_size: int = 6, forced: bool = False) -> tuple[tuple[str, int], ...]:
     """(name, size) of each piece of the observation or information-state tensor, in order.
 
-    With claims at any time (12.5) both end with ``claim_window``: the seat on
-    turn while a window polls the others, and the polls left.
+    With claim windows (12.5, 12.17) both end with ``claim_window``: the seat
+    on turn while a window polls the others, and the polls left. With the
+    forced procedure (12.15, 12.17), then ``forced``: the half-suits to declare,
+    the passes made (over the most a procedure allows), and the challenger.
     """
-    pieces = observation_pieces(num_players)
+    pieces = observation_pieces(num_players, half_suit_size)
     if perfect_recall:
-        pieces += information_state_extra(num_players, max_asks, surrenders)
+        pieces += information_state_extra(num_players, max_asks, surrenders, half_suit_size,
+                                          forced)
     if windows:
         pieces += (("claim_window", num_players + 1),)
+    if forced:
+        pieces += (("forced", MAX_HALF_SUITS + 1 + num_players),)
     return pieces
+
+
+@njit(cache=True)
+def has_windows(s):
+    return s[E.CLAIM_ANY_TIME] == 1 or s[E.CHALLENGES] == 1
+
+
+@njit(cache=True)
+def has_forced_procedure(s):
+    return s[E.FORCED_CLAIMS] == 1 or s[E.CHALLENGES] == 1
 
 
 @njit(cache=True)
@@ -117,6 +148,7 @@ def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
     n = s[E.NUM_PLAYERS]
+    size = HALF_SUIT_SIZE[s[E.LAYOUT]]
     view = E.private_knowledge(s, player)
     o = 0
     mark_cards(out, o, s[E.HANDS + player])
@@ -133,7 +165,7 @@ def encode(s, player, perfect_recall, out):
         relative = (seat - player) % n
         for h in range(MAX_HALF_SUITS):
             out[o + relative * MAX_HALF_SUITS + h] = (
-                view[K.MINIMUM + seat * MAX_HALF_SUITS + h] / CARDS_PER_HALF_SUIT
+                view[K.MINIMUM + seat * MAX_HALF_SUITS + h] / size
             )
     o += n * MAX_HALF_SUITS
     own = player & 1
@@ -163,32 +195,41 @@ def encode(s, player, perfect_recall, out):
     o += MAX_HALF_SUITS
     for i in range(s[E.CLAIM_COUNT]):
         out[o + i * n + (s[E.CLAIM_SEATS + i] - player) % n] = 1.0
-    o += CARDS_PER_HALF_SUIT * n
+    o += size * n
     out[o + (s[E.DEALER] - player) % n] = 1.0
     o += n
     out[o] = s[E.ASKS] / s[E.MAX_ASKS]
     o += 1
     if not perfect_recall:
-        _encode_window(s, player, out, o)
+        _encode_variant_pieces(s, player, out, o)
         return
     mark_cards(out, o, s[E.DEALT + player])
     o += NUM_CARDS
-    width = event_width(n, s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD)
-    slots = event_slots(s[E.MAX_ASKS])
+    forced = has_forced_procedure(s)
+    width = event_width(n, s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD, size, forced)
+    slots = event_slots(s[E.MAX_ASKS], forced)
     claims = o + slots * width
     for i in range(min(s[E.LOG_LENGTH], slots)):
         _encode_event(s, s[E.LOG + i], player, out, o + i * width, claims)
-    _encode_window(s, player, out, claims + MAX_HALF_SUITS * CARDS_PER_HALF_SUIT * 2 * n)
+    _encode_variant_pieces(s, player, out, claims + MAX_HALF_SUITS * size * 2 * n)
 
 
 @njit(cache=True)
-def _encode_window(s, player, out, o):
-    """The ``claim_window`` piece at ``out[o:]`` (12.5; absent from the standard game)."""
-    if s[E.CLAIM_ANY_TIME] == 0 or s[E.WINDOW_POLLS] == 0 or s[E.PHASE] != E.ASKING:
-        return
+def _encode_variant_pieces(s, player, out, o):
+    """The ``claim_window`` and ``forced`` pieces from ``out[o:]``, each only where the
+    variants have it (absent from the standard game)."""
     n = s[E.NUM_PLAYERS]
-    out[o + (s[E.TURN_SEAT] - player) % n] = 1.0
-    out[o + n] = s[E.WINDOW_POLLS] / (n - 1)
+    if has_windows(s):
+        if s[E.WINDOW_POLLS] > 0 and s[E.PHASE] == E.ASKING:
+            out[o + (s[E.TURN_SEAT] - player) % n] = 1.0
+            out[o + n] = s[E.WINDOW_POLLS] / (n - 1)
+        o += n + 1
+    if has_forced_procedure(s) and s[E.FORCED_TEAM] >= 0:
+        for h in range(MAX_HALF_SUITS):
+            out[o + h] = (s[E.FORCED_SET] >> h) & 1
+        out[o + MAX_HALF_SUITS] = s[E.FORCED_PASSES] / (n * MAX_HALF_SUITS)
+        if s[E.CHALLENGER] >= 0:
+            out[o + MAX_HALF_SUITS + 1 + (s[E.CHALLENGER] - player) % n] = 1.0
 
 
 @njit(cache=True)
@@ -196,27 +237,40 @@ def _encode_event(s, event, player, out, o, claims):
     """Write one logged event at ``out[o:]``; a claim's seats go under its half-suit in ``claims``.
 
     A slot is ``actor (n) | target (n) | half-suit (9) | card within the
-    half-suit (6) | answer (1)``: an ask sets all, a claim the actor and the
-    half-suit, a hand-off the actor and the target. The asker is implied by
-    the turn rules but written out, so a network need not replay them; a card
-    is its half-suit and its rank within it, 15 flags rather than 54, so a
-    slot of a 6-player game is 28 wide rather than 67.
+    half-suit (6, or 7 under 12.10) | answer (1)``: an ask sets all, a claim
+    the actor and the half-suit, a hand-off the actor and the target. The asker
+    is implied by the turn rules but written out, so a network need not replay
+    them; a card is its half-suit and its rank within it, 15 flags rather than
+    54, so a slot of a 6-player game is 28 wide rather than 67.
     """
     n = s[E.NUM_PLAYERS]
+    size = HALF_SUIT_SIZE[s[E.LAYOUT]]
     kind = E.event_kind(event)
     out[o + (E.event_actor(event) - player) % n] = 1.0
     if kind == E.EVENT_PASS:
         out[o + n + (E.event_target(event) - player) % n] = 1.0
         return
     o_half_suit = o + 2 * n
-    if kind == E.EVENT_CLAIM:
-        h = E.event_target(event)
+    o_answer = o_half_suit + MAX_HALF_SUITS + size
+    o_forced = o_answer + 1 + int(s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD)
+    if kind == E.EVENT_FORCED and E.event_forced_kind(event) == E.FORCED_DECLARATION:
+        out[o_forced + 2] = 1.0
+        out[o_forced + 3] = E.event_passes(event) / (n * MAX_HALF_SUITS)
+        return
+    if kind == E.EVENT_CLAIM or kind == E.EVENT_FORCED:
+        h = E.event_half_suit(event)
         out[o_half_suit + h] = 1.0
-        if E.event_in_window(event):  # the answer slot, unused by claims (12.5)
-            out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
-        block = claims + h * CARDS_PER_HALF_SUIT * 2 * n
-        for i in range(CARDS_PER_HALF_SUIT):
-            out[block + 2 * n * i + (E.event_named_seat(event, i) - player) % n] = 1.0
+        if kind == E.EVENT_FORCED:  # 12.17, 12.15: a challenge (answered or not), a forfeit
+            out[o_forced + E.event_forced_kind(event)] = 1.0
+            if E.event_status(event) == E.MUST_DECLARE:
+                out[o_answer] = 1.0
+                return
+        elif E.event_in_window(event):  # the answer slot, unused by claims (12.5)
+            out[o_answer] = 1.0
+        block = claims + h * size * 2 * n
+        for i in range(popcount(HALF_SUIT_MASKS[s[E.LAYOUT], h])):
+            if kind == E.EVENT_CLAIM:
+                out[block + 2 * n * i + (E.event_named_seat(event, i) - player) % n] = 1.0
             out[block + 2 * n * i + n + (E.event_holder(event, i) - player) % n] = 1.0
         return
     card = E.event_card(event)
@@ -226,9 +280,19 @@ def _encode_event(s, event, player, out, o, claims):
     lower_cards = HALF_SUIT_MASKS[s[E.LAYOUT], h] & (card_bit(card) - 1)
     out[o_half_suit + MAX_HALF_SUITS + popcount(lower_cards)] = 1.0
     if E.event_success(event):
-        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT] = 1.0
+        out[o_answer] = 1.0
     if E.event_surrendered(event):  # only set when the slot has this flag (12.12)
-        out[o_half_suit + MAX_HALF_SUITS + CARDS_PER_HALF_SUIT + 1] = 1.0
+        out[o_answer + 1] = 1.0
+
+
+@njit(cache=True)
+def _holders(s, h):
+    """The seats holding the cards of half-suit h, 4 bits each in ascending card order."""
+    packed = np.int64(0)
+    cards = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], h])
+    for i in range(cards.shape[0]):
+        packed |= E.holder(s, cards[i]) << (4 * i)
+    return packed
 
 
 @njit(cache=True)
@@ -238,7 +302,11 @@ def observation_token(s, action, player):
     Literature hides only the deal: the player sees its hand once every card is
     out. Asks, claims, seats named in a claim and hand-offs are public; an ask
     reveals its answer, and naming the last seat of a claim shows where each
-    of the half-suit's cards was (which settles the claim).
+    of the half-suit's cards was (which settles the claim). A challenge
+    (12.17) reveals whether the challenged team holds the whole half-suit, and
+    if not, where its cards were; the last pass of a forced procedure (12.15)
+    shows the holders of every half-suit in it, folded into the detail by a
+    hash (up to nine half-suits of seven holders do not fit its 46 bits).
     """
     phase = s[E.PHASE]
     if phase == E.DEALING:
@@ -248,11 +316,23 @@ def observation_token(s, action, player):
                           k + 1 == popcount(s[E.DECK]), 0)
     detail = np.int64(0)
     if phase == E.CLAIMING:
-        if s[E.CLAIM_COUNT] + 1 == CARDS_PER_HALF_SUIT:
+        cards = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])
+        if s[E.CLAIM_COUNT] + 1 == cards.shape[0]:
+            detail = 1 | (_holders(s, s[E.CLAIM_HALF_SUIT]) << 1)
+    elif action >= CHALLENGE:  # 12.17: the challenged team holds h, or its holders are shown
+        h = action - CHALLENGE
+        cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
+        if E.team_cards(s, 1 - (s[E.TO_MOVE] & 1)) & cards == cards:
             detail = np.int64(1)
-            cards = cards_in(HALF_SUIT_MASKS[s[E.LAYOUT], s[E.CLAIM_HALF_SUIT]])
-            for i in range(CARDS_PER_HALF_SUIT):
-                detail |= E.holder(s, cards[i]) << (1 + 4 * i)
+        else:
+            detail = 2 | (_holders(s, h) << 2)
+    elif action == DECLINE and s[E.FORCED_TEAM] >= 0 and (
+            s[E.FORCED_PASSES] + 1 == s[E.NUM_PLAYERS] * popcount(s[E.FORCED_SET])):
+        # The last pass of a forced procedure shows the holders of every half-suit in it.
+        folded = np.uint64(0)
+        for h in cards_in(s[E.FORCED_SET]):
+            folded = mix64(folded ^ np.uint64(_holders(s, h) | (h << 28)))
+        detail = 1 | (np.int64(folded >> np.uint64(20)) << 1)  # 44 bits of the fold: 45 of 46
     elif action < CLAIM:
         detail = np.int64(1 + has_card(s[E.HANDS + action // 64], action % 64))
         if s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD and has_card(s[E.HANDS + s[E.TO_MOVE]],

@@ -9,6 +9,8 @@ half-suits:
 * ``SEVENS_REMOVED``: the four 7s removed; low = A, 2..6, high = 8..K.
 * ``JOKERS``: 54 cards; the standard eight half-suits plus the ninth set
   (``h = 8``) of the four 8s and both jokers.
+* ``EIGHTS``: the full 52 cards (12.10); low = 2..7, high = 8..A, seven cards
+  each, so the deal may give some seats one card more.
 
 Half-suit ids follow the contract: ``h = 2 * suit`` (low) or ``2 * suit + 1``
 (high), and 8 for the ninth set.
@@ -17,6 +19,7 @@ Half-suit ids follow the contract: ``h = 2 * suit`` (low) or ``2 * suit + 1``
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cardlab.core.cards import (
     ACE,
@@ -34,13 +37,15 @@ from cardlab.core.cards import (
 
 MAX_PLAYERS = 16
 MAX_HALF_SUITS = 9
-CARDS_PER_HALF_SUIT = 6
 NINTH_SET = 8
 
 # ---- Layouts -----------------------------------------------------------------
-STANDARD, SEVENS_REMOVED, JOKERS = 0, 1, 2
-NUM_LAYOUTS = 3
-LAYOUT_NAMES = ("standard", "sevens removed", "jokers ninth set")
+STANDARD, SEVENS_REMOVED, JOKERS, EIGHTS = 0, 1, 2, 3
+NUM_LAYOUTS = 4
+LAYOUT_NAMES = ("standard", "sevens removed", "jokers ninth set", "eights in play")
+#: ``HALF_SUIT_SIZE[layout]``: cards in its largest half-suit (the seats a claim names).
+HALF_SUIT_SIZE = np.array([6, 6, 6, 7], dtype=np.int64)
+MAX_HALF_SUIT_SIZE = 7
 
 
 def _half_suit_masks(layout: int) -> list[int]:
@@ -48,6 +53,9 @@ def _half_suit_masks(layout: int) -> list[int]:
     if layout == SEVENS_REMOVED:
         low_ranks = (ACE, *range(TWO, SIX + 1))
         high_ranks = tuple(range(EIGHT, ACE))
+    elif layout == EIGHTS:
+        low_ranks = tuple(range(TWO, SEVEN + 1))
+        high_ranks = tuple(range(EIGHT, ACE + 1))
     else:
         low_ranks = tuple(range(TWO, SEVEN + 1))
         high_ranks = tuple(range(NINE, ACE + 1))
@@ -63,11 +71,11 @@ def _half_suit_masks(layout: int) -> list[int]:
     return masks
 
 
-#: ``HALF_SUIT_MASKS[layout, h]``: the six cards of half-suit h (0 if the layout lacks h).
+#: ``HALF_SUIT_MASKS[layout, h]``: the cards of half-suit h (0 if the layout lacks h).
 HALF_SUIT_MASKS = np.array([_half_suit_masks(layout) for layout in range(NUM_LAYOUTS)],
                            dtype=np.int64)
 #: ``NUM_HALF_SUITS[layout]``: 8, or 9 with the jokers' ninth set.
-NUM_HALF_SUITS = np.array([8, 8, 9], dtype=np.int64)
+NUM_HALF_SUITS = np.array([8, 8, 9, 8], dtype=np.int64)
 #: ``DECKS[layout]``: every card in play at the deal.
 DECKS = np.array([int(np.bitwise_or.reduce(row)) for row in HALF_SUIT_MASKS], dtype=np.int64)
 
@@ -91,7 +99,15 @@ PLAYER_COUNTS = (4, 6, 8, 12, 16)
 
 
 def deck_size(layout: int) -> int:
-    return 54 if layout == JOKERS else 48
+    return bin(int(DECKS[layout])).count("1")
+
+
+@njit(cache=True)
+def cards_dealt(deck_cards, num_players, dealer, seat):
+    """How many of ``deck_cards`` the round deal gives ``seat``: the k-th card goes to
+    ``dealer + 1 + k``, so with an uneven deck (12.10, V-L4) the first seats get one more."""
+    extra = deck_cards % num_players
+    return deck_cards // num_players + int((seat - dealer - 1) % num_players < extra)
 
 
 def unsupported_reason(num_players: int, layout: int) -> str | None:
@@ -99,10 +115,11 @@ def unsupported_reason(num_players: int, layout: int) -> str | None:
 
     The deal gives every player the same number of cards (48 cards: 12, 8, 6, 4
     or 3 each); the 54-card jokers deck divides evenly only among 6 players.
+    The 52-card deck of 12.10 is exempt: its round deal is uneven (V-L4).
     """
     if num_players not in PLAYER_COUNTS:
         return f"players must be one of {PLAYER_COUNTS} (two alternating teams), got {num_players}"
-    if deck_size(layout) % num_players:
+    if layout != EIGHTS and deck_size(layout) % num_players:
         return (
             f"the {deck_size(layout)}-card deck of the {LAYOUT_NAMES[layout]} layout does not "
             f"divide evenly among {num_players} players (only 6 players receive 9 cards each)"
@@ -130,10 +147,12 @@ VOID = 2  # cancelled by a wrong claim, or left unresolved at the ask limit
 # ---- Action ids (contract: docs/actions.md) ------------------------------------------
 ASK = 0  # 64 * target + card
 CLAIM = 1024  # + half-suit
-DECLINE = 1033  # claim_any_time (12.5): no claim in a claim window, string "pass"
+DECLINE = 1033  # no claim in a claim window (12.5), or a forced declaration's pass (12.15): "pass"
 ASSIGN = 1040  # + seat
 PASS_TURN = 1056  # + seat
+CHALLENGE = 1072  # + half-suit: challenge the other team on it (12.17)
 NUM_DISTINCT_ACTIONS = 1072
+MAX_DISTINCT_ACTIONS = CHALLENGE + MAX_HALF_SUITS  # 1081
 DEFAULT_MAX_ASKS = 500
 MAX_ASKS_LIMIT = 1000  # the state array keeps every event, so the ask limit is bounded
 

@@ -31,13 +31,13 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, popcount
-from cardlab.core.layout import DEALT, NUM_PLAYERS, recount_undealt
+from cardlab.core.layout import DEALT, NUM_PLAYERS, recount_undealt, team_of
 from cardlab.core.rng import random_below
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.engine import (
-    CARDS_EACH,
     EVENT_ASK,
-    EVENT_CLAIM,
+    EVENT_FORCED,
+    FORCED_CHALLENGE,
     HANDS,
     LAYOUT,
     LOG,
@@ -47,15 +47,17 @@ from cardlab.games.literature.engine import (
     SURRENDER_OWN_CARD,
     event_actor,
     event_card,
+    event_forced_kind,
+    event_half_suit,
     event_holder,
     event_kind,
+    event_shows_holders,
     event_success,
     event_surrendered,
     event_target,
     private_knowledge,
 )
 from cardlab.games.literature.rules import (
-    CARDS_PER_HALF_SUIT,
     HALF_SUIT_MASKS,
     HALF_SUIT_OF,
     MAX_HALF_SUITS,
@@ -257,9 +259,9 @@ def dealt_hands_for(s, hands):
             bit = card_bit(event_card(event))
             dealt[event_target(event)] &= ~bit
             dealt[event_actor(event)] |= bit
-        elif kind == EVENT_CLAIM:
-            cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], event_target(event)])
-            for j in range(CARDS_PER_HALF_SUIT):
+        elif event_shows_holders(event):
+            cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], event_half_suit(event)])
+            for j in range(cards.shape[0]):
                 dealt[event_holder(event, j)] |= card_bit(cards[j])
     return dealt
 
@@ -271,15 +273,17 @@ def consistent_with_log(s, hands):
     Replays the log forwards from the deal the hands imply, checking that each
     ask was legal (asker held another card of the half-suit, not the card,
     unless asks for one's own card are allowed; the target held a card) and
-    answered as logged (a surrender exactly when the asker held the card), and
-    that each claim's cards were where the claim showed them.
+    answered as logged (a surrender exactly when the asker held the card),
+    that each claim's cards were where the claim showed them, and that a
+    challenge the challenged team had to answer met a team holding the whole
+    half-suit (12.17; one it did not hold shows the holders).
     """
     num_players = s[NUM_PLAYERS]
     layout = s[LAYOUT]
     own_card_asks = s[OWN_CARD_ASKS] != NO_OWN_CARD_ASKS
     current = dealt_hands_for(s, hands)
-    for seat in range(num_players):
-        if popcount(current[seat]) != s[CARDS_EACH]:
+    for seat in range(num_players):  # hand sizes at the deal are public
+        if popcount(current[seat]) != popcount(s[DEALT + seat]):
             return False
     for i in range(s[LOG_LENGTH]):
         event = s[LOG + i]
@@ -305,10 +309,16 @@ def consistent_with_log(s, hands):
             elif event_surrendered(event):
                 current[actor] &= ~bit
                 current[target] |= bit
-        elif kind == EVENT_CLAIM:
-            h = event_target(event)
+        elif kind == EVENT_FORCED and event_forced_kind(event) == FORCED_CHALLENGE and (
+                not event_shows_holders(event)):
+            cards = HALF_SUIT_MASKS[layout, event_half_suit(event)]
+            for seat in range(team_of(actor), num_players, 2):
+                if current[seat] & cards != 0:  # the challenger's team held a card of it
+                    return False
+        elif event_shows_holders(event):
+            h = event_half_suit(event)
             cards = cards_in(HALF_SUIT_MASKS[layout, h])
-            for j in range(CARDS_PER_HALF_SUIT):
+            for j in range(cards.shape[0]):
                 seat = event_holder(event, j)
                 if current[seat] & card_bit(cards[j]) == 0:
                     return False

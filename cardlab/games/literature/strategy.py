@@ -20,6 +20,18 @@ rules, in order:
 4. hand the turn to the teammate best placed to use it: the one with the most
    cards known to sit with opponents in half-suits he is known to hold, then
    the most cards; at the end, hand it to the opponent with the fewest cards.
+
+With challenges (12.17) it challenges the other team on a half-suit, before
+asking (or in a window), only when deduction places every card of it with
+that team *and* no seat of that team can place them all from the public
+record and its own hand as far as the player can tell: for each of them a
+card it lacks still has two or more possible holders publicly
+(:func:`should_challenge`; a heuristic: the challenged seats may deduce more
+than that test sees). In a forced procedure (12.15, 12.17) it declares a
+certain half-suit at once, passes while it is unsure and teammates still
+have turns to come, and in the last round (at most m nodes left) declares
+the half-suit it names most likely right: a pass there gives the half-suits
+away for sure.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
     ASSIGN,
+    CHALLENGE,
     CLAIM,
     DECLINE,
     HALF_SUIT_MASKS,
@@ -156,6 +169,58 @@ def _placed_with_team(view, team):
 
 
 @njit(cache=True)
+def should_challenge(s, view, team, h):
+    """12.17: the other team surely holds every card of h, yet none of its seats can place
+    them all: each lacks a card that the public record leaves with two or more possible
+    holders besides it (what the player can tell; see the module docstring)."""
+    other = 1 - team
+    if s[E.STATUS + h] != UNRESOLVED or not K.claim_is_certain(view, h, other):
+        return False
+    public = E.knowledge_of(s)
+    cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
+    for seat in range(other, s[E.NUM_PLAYERS], 2):
+        blind = False
+        for card in cards_in(cards & ~view[K.MAY_HOLD + seat]):
+            others = 0
+            for candidate in range(s[E.NUM_PLAYERS]):
+                if candidate != seat and (public[K.MAY_HOLD + candidate] >> card) & 1:
+                    others += 1
+            if others >= 2:
+                blind = True
+                break
+        if not blind:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _forced_choice(s, view, team):
+    """12.15: declare a certain half-suit; else pass until the last round, then declare the
+    half-suit most likely named right."""
+    best = -1
+    best_chance = -1.0
+    for h in cards_in(s[E.FORCED_SET]):
+        if K.claim_is_certain(view, h, team):
+            return CLAIM + h
+        chance = naming_chance(view, h, team)
+        if chance > best_chance:
+            best = h
+            best_chance = chance
+    nodes_left = s[E.NUM_PLAYERS] * popcount(s[E.FORCED_SET]) - s[E.FORCED_PASSES]
+    if 2 * nodes_left <= s[E.NUM_PLAYERS]:  # the last round: m nodes or fewer
+        return CLAIM + best
+    return DECLINE
+
+
+@njit(cache=True)
+def _is_legal(legal, n, action):
+    for i in range(n):
+        if legal[i] == action:
+            return True
+    return False
+
+
+@njit(cache=True)
 def rules_action(s, stream):
     """The deduction player's action for the seat to move in state ``s``."""
     seat = s[E.TO_MOVE]
@@ -164,14 +229,22 @@ def rules_action(s, stream):
     if s[E.PHASE] == E.CLAIMING:
         card = E.card_being_named(s)
         return ASSIGN + likeliest_teammate(view, card, team, s[E.CLAIMANT])
+    if s[E.FORCED_TEAM] >= 0:
+        return _forced_choice(s, view, team)
     legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = E.legal_actions(s, legal)
     if legal[0] >= PASS_TURN:
         return _hand_off(s, view, seat, legal, n)
     # Rule 1: a certain claim.
     for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
-        if s[E.STATUS + h] == UNRESOLVED and K.claim_is_certain(view, h, team):
+        if s[E.STATUS + h] == UNRESOLVED and K.claim_is_certain(view, h, team) and _is_legal(
+                legal, n, CLAIM + h):
             return CLAIM + h
+    # 12.17: a challenge the other team cannot answer.
+    if s[E.CHALLENGES] == 1:
+        for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
+            if _is_legal(legal, n, CHALLENGE + h) and should_challenge(s, view, team, h):
+                return CHALLENGE + h
     if s[E.WINDOW_POLLS] > 0:  # 12.5: claim out of turn only when certain
         return DECLINE
     if legal[0] >= CLAIM:  # only claims: the end of the game
@@ -205,7 +278,8 @@ def action_scores(s, legal, n, out):
     """The deduction player's preference for each of the ``n`` legal actions, into ``out``.
 
     One scale for all its rules, so that search can try actions in the order the
-    player would: a certain claim 2; an ask its rule-2 score (-0.05 to 1); a claim
+    player would: a certain claim 2; a challenge 1.5 when :func:`should_challenge`,
+    else -1.5; an ask its rule-2 score (-0.05 to 1); a claim
     the team surely holds 1 + its naming chance once every ask is hopeless (rule
     3), any other claim its naming chance - 1; an assignment the chance that the
     named teammate holds the card; a hand-off its rule-4 score.
@@ -223,7 +297,9 @@ def action_scores(s, legal, n, out):
     best_ask = -1.0
     for i in range(n):
         action = legal[i]
-        if action >= PASS_TURN:
+        if action >= CHALLENGE:  # 12.17: above any ask when it should be made, else below all
+            out[i] = 1.5 if should_challenge(s, view, team, action - CHALLENGE) else -1.5
+        elif action >= PASS_TURN:
             out[i] = hand_off_score(s, view, team, action - PASS_TURN)
         elif action == DECLINE:
             out[i] = 0.0  # 12.5: below a certain claim, above a doubtful one

@@ -15,16 +15,20 @@ from cardlab.games.literature.rules import half_suit_name
 
 
 def summary(finals: np.ndarray) -> dict[str, pa.Array]:
-    """Every claim (claimant, half-suit, result), each half-suit's fate, asks and scores."""
+    """Every claim (claimant, half-suit, result; forfeits and challenges that showed the
+    cards too), each half-suit's fate, asks and scores."""
 
     results = {E.UNRESOLVED: "unresolved", 0: "team 0", 1: "team 1", E.VOID: "void"}
     claims = []
     for row in finals:
         row_claims = []
         for event in row[E.LOG:E.LOG + row[E.LOG_LENGTH]]:
-            if E.event_kind(event) == E.EVENT_CLAIM:
-                h = int(E.event_target(event))
-                row_claims.append(f"P{E.event_actor(event)} {half_suit_name(h)}: "
+            if E.event_shows_holders(event):  # claims, and 12.15's forfeits, 12.17's challenges
+                h = int(E.event_half_suit(event))
+                what = "" if E.event_kind(event) == E.EVENT_CLAIM else (
+                    "challenge " if E.event_forced_kind(event) == E.FORCED_CHALLENGE
+                    else "forfeit ")
+                row_claims.append(f"P{E.event_actor(event)} {what}{half_suit_name(h)}: "
                                   f"{results[int(E.event_status(event))]}")
         claims.append(row_claims)
     status = finals[:, E.STATUS:E.STATUS + E.MAX_HALF_SUITS]

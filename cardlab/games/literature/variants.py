@@ -4,7 +4,6 @@ from cardlab.games.variants import Variant
 
 _TESTS = "tests/test_literature_variants.py::"
 _RULINGS = "tests/test_literature_rulings.py::"
-_PENDING = _TESTS + "test_variants_not_implemented_yet_are_rejected"
 
 VARIANTS = (
     Variant(
@@ -61,7 +60,9 @@ VARIANTS = (
     Variant(
         "literature.eights_in_play", "P", ("eights_in_play=true",),
         "the full 52 cards; the 8s join the high half-suits (7 cards, seven assignment nodes)",
-        rulings=("V-L4",), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L4",),
+        tests=(_TESTS + "test_v_l4_the_52_cards_are_dealt_round_unevenly",
+               _TESTS + "test_a_high_half_suit_claim_names_seven_seats"),
     ),
     Variant(
         "literature.opponent_picks_next_player", "P", ("opponent_picks_next_player=true",),
@@ -97,7 +98,9 @@ VARIANTS = (
         "literature.forced_claims", "P", ("forced_claims=true",),
         "at the end the team holding cards declares half-suits in turn or passes (1033); "
         "half-suits nobody declares go to the other team",
-        rulings=("V-L7",), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L7",),
+        tests=(_TESTS + "test_forced_claims_the_endgame_is_declared_in_turn_or_passed",
+               _TESTS + "test_forced_claims_a_wrong_declaration_is_resolved_as_a_claim"),
     ),
     Variant(
         "literature.no_probability_talk", "D", (),
@@ -109,7 +112,13 @@ VARIANTS = (
         "literature.challenge", "P", ("challenge=true",),
         "a team may be challenged on a half-suit (1072 + h) to place its cards, on a turn "
         "or in a claim window",
-        rulings=("V-L8", "V-L9"), tests=(_PENDING,), status="not implemented yet",
+        rulings=("V-L8", "V-L9"),
+        tests=(_TESTS + "test_a_challenged_team_holding_the_half_suit_must_declare_it",
+               _TESTS + "test_a_wrong_or_missing_answer_scores_for_the_challengers",
+               _TESTS + "test_v_l8_a_challenge_on_a_team_without_every_card_scores_for_it",
+               _TESTS + "test_v_l9_a_challenge_in_a_window_lets_the_window_go_on",
+               _TESTS + "test_clarification5_no_challenge_in_the_endgame_without_forced_claims",
+               _TESTS + "test_rules_player_challenges_only_what_the_other_team_cannot_place"),
     ),
 )
 
