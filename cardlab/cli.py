@@ -411,15 +411,16 @@ def command_advise(args: argparse.Namespace) -> None:
         return
     from cardlab.play.advise import advise_bids, bidding_position
 
-    if args.solver != "play":
-        raise CliError(f"--solver {args.solver}: not implemented yet for bids (the deals are played out "
-                       f"by --players); choose play")
     if args.hand is None or args.seat is None:
         raise CliError("bid advice needs --hand and --seat")
     game = load(args.game, parse_params(args.param))
     state = bidding_position(game, args.hand, args.seat, args.bids)
     print(state.observation_string(args.seat))
-    advice = advise_bids(state, args.seat, args.worlds, args.epsilon, args.players, args.seed, args.quantile)
+    try:
+        advice = advise_bids(state, args.seat, args.worlds, args.epsilon, args.players, args.seed,
+                             args.quantile, args.solver)
+    except ValueError as error:
+        raise CliError(str(error).splitlines()[0]) from error
     print(advice.text())
 
 
@@ -596,7 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--players", default="rules", help="who plays the deals out: rules or ismcts:...")
     adv.add_argument("--quantile", type=float, default=0.1, help="the low quantile shown (default 0.1)")
     adv.add_argument("--solver", choices=("play", "dd"), default="play",
-                     help="play the deals out (default); dd: double dummy (not implemented yet)")
+                     help="play: the --players play the deals out (default); dd: they bid, and the "
+                     "cards are played double dummy (Kaiser and Twenty-Eight as the solver models them)")
     adv.add_argument("--seed", type=int, default=0, help="seed of the worlds and the play")
     adv.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     adv.add_argument("--position", help="Literature: a position file (JSON, docs/play.md), or a stored "

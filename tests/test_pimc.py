@@ -78,3 +78,15 @@ def test_pimc_is_a_native_arena_agent():
     game = pyspiel.load_game("cardlab_kaiser")
     factory = bot_factory(AgentSpec("pimc", "pimc", {"worlds": 2}), game)
     assert factory(game, 1, 0).kind == native.PIMC
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("cardlab_kaiser", {"kitty_34_card": True}, "does not model kitty_34_card"),
+    ("cardlab_kaiser", {"lost_heir": True}, "standard four-player game and deck"),
+    ("cardlab_twenty_eight", {"players": 6}, "standard four-player game and deck"),
+])
+def test_the_compiled_arena_refuses_pimc_where_the_solver_does_not_model_the_game(name, params, message):
+    from cardlab.arena.agents import AgentSpecError, native_tables
+
+    with pytest.raises(AgentSpecError, match=message):
+        native_tables([AgentSpec("pimc", "pimc", {"worlds": 2})], pyspiel.load_game(name, params))

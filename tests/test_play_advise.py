@@ -156,7 +156,8 @@ def test_the_advise_command_prints_a_table_or_one_line(tmp_path, capsys) -> None
     out = capsys.readouterr().out
     assert "bidding: P3 pass, P0 bid 7" in out and "95% interval" in out and "\npass " in out
     for args, message in ((["--hand", "AS KS"], "a hand here is 8 cards"),
-                          (["--hand", STRONG, "--solver", "dd"], "not implemented yet"),
+                          (["--hand", STRONG, "--solver", "dd", "--param", "kaiser_40=true"],
+                           "--solver dd: the double-dummy solver does not model kaiser_40"),
                           (["--hand", STRONG, "--worlds", "0"], "--worlds must be a positive integer")):
         assert main(["advise", "kaiser", "--seat", "1", *args]) == 2
         err = capsys.readouterr().err
@@ -258,3 +259,41 @@ def test_a_position_file_may_name_a_move_of_a_stored_game(tmp_path, capsys) -> N
     (tmp_path / "p.json").write_text(head + '"move": 100000}')
     assert main(["advise", "literature", "--position", str(tmp_path / "p.json")]) == 2
     assert "\"move\" must be 1.." in capsys.readouterr().err
+
+
+# ---- --solver dd: the cards of every world played double dummy --------------------------------
+def test_a_hand_played_out_double_dummy_takes_the_solvers_points() -> None:
+    name = "cardlab_kaiser"
+    from cardlab.arena.native import RULES, empty_options
+    from cardlab.games import game_spec
+    from cardlab.play.kernels import play_out
+    from cardlab.solver import solve
+    from tests.test_solver import random_play_state
+
+    game = pyspiel.load_game(name)
+    spec = game_spec(name)
+    rng = np.random.default_rng(5)
+    points = spec.engine.HAND_POINTS
+    for _ in range(3):
+        state = random_play_state(game, rng, 5)
+        expected = solve(state).points
+        s = state.array.copy()
+        assert play_out(spec.kernel_id, s, np.full(4, RULES), empty_options(4), 7, True)
+        assert (int(s[points]), int(s[points + 1])) == expected
+
+
+def test_double_dummy_advice_repeats_for_a_seed_and_differs_from_play() -> None:
+    game = pyspiel.load_game("cardlab_kaiser")
+    state = bidding_position(game, STRONG, 1, "pass 7")
+    first = advise_bids(state, 1, worlds=12, seed=3, solver="dd")
+    again = advise_bids(state, 1, worlds=12, seed=3, solver="dd")
+    assert [(r.bid, r.mean) for r in first.rows] == [(r.bid, r.mean) for r in again.rows]
+    assert first.players == "rules, the cards double dummy"
+    played = advise_bids(state, 1, worlds=12, seed=3)
+    assert {r.bid for r in played.rows} == {r.bid for r in first.rows}
+    assert all(np.isfinite([r.mean, r.low, r.high]).all() for r in first.rows)
+    with pytest.raises(ValueError, match="unknown solver 'exact'"):
+        advise_bids(state, 1, worlds=4, solver="exact")
+    twenty_eight = bidding_position(pyspiel.load_game("cardlab_twenty_eight"), "JS 9S AS TS", 1, "")
+    with pytest.raises(ValueError, match="--solver dd: Twenty-Eight"):
+        advise_bids(twenty_eight, 1, worlds=4, solver="dd")

@@ -36,6 +36,7 @@ import pyspiel
 from cardlab.agents import cfr_bidding, ismcts, pimc, random_agent, rules
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import OptionSet
+from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena import native
 from cardlab.cfr.bidding import policy_arrays, policy_capacity
 from cardlab.core.rng import make_stream
@@ -290,6 +291,11 @@ def native_tables(specs: list[AgentSpec],
             options[i, native.BIDDING_GREEDY] = greedy
         else:
             options[i] = native_row(spec, spec_of_game)
+        if kinds[i] == native.PIMC:  # the compiled loop must refuse what the bot refuses
+            try:
+                check_pimc_game(game)
+            except ValueError as error:
+                raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
     if not tables:
         return kinds, options, native.empty_policies(len(specs))
     capacity = max(policy_capacity(table) for table in tables.values())

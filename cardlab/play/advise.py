@@ -29,6 +29,7 @@ import pyspiel
 
 from cardlab.agents.ismcts.options import OPTIONS as ISMCTS_OPTIONS
 from cardlab.agents.ismcts.search import draw_world_pool
+from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
 from cardlab.core import layout
 from cardlab.core.cards import card_string, parse_card
@@ -41,6 +42,8 @@ from cardlab.play.kernels import play_out_choices
 from cardlab.play.moves import MoveError, parse_move
 
 BIDDING_GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
+#: How the worlds' hands are finished: played out by the chosen players, or their cards double dummy.
+SOLVERS = ("play", "dd")
 Z95 = 1.959963984540054
 
 
@@ -209,10 +212,29 @@ def agent_tables(text: str, game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray]
 
 
 def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: float = 0.1,
-                players: str = "rules", seed: int = 0, quantile: float = 0.1) -> Advice:
-    """Each legal action of ``seat`` at ``state``, judged over ``worlds`` weighted worlds played out."""
+                players: str = "rules", seed: int = 0, quantile: float = 0.1,
+                solver: str = "play") -> Advice:
+    """Each legal action of ``seat`` at ``state``, judged over ``worlds`` weighted worlds played out.
+
+    ``solver="play"``: ``players`` play every hand to its end; ``"dd"``
+    (Kaiser): they bid and name trump, and the cards are played double dummy
+    (every hand open, perfect play by both sides: what the hand is worth, not
+    what these players would make of it).
+    """
     game = state.get_game()
     spec = game_spec(game.get_type().short_name)
+    if solver not in SOLVERS:
+        raise ValueError(f"unknown solver {solver!r}; choose from {', '.join(SOLVERS)}")
+    if solver == "dd":
+        if spec.name == "cardlab_twenty_eight":
+            # The fast solver reads the hidden trump as known to all (open rules); played in the
+            # engine, whose trumps count only from the show, its cards are not perfect play.
+            raise ValueError("--solver dd: Twenty-Eight is not solved double dummy under the engine's "
+                             "hidden-trump rules fast enough for advice; use --solver play")
+        try:
+            check_pimc_game(game)
+        except ValueError as error:
+            raise ValueError(f"--solver dd: {str(error).removeprefix('pimc: ')}") from error
     if worlds < 1:
         raise ValueError(f"worlds must be a positive integer, got {worlds}")
     if not 0 < quantile < 1:
@@ -222,7 +244,8 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
     weights = np.diff(cumulative, prepend=0.0)
     choices = np.array(state.legal_actions(), dtype=np.int64)
     kinds, options = agent_tables(players, game)
-    returns, finals, ok = play_out_choices(spec.kernel_id, pool, choices, kinds, options, seed)
+    returns, finals, ok = play_out_choices(spec.kernel_id, pool, choices, kinds, options, seed,
+                                           solver == "dd")
     if not ok.all():
         raise RuntimeError("an agent chose an illegal action while the deals were played out")
     rows = []
@@ -235,4 +258,5 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
                            float(ours / weights.sum()),
                            float(weights[(declarer == team) & made].sum() / ours) if ours > 0 else None))
     rows.sort(key=lambda r: -r.mean)
-    return Advice(rows, worlds, float(weights.sum() ** 2 / (weights @ weights)), quantile, players)
+    played_by = players if solver == "play" else f"{players}, the cards double dummy"
+    return Advice(rows, worlds, float(weights.sum() ** 2 / (weights @ weights)), quantile, played_by)

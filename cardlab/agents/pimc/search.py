@@ -51,11 +51,11 @@ KAISER_STRAINS = 6  # four trumps, no trump, low no trump
 
 
 @njit(cache=True)
-def new_search_memory():
-    """The transposition table, counters and node stack one decision's solves share."""
+def new_search_memory(bits=TABLE_BITS):
+    """The transposition table (``2**bits`` entries), counters and node stack solves share."""
     counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
     counters[CONTRACT] = -1
-    return new_table(TABLE_BITS), counters, new_scratch()
+    return new_table(bits), counters, new_scratch()
 
 
 @njit(cache=True)
