@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterator
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,12 @@ CROSS_CHECK = {"variants": ("kaiser_1_short",), "openspiel_games": ("kuhn_poker"
                                                                       "leduc_poker": 12}}
 
 
+#: name -> (game, parameters): variants too large to build, whose nodes are counted deal by deal.
+COUNTED: dict[str, tuple[str, dict[str, Any]]] = {
+    "kaiser_2_shortest": ("kaiser", {"hand_size": 2, "min_bid": 3, "max_bid": 3}),  # bids 3, 3NT
+}
+
+
 def load(variant: str) -> pyspiel.Game:
     name, parameters = VARIANTS[variant]
     return game_spec(name).load(parameters)
@@ -85,6 +93,34 @@ def solve(variant: str) -> dict[str, Any]:
         entry["solvers"][solver] = convergence(tree, solver)
         print(variant, solver, [f"{v:.2e}" for v in entry["solvers"][solver]["nash_conv"]], flush=True)
     return entry
+
+
+def count_nodes(name: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """The nodes of a four-seat game's whole tree, without building it: the deal's chance nodes plus,
+    for each way to deal the hands, the tree below the dealt cards times the orders giving it."""
+    game = game_spec(name).load(parameters)
+    deck = [a for a, _ in game.new_initial_state().chance_outcomes()]
+    size = len(deck) // 4
+    chance_nodes = sum(int(np.prod(range(len(deck) - d + 1, len(deck) + 1))) for d in range(len(deck)))
+    below, deals = 0, 0
+    for hands in _splits(deck, 4, size):
+        order = [hands[(1 + k) % 4][k // 4] for k in range(len(deck))]  # dealer 0: seat 1 first
+        below += build_from_engine(game, [order]).num_nodes
+        deals += 1
+    orders = int(np.prod(range(1, size + 1))) ** 4  # the orders of each hand's cards
+    return {"game": game.get_type().short_name, "parameters": parameters, "deals": deals,
+            "deal_orders": deals * orders, "nodes": chance_nodes + orders * below}
+
+
+def _splits(cards: list[int], seats: int, size: int) -> Iterator[list[list[int]]]:
+    """Every way to give ``seats`` seats ``size`` of ``cards`` each, as a list of hands."""
+    if seats == 0:
+        yield []
+        return
+    for hand in combinations(cards, size):
+        left = [card for card in cards if card not in hand]
+        for others in _splits(left, seats - 1, size):
+            yield [list(hand), *others]
 
 
 def cross_check(name: str, game: pyspiel.Game, engine_tree: GameTree | None) -> dict[str, Any]:
@@ -143,7 +179,16 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--no-cross-check", action="store_true", help="skip the OpenSpiel cross-check")
+    parser.add_argument("--count-only", action="store_true",
+                        help="only count the nodes of the COUNTED variants, into the existing --out")
     args = parser.parse_args()
+    if args.count_only:
+        out = Path(args.out)
+        results = json.loads(out.read_text())
+        results["counted"] = {name: count_nodes(*COUNTED[name]) for name in COUNTED}
+        print(results["counted"], flush=True)
+        out.write_text(json.dumps(results, indent=2) + "\n")
+        return
     chosen = args.variants.split(",")
     unknown = [v for v in chosen if v not in VARIANTS]
     if unknown:
@@ -159,6 +204,7 @@ def main() -> None:
             results["cross_check"][variant] = cross_check(variant, game, build_from_engine(game))
         for name in CROSS_CHECK["openspiel_games"]:
             results["cross_check"][name] = cross_check(name, pyspiel.load_game(name), None)
+    results["counted"] = {name: count_nodes(*COUNTED[name]) for name in COUNTED}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")

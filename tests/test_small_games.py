@@ -51,7 +51,7 @@ def test_standard_game_is_unchanged():
 
 
 @pytest.mark.parametrize("hand_size, deck, bids", [
-    (1, "AC AD 5H 3S", (2, 3)),
+    (1, "5H AH 3S AS", (2, 3)),
     (2, "KC AC KD AD 5H AH 3S AS", (3, 6)),
     (3, "QC KC AC QD KD AD 5H KH AH 3S KS AS", (3, 7)),
     (8, cards_string(STANDARD_DECK), (6, 12)),
@@ -63,16 +63,20 @@ def test_small_packs_keep_the_point_cards_and_scale_the_bids(hand_size, deck, bi
 
 def test_one_card_game_bids_names_trump_and_scores_one_trick():
     game = load(hand_size=1)
-    state = deal(game.new_initial_state(), {0: "AC", 1: "AD", 2: "5H", 3: "3S"})
+    state = deal(game.new_initial_state(), {0: "AH", 1: "5H", 2: "3S", 3: "AS"})
     assert bids_of(state) == ["pass", "bid 2", "bid 2NT", "bid 3", "bid 3NT"]
     act(state, "pass", "bid 2")  # P1 passes, P2 bids 2
     act(state, "bid 2NT")  # P3
     assert bids_of(state) == ["pass", "bid 2NT", "bid 3", "bid 3NT"]  # the dealer may equal
-    act(state, "pass")
-    # P3 declares 2NT and leads the 3S; nobody follows spades: the 3S wins the 5H too.
-    act(state, "3S", "AC", "AD", "5H")
+    act(state, "bid 3")
+    # Only the pack's suits may be named trump.
+    assert bids_of(state) == ["trump H", "trump S"]
+    act(state, "trump S")
+    # P0 leads the AH; the 5H must follow; P2's 3S trumps it, and P3's AS overtrumps.
+    assert bids_of(state) == ["AH"]
+    act(state, "AH", "5H", "3S", "AS")
     assert state.is_terminal()
-    # 1 trick + 5 - 3 = 3 points, at least the 2 bid, doubled at no trump: +6 to P3's team.
+    # P3 takes the one trick: 1 + 5 - 3 = 3 points to team 1; P0's 3 failed: -3.
     assert state.returns() == [-6.0, 6.0, -6.0, 6.0]
 
 
@@ -88,7 +92,7 @@ def test_two_card_game_plays_two_tricks_with_a_short_ladder():
 
 
 def test_dealer_must_bid_the_lowest_when_everyone_passes():
-    state = deal(load(hand_size=1, min_bid=3).new_initial_state(), {0: "AC", 1: "AD", 2: "5H", 3: "3S"})
+    state = deal(load(hand_size=1, min_bid=3).new_initial_state(), {0: "AH", 1: "5H", 2: "3S", 3: "AS"})
     act(state, "pass", "pass", "pass")
     assert bids_of(state) == ["bid 3", "bid 3NT"]
 

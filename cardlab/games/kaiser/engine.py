@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, highest_card, popcount, write_cards
-from cardlab.core.cards import suit_of
+from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
     CARDS_DEALT,
@@ -367,8 +367,9 @@ def legal_actions(s, out):
             n += 1
     elif phase == NAMING_TRUMP:
         for suit in range(4):
-            out[n] = NAME_TRUMP + suit
-            n += 1
+            if s[DECK] & SUIT_MASKS[suit]:  # every suit of a full pack; a small pack's own suits
+                out[n] = NAME_TRUMP + suit
+                n += 1
     elif phase == HIGH_OR_LOW:
         out[0], out[1] = PLAY_HIGH, PLAY_LOW
         n = 2

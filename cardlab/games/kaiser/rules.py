@@ -87,8 +87,13 @@ def _small_deck(hand_size: int) -> int:
 
     Four seats of ``hand_size`` cards: the top ``hand_size`` ranks of clubs and
     diamonds, the top ``hand_size - 1`` of hearts and spades plus the 5H and the
-    3S, so the point cards keep their role. Eight cards a seat give the standard deck.
+    3S, so the point cards keep their role. Eight cards a seat give the standard
+    deck. One card a seat would leave every suit a single card, which nobody
+    could follow: that pack is AH 5H AS 3S instead.
     """
+    if hand_size == 1:
+        return _ranks_of(HEARTS, (ACE,)) | _ranks_of(SPADES, (ACE,)) | (1 << FIVE_OF_HEARTS) | (
+            1 << THREE_OF_SPADES)
     top = tuple(range(ACE, ACE - hand_size, -1))
     return (_ranks_of(CLUBS, top) | _ranks_of(DIAMONDS, top) | _ranks_of(HEARTS, top[:-1])
             | _ranks_of(SPADES, top[:-1]) | (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES))
