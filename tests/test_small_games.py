@@ -22,6 +22,7 @@ from cardlab.core.cards import cards_string
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import engine_parameters
 from cardlab.games.kaiser.rules import HAND_SIZE, MAX_BID, STANDARD_DECK, bid_action, small_game_bids
+from experiments.small_games import count_nodes
 
 
 def load(**params) -> pyspiel.Game:
@@ -126,8 +127,8 @@ def smallest():
 @pytest.mark.slow
 def test_the_two_builders_give_the_same_small_game_tree(smallest):
     _, engine_tree, pyspiel_tree = smallest
-    assert engine_tree.summary() == {"nodes": 5969, "terminals": 1056, "infosets": 2924,
-                                     "infoset_actions": 3096}
+    assert engine_tree.summary() == {"nodes": 4289, "terminals": 720, "infosets": 2028,
+                                     "infoset_actions": 2144}
     for field in engine_tree.arrays._fields:
         np.testing.assert_array_equal(getattr(engine_tree.arrays, field),
                                       getattr(pyspiel_tree.arrays, field), err_msg=field)
@@ -154,3 +155,8 @@ def test_vanilla_cfr_reproduces_openspiel_on_the_smallest_game(smallest):
         theirs.evaluate_and_update_policy()
         expected = pyspiel.nash_conv(game, theirs.average_policy())
         assert nash_conv(tree, ours.average_policy()) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_counting_deal_by_deal_gives_the_size_of_the_built_tree(smallest):
+    assert count_nodes("kaiser", SMALLEST)["nodes"] == smallest[1].num_nodes
