@@ -196,19 +196,26 @@ def main() -> None:
     results: dict[str, Any] = {"command": "python -m experiments.small_games --out " + args.out,
                                "checkpoints": list(CHECKPOINTS), "target": TARGET,
                                "variants": {}, "cross_check": {}}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    def save() -> None:  # after every stage: a long run stopped early keeps what it measured
+        out.write_text(json.dumps(results, indent=2) + "\n")
+
     for variant in chosen:
         results["variants"][variant] = solve(variant)
+        save()
+    plot(results, out.with_suffix(".png"))
     if not args.no_cross_check:
         for variant in CROSS_CHECK["variants"]:
             game = load(variant)
             results["cross_check"][variant] = cross_check(variant, game, build_from_engine(game))
+            save()
         for name in CROSS_CHECK["openspiel_games"]:
             results["cross_check"][name] = cross_check(name, pyspiel.load_game(name), None)
+            save()
     results["counted"] = {name: count_nodes(*COUNTED[name]) for name in COUNTED}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    plot(results, out.with_suffix(".png"))
+    save()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import pytest
 from conftest import act, deal
 from open_spiel.python.algorithms import exploitability
 
+from cardlab import agents
 from cardlab.cfr.engine_tree import build_from_engine
 from cardlab.cfr.evaluation import nash_conv
 from cardlab.cfr.policy import to_tabular_policy
@@ -96,6 +97,27 @@ def test_dealer_must_bid_the_lowest_when_everyone_passes():
     state = deal(load(hand_size=1, min_bid=3).new_initial_state(), {0: "AH", 1: "5H", 2: "3S", 3: "AS"})
     act(state, "pass", "pass", "pass")
     assert bids_of(state) == ["bid 3", "bid 3NT"]
+
+
+@pytest.mark.parametrize("hand_size", [1, 2, 3])
+def test_random_and_rule_based_small_games_deal_and_score_every_point(hand_size):
+    game = load(hand_size=hand_size)
+    rng = np.random.default_rng(hand_size)
+    players = [agents.make("rules", game, seat, seed=7) for seat in range(4)]
+    for k in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [a for a, _ in state.chance_outcomes()]
+                state.apply_action(int(rng.choice(outcomes)))
+            elif k % 2:  # the rule-based player on odd hands, random play on even ones
+                state.apply_action(players[state.current_player()].step(state))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        s = state.array
+        assert s[E.TRICK_NUMBER] == hand_size
+        assert s[E.HAND_POINTS] + s[E.HAND_POINTS + 1] == hand_size + 2
+        assert sum(state.returns()) == 0.0
 
 
 @pytest.mark.parametrize("params, message", [
