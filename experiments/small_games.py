@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Iterator
 from itertools import combinations
@@ -178,7 +179,9 @@ def main() -> None:
     parser.add_argument("--out", default="experiments/results/small-games.json")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated, of {', '.join(VARIANTS)}")
-    parser.add_argument("--no-cross-check", action="store_true", help="skip the OpenSpiel cross-check")
+    parser.add_argument("--cross-check", default=",".join((*CROSS_CHECK["variants"],
+                                                             *CROSS_CHECK["openspiel_games"])),
+                        help="comma-separated games to cross-check against OpenSpiel ('' for none)")
     parser.add_argument("--count-only", action="store_true",
                         help="only count the nodes of the COUNTED variants, into the existing --out")
     args = parser.parse_args()
@@ -191,9 +194,12 @@ def main() -> None:
         return
     chosen = args.variants.split(",")
     unknown = [v for v in chosen if v not in VARIANTS]
-    if unknown:
-        parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
-    results: dict[str, Any] = {"command": "python -m experiments.small_games --out " + args.out,
+    checkable = (*CROSS_CHECK["variants"], *CROSS_CHECK["openspiel_games"])
+    unchecked = [n for n in filter(None, args.cross_check.split(",")) if n not in checkable]
+    if unknown or unchecked:
+        parser.error(f"unknown variants {unknown or unchecked}; known: {', '.join(VARIANTS)}; "
+                     f"cross-checked: {', '.join(checkable)}")
+    results: dict[str, Any] = {"command": "python -m experiments.small_games " + " ".join(sys.argv[1:]),
                                "checkpoints": list(CHECKPOINTS), "target": TARGET,
                                "variants": {}, "cross_check": {}}
     out = Path(args.out)
@@ -206,14 +212,13 @@ def main() -> None:
         results["variants"][variant] = solve(variant)
         save()
     plot(results, out.with_suffix(".png"))
-    if not args.no_cross_check:
-        for variant in CROSS_CHECK["variants"]:
-            game = load(variant)
-            results["cross_check"][variant] = cross_check(variant, game, build_from_engine(game))
-            save()
-        for name in CROSS_CHECK["openspiel_games"]:
+    for name in filter(None, args.cross_check.split(",")):
+        if name in CROSS_CHECK["variants"]:
+            game = load(name)
+            results["cross_check"][name] = cross_check(name, game, build_from_engine(game))
+        else:
             results["cross_check"][name] = cross_check(name, pyspiel.load_game(name), None)
-            save()
+        save()
     results["counted"] = {name: count_nodes(*COUNTED[name]) for name in COUNTED}
     save()
 
