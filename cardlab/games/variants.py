@@ -92,7 +92,8 @@ def parameter_lines(spec: GameSpec) -> list[str]:
 
     Read from the game module's ``DEFAULT_PARAMETERS`` and ``PARAMETER_RULES``
     (``(type, allowed)``, as :func:`cardlab.core.openspiel.checked_parameters`
-    takes them) and from the variants whose settings name the parameter.
+    takes them) and from the variants whose settings name the parameter; the game's
+    ``RESEARCH_PARAMETERS`` (small games for exact solving) are marked as such.
     """
     module = sys.modules[spec.game_class.__module__]
     lines = []
@@ -101,6 +102,9 @@ def parameter_lines(spec: GameSpec) -> list[str]:
         owners = [variant.name.split(".", 1)[1] for variant in spec.variants
                   if name in variant.settings()]
         shown = str(default).lower() if isinstance(default, bool) else str(default)
+        origin = ("cardlab research parameter (small games), not a rule variant"
+                  if name in getattr(module, "RESEARCH_PARAMETERS", ())
+                  else f"variant: {', '.join(owners) or 'contract'}")
         lines.append(f"{name}: {kind.__name__}, default {shown}, allowed "
-                     f"{_allowed_text(kind, allowed)}; variant: {', '.join(owners) or 'contract'}")
+                     f"{_allowed_text(kind, allowed)}; {origin}")
     return lines

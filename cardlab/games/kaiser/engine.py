@@ -68,7 +68,6 @@ from cardlab.games.kaiser.rules import (
     LOST_HEIR_PLAY_STRENGTH,
     LOW_NO_TRUMP,
     LOW_STRENGTH,
-    MAX_BID,
     MAX_SEATS,
     MAX_TRICKS,
     MISDEAL,
@@ -80,6 +79,7 @@ from cardlab.games.kaiser.rules import (
     PENALTY_POINTS,
     PLAY_HIGH,
     PLAY_LOW,
+    SMALL_DECKS,
     STANDARD,
     THREE_OF_SPADES,
     THREE_OF_SPADES_POINTS,
@@ -176,11 +176,15 @@ PASSING_RULE = 218  # parameter: NO_PASSING, PASS_ONE, PASS_TWO, HEARTS_STYLE or
 GIVEN = 219  # 6 slots: the cards each seat gave this hand (in transit until DELIVERED)
 DELIVERED = 225  # 1 once this hand's given cards reached their receivers
 HANDS_SCORED = 226  # hands scored so far in the match: the hearts-style direction (V-K29)
-STATE_SIZE = 227
+# Appended for the small games (cardlab's research parameters, docs/rules/kaiser.md#small-games).
+HAND_CARDS = 227  # parameter: cards dealt to each seat, HAND_SIZE (8) but in a small game
+TOP_BID = 228  # parameter: the highest bid value, MAX_BID (12) but in a small game
+STATE_SIZE = 229
 
 #: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then
-#: the appended ones (FORM, PASSING_RULE).
-PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM, PASSING_RULE], dtype=np.int64)
+#: the appended ones (FORM, PASSING_RULE, HAND_CARDS, TOP_BID).
+PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM, PASSING_RULE, HAND_CARDS, TOP_BID],
+                           dtype=np.int64)
 NUM_PARAMETERS = len(PARAMETER_SLOTS)
 
 HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
@@ -208,6 +212,8 @@ def new_state(parameters):
     for k in range(NUM_PARAMETERS):
         s[PARAMETER_SLOTS[k]] = parameters[k]
     deck = DECKS[players] if s[FORM] == STANDARD else FORM_DECK[s[FORM]]
+    if s[HAND_CARDS] < HAND_SIZE:  # a small game (four seats, the standard form)
+        deck = SMALL_DECKS[s[HAND_CARDS]]
     s[DECK] = deck | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
     seat_sides(s)
     s[TARGET_IN_FORCE] = s[TARGET]
@@ -247,8 +253,8 @@ def has_piles(s):
 
 @njit(cache=True, inline="always")
 def tricks_per_hand(s):
-    """8 tricks; two players play 16 two-card tricks (11.11)."""
-    return 2 * NUM_TRICKS if has_piles(s) else NUM_TRICKS
+    """8 tricks (a small game: one a card of the hand); two players play 16 two-card tricks (11.11)."""
+    return 2 * NUM_TRICKS if has_piles(s) else s[HAND_CARDS]
 
 
 @njit(cache=True)
@@ -372,7 +378,7 @@ def legal_actions(s, out):
         if may_throw_in(s, seat):
             out[n] = MISDEAL
             n += 1
-        for value in range(s[MIN_BID], MAX_BID + 1):
+        for value in range(s[MIN_BID], s[TOP_BID] + 1):
             for kind in range(bid_kinds(s)):
                 bid = 3 * value + kind
                 if may_bid(s, bid, is_dealer):
@@ -386,8 +392,9 @@ def legal_actions(s, out):
             n += 1
     elif phase == NAMING_TRUMP:
         for suit in range(4):
-            out[n] = NAME_TRUMP + suit
-            n += 1
+            if s[DECK] & SUIT_MASKS[suit]:  # every suit of a full pack; a small pack's own suits
+                out[n] = NAME_TRUMP + suit
+                n += 1
     elif phase == HIGH_OR_LOW:
         out[0], out[1] = PLAY_HIGH, PLAY_LOW
         n = 2
@@ -597,7 +604,7 @@ def cards_to_deal(s):
     two players' piles (11.11)."""
     if has_piles(s):
         return PILE_DEAL_START + 2 * 2 * NUM_PILES
-    return s[NUM_PLAYERS] * HAND_SIZE + (KITTY_SIZE if takes_kitty(s) else 0)
+    return s[NUM_PLAYERS] * s[HAND_CARDS] + (KITTY_SIZE if takes_kitty(s) else 0)
 
 
 @njit(cache=True)
@@ -618,7 +625,7 @@ def _deal_card(s, card):
         s[PILE_CARDS] |= card_bit(card)
         s[UNDEALT] &= ~card_bit(card)
         s[CARDS_DEALT] += 1
-    elif s[CARDS_DEALT] >= players * HAND_SIZE:  # the last two cards make the kitty
+    elif s[CARDS_DEALT] >= players * s[HAND_CARDS]:  # the last two cards make the kitty
         s[KITTY] |= card_bit(card)
         s[UNDEALT] &= ~card_bit(card)
         s[CARDS_DEALT] += 1

@@ -34,6 +34,7 @@ from cardlab.games.kaiser.rules import (
     KAISER_40_BID,
     KAISER_BID,
     KITTY_SIZE,
+    MAX_BID,
     MAX_DISTINCT_ACTIONS,
     MAX_SEATS,
     MIN_BID_CHOICES,
@@ -49,6 +50,7 @@ from cardlab.games.kaiser.rules import (
     bid_string,
     contract_name,
     num_distinct_actions,
+    small_game_bids,
 )
 
 GAME_NAME = "cardlab_kaiser"
@@ -97,10 +99,20 @@ DEFAULT_PARAMETERS = {
     "hearts_style_passing": False,
     "partner_exchange_after_bidding": False,
     "pot": 0.0,
+    "hand_size": HAND_SIZE,
+    "max_bid": MAX_BID,
 }
+#: cardlab's own parameters for exactly solvable small games (docs/rules/kaiser.md#small-games):
+#: research tools, not rule variants of docs/variants.md.
+RESEARCH_PARAMETERS = ("hand_size", "max_bid")
+#: What a small game may change besides its research parameters; everything else stays at its default.
+SMALL_GAME_PARAMETERS = ("dealer", "min_bid", "low_no_trump", "dealer_may_pass", "no_overtricks",
+                         "match", "target", "non_bidder_limit", "max_hands")
 PARAMETER_RULES = {
     "dealer": (int, range(0, 6)),
-    "min_bid": (int, MIN_BID_CHOICES),
+    "min_bid": (int, range(1, MAX_BID + 1)),  # 5, 6, 7 but in a small game (check_combination)
+    "hand_size": (int, range(1, HAND_SIZE + 1)),
+    "max_bid": (int, range(1, MAX_BID + 1)),
     "match": (bool, None),
     "target": (int, range(1, 1001)),
     "low_no_trump": (bool, None),
@@ -127,6 +139,8 @@ def effective_values(p: dict[str, Any]) -> tuple[int, int, int]:
     player count fixes; L is the parameter's (the games without a limit ignore it).
     """
     min_bid = p["min_bid"]
+    if p["hand_size"] < HAND_SIZE:
+        return small_values(p)[0], p["target"], p["non_bidder_limit"]
     if min_bid == 6:
         min_bid = 4 if p["les_rois"] else 5 if p["les_rois_hetu"] or p["joffre"] else (
             7 if p["players"] == 3 else 6)
@@ -137,8 +151,40 @@ def effective_values(p: dict[str, Any]) -> tuple[int, int, int]:
     return min_bid, target, p["non_bidder_limit"]
 
 
+def small_values(p: dict[str, Any]) -> tuple[int, int]:
+    """The lowest and highest bid values of a small game: the defaults ``min_bid`` 6 and
+    ``max_bid`` 12 stand for those of its hand size (rules.small_game_bids), as in ruling V-K1."""
+    lowest, highest = small_game_bids(p["hand_size"])
+    return (lowest if p["min_bid"] == 6 else p["min_bid"],
+            highest if p["max_bid"] == MAX_BID else p["max_bid"])
+
+
+def check_small_game(p: dict[str, Any]) -> None:
+    """A small game (docs/rules/kaiser.md#small-games): four seats, the standard pack cut down, a
+    bid ladder inside what a side can take; the standard game keeps ``min_bid`` 5, 6, 7 and 12."""
+    if p["hand_size"] == HAND_SIZE:
+        if p["min_bid"] not in MIN_BID_CHOICES:
+            _reject(f"parameter 'min_bid' must be one of {MIN_BID_CHOICES}, got {p['min_bid']!r} "
+                    "(other values only in a small game: hand_size < 8)")
+        if p["max_bid"] != MAX_BID:
+            _reject(f"parameter 'max_bid' shortens a small game's ladder: it needs hand_size < 8, "
+                    f"got max_bid = {p['max_bid']}")
+        return
+    others = sorted(name for name, default in DEFAULT_PARAMETERS.items()
+                    if p[name] != default and name not in SMALL_GAME_PARAMETERS + RESEARCH_PARAMETERS)
+    if others:
+        _reject(f"a small game (hand_size = {p['hand_size']}) is four-player standard Kaiser: "
+                f"{others} cannot be set with it (only {list(SMALL_GAME_PARAMETERS)})")
+    lowest, highest = small_values(p)
+    top = small_game_bids(p["hand_size"])[1]
+    if not 1 <= lowest <= highest <= top:
+        _reject(f"with hand_size = {p['hand_size']} the bids need 1 <= min_bid <= max_bid <= {top} "
+                f"(the most one side can take), got min_bid = {lowest}, max_bid = {highest}")
+
+
 def check_combination(p: dict[str, Any]) -> None:
     """The combined checks of docs/rules/kaiser.md#variants ("rejected combinations")."""
+    check_small_game(p)
     pot = p["pot"]
     if isinstance(pot, bool) or not isinstance(pot, int | float | np.integer | np.floating):
         _reject(f"parameter 'pot' must be a number, got {pot!r}")
@@ -294,6 +340,8 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
         E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
         E.KITTY_34_CARD: p["kitty_34_card"], E.FORM: form_of(p), E.PASSING_RULE: passing_rule_of(p),
         E.PLAYERS: p["players"], E.THREE_TEAMS: p["three_teams"],
+        E.HAND_CARDS: p["hand_size"],
+        E.TOP_BID: small_values(p)[1] if p["hand_size"] < HAND_SIZE else MAX_BID,
     }
     position = {int(slot): k for k, slot in enumerate(E.PARAMETER_SLOTS)}
     values = np.zeros(E.NUM_PARAMETERS, dtype=np.int64)
@@ -340,12 +388,14 @@ class KaiserGame(EngineGame):
 class KaiserState(EngineState):
     """A Kaiser state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    engine = KAISER_ENGINE  # the four seats' until __init__ sets the game's own
+    @property
+    def engine(self) -> Engine:
+        """The engine of this state's seat count (11.11-11.14), from the cache of ``kaiser_engine``.
 
-    def __init__(self, game: pyspiel.Game, array: np.ndarray):
-        super().__init__(game, array)
-        # Looked up once: the wrapper asks for the engine at every step.
-        self.engine = kaiser_engine(int(array[E.NUM_PLAYERS]))
+        Not an instance attribute: ``clone`` and ``child`` deep-copy the state, and
+        copying an engine pickles its compiled kernels (0.15 s a copy).
+        """
+        return kaiser_engine(int(self.array[E.NUM_PLAYERS]))
 
 
 def _seat_name(seat: int) -> str:
@@ -507,7 +557,7 @@ def next_deal_cards(world: np.ndarray, replay: np.ndarray) -> int:
     k = int(replay[E.CARDS_DEALT])
     if E.has_piles(replay) and k >= E.PILE_DEAL_START:
         return 1 << int(world[E.PILES + E.pile_place(int(replay[E.DEALER]), k)])
-    if E.takes_kitty(replay) and replay[E.CARDS_DEALT] >= replay[E.NUM_PLAYERS] * HAND_SIZE:
+    if E.takes_kitty(replay) and replay[E.CARDS_DEALT] >= replay[E.NUM_PLAYERS] * replay[E.HAND_CARDS]:
         return int(world[E.KITTY]) & ~int(replay[E.KITTY])
     return next_dealt_cards(world, replay)
 

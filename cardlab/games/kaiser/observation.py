@@ -26,7 +26,6 @@ from cardlab.core.encoding import (
 from cardlab.core.infostate import deal_token, seen_action, unseen_action, unseen_action_revealing
 from cardlab.core.rng import mix64
 from cardlab.games.kaiser import engine as E
-from cardlab.games.kaiser.rules import HAND_SIZE
 
 NUM_CARDS = 52
 NUM_BID_SLOTS = 2 + 39  # not spoken yet, pass, then 13 values x 3 kinds
@@ -285,8 +284,8 @@ def observation_token(s, action, player):
     if s[E.PHASE] == E.DEALING:
         k = s[E.CARDS_DEALT]
         players = s[E.NUM_PLAYERS]
-        receiver = receiving_seat(s[E.DEALER], k, players) if k < players * HAND_SIZE else -1
-        # (two players: 2 * HAND_SIZE is where the face-down piles begin, seen by nobody)
+        receiver = receiving_seat(s[E.DEALER], k, players) if k < players * s[E.HAND_CARDS] else -1
+        # (two players: 2 * 8 is where the face-down piles begin, seen by nobody)
         return deal_token(s[E.HANDS + player], action, receiver, player, k + 1 == E.cards_to_deal(s), 0)
     if s[E.PHASE] == E.GIVING and action != E.MISDEAL:  # the card is the giver's and nobody else's
         detail = giving_detail(s, action, player)

@@ -82,6 +82,38 @@ def _six_player_deck() -> int:
     return sum(_ranks_of(suit, tuple(range(THREE, ACE + 1))) for suit in range(4))
 
 
+def _small_deck(hand_size: int) -> int:
+    """A small game's pack (cardlab's research parameter ``hand_size``, not a rule variant).
+
+    Four seats of ``hand_size`` cards: the top ``hand_size`` ranks of clubs and
+    diamonds, the top ``hand_size - 1`` of hearts and spades plus the 5H and the
+    3S, so the point cards keep their role. Eight cards a seat give the standard
+    deck. One card a seat would leave every suit a single card, which nobody
+    could follow: that pack is AH 5H AS 3S instead.
+    """
+    if hand_size == 1:
+        return _ranks_of(HEARTS, (ACE,)) | _ranks_of(SPADES, (ACE,)) | (1 << FIVE_OF_HEARTS) | (
+            1 << THREE_OF_SPADES)
+    top = tuple(range(ACE, ACE - hand_size, -1))
+    return (_ranks_of(CLUBS, top) | _ranks_of(DIAMONDS, top) | _ranks_of(HEARTS, top[:-1])
+            | _ranks_of(SPADES, top[:-1]) | (1 << FIVE_OF_HEARTS) | (1 << THREE_OF_SPADES))
+
+
+#: Research parameters (cardlab's own, for exact solving; docs/rules/kaiser.md#small-games).
+HAND_SIZES = tuple(range(1, HAND_SIZE + 1))
+#: The pack of a small game, indexed by ``hand_size`` (the standard deck at 8).
+SMALL_DECKS = np.array([0] + [_small_deck(size) for size in HAND_SIZES], dtype=np.int64)
+
+
+def small_game_bids(hand_size: int) -> tuple[int, int]:
+    """The bid values a small game allows by default: a bare majority of the hand's points up to
+    the most one side can take (one trick with the 5H, the 3S's trick lost; a single trick holds
+    both). Eight cards give the standard game's 6 and 12."""
+    points = hand_size + FIVE_OF_HEARTS_POINTS + THREE_OF_SPADES_POINTS
+    most = hand_size - 1 + FIVE_OF_HEARTS_POINTS if hand_size > 1 else points
+    return points // 2 + 1, most
+
+
 #: The pack of each player count (§2.3 of the variants spec), indexed by ``players``.
 DECKS = np.array([0, 0, STANDARD_DECK, _three_player_deck(), STANDARD_DECK, _five_player_deck(),
                   _six_player_deck()], dtype=np.int64)

@@ -46,7 +46,6 @@ from cardlab.games.kaiser.rules import (
     KING_OF_HEARTS,
     KING_OF_SPADES,
     LOST_HEIR,
-    MAX_BID,
     MAX_SEATS,
     MISDEAL,
     NAME_TRUMP,
@@ -227,7 +226,7 @@ def choose_bid(s, seat):
     with_trump = estimated_points(s, hand, trump) + partners
     no_trump = estimated_points(s, hand, -1) + partners - 1.0
     best_rank = -1
-    for value in range(s[E.MIN_BID], MAX_BID + 1):
+    for value in range(s[E.MIN_BID], s[E.TOP_BID] + 1):
         for kind in range(min(E.bid_kinds(s), 2)):  # never low no trump; the forms: trump only
             estimate = with_trump if kind == WITH_TRUMP else no_trump
             if estimate < value:
@@ -241,7 +240,7 @@ def choose_bid(s, seat):
     if best_rank >= 0:
         # Bid only what is needed: the cheapest winning rank of the same kind.
         kind = best_rank % 3
-        for value in range(s[E.MIN_BID], MAX_BID + 1):
+        for value in range(s[E.MIN_BID], s[E.TOP_BID] + 1):
             rank = 3 * value + kind
             if E.may_bid(s, rank, is_dealer):
                 return BID + rank
