@@ -66,6 +66,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--policy-dir", default="/tmp/cardlab-bidding-policies")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the policies already in --policy-dir (training resumes bit for bit, "
+                             "so the result is that of a fresh run)")
     args = parser.parse_args()
     grains = args.granularities.split(",")
     for grain in grains:
@@ -83,7 +86,8 @@ def main() -> None:
         path = policy_dir / f"{spec.name}-{grain}.npz"
         start = time.perf_counter()
         table = train_bidding(game, path, args.iterations, grain, args.seed, args.workers,
-                              args.merge_every, checkpoints=4, progress=False)
+                              args.merge_every, resume=args.resume and path.exists(), checkpoints=4,
+                              progress=False)
         seconds = time.perf_counter() - start
         row = {"policy": str(path), "train_seconds": round(seconds, 1),
                "infosets": table.metadata["infosets"],
