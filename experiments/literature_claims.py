@@ -47,7 +47,6 @@ from cardlab.core.rng import derive_seed, random_below
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
-    CARDS_PER_HALF_SUIT,
     CLAIM,
     DECLINE,
     HALF_SUIT_MASKS,
@@ -255,7 +254,7 @@ def _snapshot(s, stream, worlds, marginal, odds_row, ints_row):
                     best_count = run
                     best_code = ordered[j]
         outcome = RIGHT
-        for i in range(CARDS_PER_HALF_SUIT):
+        for i in range(len(cards)):
             if best_code >= 0:
                 named = (best_code >> (4 * i)) & 15
             else:

@@ -23,7 +23,7 @@ ALLOWED = {
     "solver": {"core", "games"},
     "agents": {"core", "games", "cfr", "solver"},
     "analysis": {"core", "games", "results"},
-    "arena": {"core", "games", "solver", "agents", "analysis", "results"},
+    "arena": {"core", "games", "cfr", "solver", "agents", "analysis", "results"},
     "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
     "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play"},
 }

@@ -481,6 +481,6 @@ def test_ismcts_and_the_compiled_arena_play_forced_declarations_and_challenges()
     status, _, _, returns, _, _, finals = native.play_games(
         kernels.LITERATURE, game.new_initial_state().array.copy(), native.deal_seeds(7, 0, 4),
         seatings, np.array([native.RULES, native.RANDOM], dtype=np.int64),
-        native.empty_options(2))
+        native.empty_options(2), native.empty_policies(2))
     assert status[0] == native.OK and np.all(returns.sum(axis=1) == 0)
     assert np.all(finals[:, E.STATUS:E.STATUS + 8] != -1)  # every half-suit resolved

@@ -81,7 +81,8 @@ def test_pimc_is_a_native_arena_agent():
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("cardlab_kaiser", {"kitty_34_card": True}, "does not model kitty_34_card"),
+    ("cardlab_kaiser", {"three_spades_needs_three_tricks": True}, "does not model three_spades_needs"),
+    ("cardlab_kaiser", {"kitty_34_card": True}, "standard four-player game and deck"),
     ("cardlab_kaiser", {"lost_heir": True}, "standard four-player game and deck"),
     ("cardlab_twenty_eight", {"players": 6}, "standard four-player game and deck"),
 ])

@@ -334,6 +334,6 @@ def test_a_tournament_runs_each_player_count_in_the_compiled_arena(capsys, tmp_p
                  "--param", f"players={players}", "--param", "cot=true"])
     assert code == 0, capsys.readouterr().err
     rows = [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
-    assert len(rows) == 6
+    assert len(rows) == 3 * sides  # one seating per side of the table (each pair: rules, random)
     assert all(len(row["returns"]) == players and abs(sum(row["returns"])) < 1e-9 for row in rows)
     assert all(len(row["card_points"]) == sides for row in rows)
