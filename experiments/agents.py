@@ -7,7 +7,12 @@ The tournament is the arena's (:func:`cardlab.arena.tournament.run_tournament`,
 the compiled loop, resumable Parquet parts), so this study needs no frame of
 its own: the agents, deals and seed of each game are set here, in one place.
 ISMCTS plays at several simulation budgets, so the notebook can draw strength
-against thinking time per move. The notebook is notebooks/agents.py.
+against thinking time per move. PIMC (a few worlds per card) and the CFR
+bidding policy join where the game has them: PIMC where the double-dummy
+solver models the game (Kaiser, Twenty-Eight), ``cfr-bidding`` where the
+bidding abstraction does and its policy file is found (``--cfr-policy-dir``;
+without one it is left out, with the reason printed). ``--pimc-worlds 0
+--cfr-policy-dir none`` leaves both out. The notebook is notebooks/agents.py.
 """
 
 from __future__ import annotations
@@ -15,9 +20,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pathlib import Path
+
+import pyspiel
+
+from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena.agents import AgentSpec
 from cardlab.arena.pool import WorkerLostError
 from cardlab.arena.tournament import BACKENDS, TournamentSettings, run_tournament
+from cardlab.cfr.bidding import check_modelled
 from cardlab.games import game_spec
 from cardlab.results import ResultsError
 from experiments.frame import data_dir
@@ -27,17 +38,56 @@ SEED = 2026
 BUDGETS = (30, 100, 300)
 #: Deals of each game's round robin at full size (every pair plays each deal in both seatings).
 DEALS = {"kaiser": 100, "twenty_eight": 100, "literature": 20}
+#: Worlds PIMC solves double dummy per card (few: it is the slowest entrant); 0 leaves it out.
+PIMC_WORLDS = 4
+#: Where the CFR bidding policies are looked for (``python -m experiments.cfr_bidding --policy-dir``
+#: writes ``<game>-coarse.npz``); ``none`` leaves ``cfr-bidding`` out.
+CFR_POLICY_DIR = "experiments/results"
 
 
-def entrants(budgets: tuple[int, ...] = BUDGETS) -> tuple[AgentSpec, ...]:
-    """random, rules and ISMCTS at each budget (rule-based rollouts and the game's defaults)."""
-    ismcts = tuple(AgentSpec(f"ismcts-{n}", "ismcts", {"simulations": n, "rollout": "rules"})
-                   for n in budgets)
-    return (AgentSpec("random", "random"), AgentSpec("rules", "rules"), *ismcts)
+def ismcts_entrant(simulations: int) -> AgentSpec:
+    """ISMCTS at a budget of simulations per move, with rule-based rollouts and the game's defaults."""
+    return AgentSpec(f"ismcts-{simulations}", "ismcts", {"simulations": simulations, "rollout": "rules"})
 
 
-def settings(game: str, deals: int, budgets: tuple[int, ...] = BUDGETS) -> TournamentSettings:
-    return TournamentSettings(game_spec(game).name, {}, entrants(budgets), deals, SEED,
+def cfr_policy(game: str, policy_dir: str) -> Path:
+    return Path(policy_dir) / f"{game_spec(game).name}-coarse.npz"
+
+
+def optional_entrants(game: str, pimc_worlds: int = PIMC_WORLDS,
+                      cfr_policy_dir: str = CFR_POLICY_DIR) -> tuple[tuple[AgentSpec, ...], list[str]]:
+    """PIMC and cfr-bidding where ``game`` has them, and why each one left out is left out."""
+    loaded = pyspiel.load_game(game_spec(game).name)
+    chosen, reasons = [], []
+    if pimc_worlds > 0:
+        try:
+            check_pimc_game(loaded)
+            chosen.append(AgentSpec(f"pimc-{pimc_worlds}", "pimc", {"worlds": pimc_worlds}))
+        except ValueError as error:
+            reasons.append(f"pimc left out: {error}")
+    if cfr_policy_dir != "none":
+        path = cfr_policy(game, cfr_policy_dir)
+        try:
+            check_modelled(loaded)
+            if not path.exists():
+                raise ValueError(f"no policy {path} (train one: python -m experiments.cfr_bidding "
+                                 f"--game {game} --policy-dir {cfr_policy_dir})")
+            chosen.append(AgentSpec("cfr-bidding", "cfr-bidding", {"policy": str(path)}))
+        except ValueError as error:
+            reasons.append(f"cfr-bidding left out: {error}")
+    return tuple(chosen), reasons
+
+
+def entrants(budgets: tuple[int, ...] = BUDGETS,
+             extra: tuple[AgentSpec, ...] = ()) -> tuple[AgentSpec, ...]:
+    """random, rules, ISMCTS at each budget, and ``extra`` (:func:`optional_entrants`)."""
+    return (AgentSpec("random", "random"), AgentSpec("rules", "rules"), *map(ismcts_entrant, budgets),
+            *extra)
+
+
+def settings(game: str, deals: int, budgets: tuple[int, ...] = BUDGETS,
+             extra: tuple[AgentSpec, ...] = ()) -> TournamentSettings:
+    return TournamentSettings(game_spec(game).name, {}, entrants(budgets, extra), deals, SEED,
                               chunk_size=max(1, min(25, deals // 4)))
 
 
@@ -48,9 +98,18 @@ def dataset(game: str) -> str:
 def command(game: str, manifest: dict) -> str:
     """The command that plays the tournament of ``manifest`` again."""
     settings = manifest["settings"]
+    by_name = {agent["name"]: agent["options"] for agent in settings["agents"]}
     budgets = tuple(agent["options"]["simulations"] for agent in settings["agents"]
                     if agent["name"] == "ismcts")
     extra = [] if budgets == BUDGETS else ["--budgets", ",".join(map(str, budgets))]
+    worlds = by_name.get("pimc", {}).get("worlds", 0)
+    if worlds != PIMC_WORLDS:
+        extra += ["--pimc-worlds", str(worlds)]
+    policy = by_name.get("cfr-bidding", {}).get("policy")
+    if policy is None:
+        extra += ["--cfr-policy-dir", "none"]
+    elif str(Path(policy).parent) != CFR_POLICY_DIR:
+        extra += ["--cfr-policy-dir", str(Path(policy).parent)]
     return " ".join(["python -m experiments.agents --game", game, "--deals", str(settings["deals"]), *extra])
 
 
@@ -60,6 +119,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=None, help="default: the game's full size")
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)),
                         help="ISMCTS simulations per move, comma-separated (default: %(default)s)")
+    parser.add_argument("--pimc-worlds", type=int, default=PIMC_WORLDS,
+                        help="PIMC's worlds per card, where the game has it; 0 leaves it out "
+                             "(default: %(default)s)")
+    parser.add_argument("--cfr-policy-dir", default=CFR_POLICY_DIR,
+                        help="folder of the cfr-bidding policies (<game>-coarse.npz); none leaves it out "
+                             "(default: %(default)s)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--backend", default="processes", choices=BACKENDS,
                         help="the arena's backend: worker processes, this process, or a Ray cluster")
@@ -79,7 +144,12 @@ def main(argv: list[str] | None = None) -> None:
                 from None
         if not budgets or min(budgets) < 1 or len(set(budgets)) != len(budgets):
             raise ValueError(f"--budgets must be distinct positive numbers, got {args.budgets!r}")
-        run_tournament(settings(args.game, deals, budgets), out, backend=args.backend, workers=args.workers,
+        if args.pimc_worlds < 0:
+            raise ValueError(f"--pimc-worlds must be 0 (none) or more, got {args.pimc_worlds}")
+        extra, reasons = optional_entrants(args.game, args.pimc_worlds, args.cfr_policy_dir)
+        for reason in reasons:
+            print(reason, file=sys.stderr)
+        run_tournament(settings(args.game, deals, budgets, extra), out, backend=args.backend, workers=args.workers,
                        progress=not args.no_progress,
                        command=" ".join(["python -m experiments.agents", *given]))
     except (ResultsError, ValueError, WorkerLostError) as error:
