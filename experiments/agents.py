@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-
 from pathlib import Path
 
 import pyspiel
@@ -149,8 +148,8 @@ def main(argv: list[str] | None = None) -> None:
         extra, reasons = optional_entrants(args.game, args.pimc_worlds, args.cfr_policy_dir)
         for reason in reasons:
             print(reason, file=sys.stderr)
-        run_tournament(settings(args.game, deals, budgets, extra), out, backend=args.backend, workers=args.workers,
-                       progress=not args.no_progress,
+        run_tournament(settings(args.game, deals, budgets, extra), out, backend=args.backend,
+                       workers=args.workers, progress=not args.no_progress,
                        command=" ".join(["python -m experiments.agents", *given]))
     except (ResultsError, ValueError, WorkerLostError) as error:
         raise SystemExit(f"error: {str(error).splitlines()[0]}") from None

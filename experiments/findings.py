@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cardlab.analysis.stats import bootstrap_mean_ci
+from cardlab.analysis.stats import bootstrap_mean_ci, bootstrap_means
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -29,6 +29,21 @@ def mean_ci(values: Any, seed: int = 0, resamples: int = 1000) -> tuple[float, f
         return math.nan, math.nan, math.nan
     mean, low, high = bootstrap_mean_ci(values, resamples=resamples, seed=seed)
     return float(mean[0]), float(low[0]), float(high[0])
+
+
+def ratio_ci(numerators: Any, denominators: Any, seed: int = 0,
+             resamples: int = 1000) -> tuple[float, float, float]:
+    """The ratio of two sums over deals (a share of expected counts) and its 95% bootstrap interval, the
+    deals resampled together."""
+    pairs = np.column_stack([np.asarray(numerators, dtype=np.float64),
+                             np.asarray(denominators, dtype=np.float64)])
+    if len(pairs) == 0 or pairs[:, 1].sum() == 0:
+        return math.nan, math.nan, math.nan
+    means = bootstrap_means(pairs, resamples, seed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = np.nanquantile(means[:, 0] / means[:, 1], [0.025, 0.975])
+    ratio = pairs[:, 0].sum() / pairs[:, 1].sum()
+    return float(ratio), float(min(low, ratio)), float(max(high, ratio))
 
 
 def rate_ci(successes: int, trials: int) -> tuple[float, float, float]:

@@ -5,8 +5,9 @@
 
 The ``.py`` percent file is the source that is reviewed; the ``.ipynb`` is
 its executed copy, outputs and figures included. The kernel runs in the
-repository's root with ``$CARDLAB_STUDY_DATA`` pointing at ``--data``, so the
-tests execute the same notebooks on tiny datasets.
+notebooks' folder (their first cell imports notebooks/preamble.py, which puts
+the repository on the path) with ``$CARDLAB_STUDY_DATA`` pointing at
+``--data``, so the tests execute the same notebooks on tiny datasets.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
 #: Every notebook, in the order of the studies.
-NOTEBOOKS = ("kaiser_bidding", "twenty_eight_bidding", "literature_claims", "agents")
+NOTEBOOKS = ("kaiser_bidding", "twenty_eight_bidding", "literature_claims", "agents", "small_games_solved")
 
 
 def execute(name: str, data: str | Path | None = None, out: str | Path | None = None,
@@ -43,7 +44,7 @@ def execute(name: str, data: str | Path | None = None, out: str | Path | None = 
         os.environ[DATA_ENV] = str(data)
     try:
         NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(ROOT)}}).execute()
+                       resources={"metadata": {"path": str(NOTEBOOKS_DIR)}}).execute()
     finally:
         if data is not None:
             if saved is None:

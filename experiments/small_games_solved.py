@@ -62,8 +62,8 @@ from experiments.small_games import VARIANTS, load
 
 DEFAULTS: dict[str, Any] = {
     "seed": 2026,
-    "deals": 100,  # draws of every agent's choices (see the module docstring)
-    "chunk_size": 10,
+    "deals": 200,  # draws of every agent's choices (see the module docstring)
+    "chunk_size": 20,
     "variants": "kaiser_1",  # names in experiments.small_games.VARIANTS, comma-separated
     "agents": "rules,ismcts-30,ismcts-100,ismcts-300",  # rules, random, ismcts-<simulations per move>
     "target": 1e-3,  # CFR+ runs until the equilibrium's NashConv is below this

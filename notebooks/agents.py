@@ -31,20 +31,11 @@
 
 # %%
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path.cwd() if (Path.cwd() / "experiments").is_dir() else Path.cwd().parent
-sys.path.insert(0, str(ROOT))
+from preamble import data_dir, finding, findings_json, np, pd, plt
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from cardlab.analysis.report import build_report, format_report  # noqa: E402
-from experiments import agents  # noqa: E402
-from experiments.findings import finding, findings_json  # noqa: E402
-from experiments.frame import data_dir  # noqa: E402
+from cardlab.analysis.report import build_report, format_report
+from experiments import agents
 
 def started(game: str) -> bool:
     """A tournament with at least one chunk played (an unfinished one is read as far as it went)."""

@@ -25,33 +25,10 @@
 # Wilson for rates) and the number of deals behind it.
 
 # %%
-import sys
-from pathlib import Path
+from preamble import finding, findings_json, mean_ci, np, open_study, pd, plot_intervals, plt, rate_ci, summarize
 
-ROOT = Path.cwd() if (Path.cwd() / "experiments").is_dir() else Path.cwd().parent
-sys.path.insert(0, str(ROOT))
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from experiments import kaiser_bidding  # noqa: E402
-from experiments.findings import (  # noqa: E402
-    finding,
-    findings_json,
-    mean_ci,
-    plot_intervals,
-    rate_ci,
-    study_command,
-    summarize,
-)
-from experiments.frame import load_study  # noqa: E402
-
-parameters, rows = load_study(kaiser_bidding.STUDY.name)
-COMMAND = study_command("kaiser_bidding", parameters, kaiser_bidding.DEFAULTS)
+parameters, rows, COMMAND = open_study("kaiser_bidding", "deal x seat")
 deals = rows["deal"].nunique()
-print(f"{deals} deals, {len(rows)} rows (deal x seat); parameters {parameters}")
-print(f"reproduce: {COMMAND}")
 
 # %% [markdown]
 # ## The declarer's hand and the points his team takes

@@ -32,36 +32,15 @@
 # whole deals.
 
 # %%
-import sys
-from pathlib import Path
+from preamble import finding, findings_json, mean_ci, np, open_study, pd, plot_intervals, plt, rate_ci, summarize
 
-ROOT = Path.cwd() if (Path.cwd() / "experiments").is_dir() else Path.cwd().parent
-sys.path.insert(0, str(ROOT))
+from experiments import literature_claims as study
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from experiments import literature_claims as study  # noqa: E402
-from experiments.findings import (  # noqa: E402
-    finding,
-    findings_json,
-    mean_ci,
-    plot_intervals,
-    rate_ci,
-    study_command,
-    summarize,
-)
-from experiments.frame import load_study  # noqa: E402
-
-parameters, rows = load_study(study.STUDY.name)
-COMMAND = study_command("literature_claims", parameters, study.DEFAULTS)
+parameters, rows, COMMAND = open_study("literature_claims", "table x snapshot x live half-suit")
 TABLES = [label for label, _ in study.parse_tables(parameters["tables"])]
 PLAYER_TABLES = [t for t in TABLES if t.isdigit()]
 deals = rows["deal"].nunique()
-print(f"{deals} deals at {len(TABLES)} tables ({', '.join(TABLES)}); {len(rows)} rows "
-      f"(snapshot x live half-suit); parameters {parameters}")
-print(f"reproduce: {COMMAND}")
+print(f"tables: {', '.join(TABLES)}")
 
 # %% [markdown]
 # ## One row per half-suit and game

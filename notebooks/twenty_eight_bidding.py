@@ -28,34 +28,12 @@
 # has its 95% interval (Wilson for rates, bootstrap over deals for means).
 
 # %%
-import sys
-from pathlib import Path
+from preamble import finding, findings_json, mean_ci, np, open_study, pd, plot_intervals, plt, rate_ci, summarize
 
-ROOT = Path.cwd() if (Path.cwd() / "experiments").is_dir() else Path.cwd().parent
-sys.path.insert(0, str(ROOT))
+from cardlab.games.twenty_eight.rules import GAME_POINT_BANDS, MAX_BID, MIN_BID
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from cardlab.games.twenty_eight.rules import GAME_POINT_BANDS, MAX_BID, MIN_BID  # noqa: E402
-from experiments import twenty_eight_bidding  # noqa: E402
-from experiments.findings import (  # noqa: E402
-    finding,
-    findings_json,
-    mean_ci,
-    plot_intervals,
-    rate_ci,
-    study_command,
-    summarize,
-)
-from experiments.frame import load_study  # noqa: E402
-
-parameters, rows = load_study(twenty_eight_bidding.STUDY.name)
-COMMAND = study_command("twenty_eight_bidding", parameters, twenty_eight_bidding.DEFAULTS)
+parameters, rows, COMMAND = open_study("twenty_eight_bidding", "deal x seat")
 deals = rows["deal"].nunique()
-print(f"{deals} deals, {len(rows)} rows (deal x seat); parameters {parameters}")
-print(f"reproduce: {COMMAND}")
 
 
 def game_points(bid: np.ndarray, made: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cardlab.results import ResultsError
-from experiments import agents, kaiser_bidding, literature_claims, twenty_eight_bidding
+from experiments import agents, kaiser_bidding, literature_claims, small_games_solved, twenty_eight_bidding
 from experiments.findings import rate_ci, summarize
 from experiments.frame import load_study, run_study
 from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
@@ -22,6 +22,7 @@ TINY = [
     (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
     (twenty_eight_bidding.STUDY, {"deals": 600, "chunk_size": 300}),
     (literature_claims.STUDY, {"deals": 12, "chunk_size": 6, "sample_every": 8, "worlds": 24}),
+    (small_games_solved.STUDY, {"deals": 4, "chunk_size": 2, "agents": "rules,ismcts-10"}),
 ]
 
 
@@ -205,6 +206,7 @@ def test_literature_notebook(data, tmp_path):
 def test_agents_notebook(tmp_path, games):
     for game in games:
         agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--backend", "serial",
+                     "--pimc-worlds", "0", "--cfr-policy-dir", "none",
                      "--no-progress", "--out", str(tmp_path / agents.dataset(game))])
     values = findings(execute("agents", tmp_path, tmp_path / "agents.ipynb"))
     check_intervals(values)
@@ -212,6 +214,46 @@ def test_agents_notebook(tmp_path, games):
         assert f"{game}_ismcts-20_vs_rules" in values
         assert values[f"{game}_best"]["deals"] == 1
         assert values[f"{game}_rules_elo_over_random"]["value"] > 0  # rules beats random
+
+
+def test_agents_optional_entrants_and_their_reasons(tmp_path):
+    extra, reasons = agents.optional_entrants("kaiser", 4, str(tmp_path))
+    assert [spec.label for spec in extra] == ["pimc-4"] and "no policy" in reasons[0]
+    extra, reasons = agents.optional_entrants("literature", 4, str(tmp_path))
+    assert extra == () and len(reasons) == 2  # neither the solver nor the bidding abstraction models it
+    assert agents.optional_entrants("kaiser", 0, "none") == ((), [])
+    (tmp_path / "cardlab_kaiser-coarse.npz").touch()
+    extra, _ = agents.optional_entrants("kaiser", 0, str(tmp_path))
+    assert [spec.name for spec in extra] == ["cfr-bidding"]
+    manifest = {"settings": {"deals": 3, "agents": [s.to_json() for s in agents.entrants((5,), extra)]}}
+    assert agents.command("kaiser", manifest) == ("python -m experiments.agents --game kaiser --deals 3 "
+                                                  f"--budgets 5 --pimc-worlds 0 --cfr-policy-dir {tmp_path}")
+
+
+def test_small_games_solved_dataset(data):
+    _, rows = load_study(small_games_solved.STUDY.name, data / small_games_solved.STUDY.name)
+    assert set(rows["agent"]) == {"equilibrium", "rules", "ismcts-10"}
+    assert sorted(set(rows["hand"])) == ["3S", "5H", "AH", "AS"] and len(rows) == 3 * 4 * 4
+    assert (rows["speaks"] == 1).all()  # one card a seat: every seat speaks once in the auction
+    assert (rows["bids"] <= rows["speaks"]).all() and (rows["no_trump_bids"] <= rows["bids"]).all()
+    assert (rows["equilibrium_nash_conv"] < 1e-3).all()
+    equilibrium = rows[rows["agent"] == "equilibrium"]
+    assert equilibrium["loss_to_equilibrium"].abs().max() < 1e-9 and equilibrium["nash_conv"].max() < 1e-3
+    rules = rows[rows["agent"] == "rules"]
+    assert rules["loss_to_equilibrium"].nunique() == 1  # the rule-based player is deterministic
+    assert (rows.loc[rows["agent"] != "equilibrium", "loss_to_equilibrium"] > -1e-3).all()  # no one beats it
+
+
+def test_small_games_solved_notebook(data, tmp_path):
+    values = findings(execute("small_games_solved", data, tmp_path / "small_games_solved.ipynb"))
+    check_intervals(values)
+    assert values["kaiser_1_rules_loss"]["value"] == pytest.approx(2.62, abs=0.01)
+    assert values["kaiser_1_rules_nash_conv"]["value"] == pytest.approx(11.6, abs=0.1)
+    assert values["kaiser_1_rules_loss"]["low"] == pytest.approx(values["kaiser_1_rules_loss"]["high"])
+    assert values["kaiser_1_equilibrium_no_trump_share"]["value"] > 0.99
+    assert values["kaiser_1_equilibrium_bluff_rate"]["value"] == pytest.approx(0.25, abs=0.01)
+    assert 0 < values["kaiser_1_ismcts-10_loss"]["value"] < values["kaiser_1_rules_loss"]["value"] + 3
+    assert values["kaiser_1_dealer_side_value"]["deals"] == 4
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
