@@ -37,6 +37,7 @@ notebooks: $(STAMP)
 	$(BIN)/python -m experiments.agents --game kaiser --workers $(WORKERS)
 	$(BIN)/python -m experiments.agents --game twenty_eight --workers $(WORKERS)
 	$(BIN)/python -m experiments.agents --game literature --workers $(WORKERS)
+	$(BIN)/python -m experiments.small_games_solved --workers $(WORKERS)
 	$(BIN)/python -m experiments.notebooks
 
 lint: $(STAMP)

@@ -97,18 +97,16 @@ def dataset(game: str) -> str:
 def command(game: str, manifest: dict) -> str:
     """The command that plays the tournament of ``manifest`` again."""
     settings = manifest["settings"]
-    by_name = {agent["name"]: agent["options"] for agent in settings["agents"]}
+    played = {agent["name"]: agent["options"] for agent in settings["agents"]}
+    default = {spec.name: spec.options for spec in optional_entrants(game)[0]}
     budgets = tuple(agent["options"]["simulations"] for agent in settings["agents"]
                     if agent["name"] == "ismcts")
     extra = [] if budgets == BUDGETS else ["--budgets", ",".join(map(str, budgets))]
-    worlds = by_name.get("pimc", {}).get("worlds", 0)
-    if worlds != PIMC_WORLDS:
-        extra += ["--pimc-worlds", str(worlds)]
-    policy = by_name.get("cfr-bidding", {}).get("policy")
-    if policy is None:
-        extra += ["--cfr-policy-dir", "none"]
-    elif str(Path(policy).parent) != CFR_POLICY_DIR:
-        extra += ["--cfr-policy-dir", str(Path(policy).parent)]
+    if played.get("pimc") != default.get("pimc"):
+        extra += ["--pimc-worlds", str(played.get("pimc", {}).get("worlds", 0))]
+    if played.get("cfr-bidding") != default.get("cfr-bidding"):
+        policy = played.get("cfr-bidding", {}).get("policy")
+        extra += ["--cfr-policy-dir", "none" if policy is None else str(Path(policy).parent)]
     return " ".join(["python -m experiments.agents --game", game, "--deals", str(settings["deals"]), *extra])
 
 

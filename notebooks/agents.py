@@ -24,10 +24,13 @@
 # A tournament still running is read as far as it went: each finding states
 # its deal count, and the command resumes the tournament to its planned size.
 #
-# Not in the round robin: the PIMC agent (a few seconds a deal per seat on this
-# machine; see `experiments/results/pimc-*.json` for its matches) and the CFR
-# agent (its policies exist only for small games and positions, not for the
-# full games played here).
+# PIMC (a few worlds per card: it is the slowest entrant) joins where the
+# double-dummy solver models the game (Kaiser, Twenty-Eight), and the CFR
+# bidding agent where its policy file is found (`--cfr-policy-dir`, default
+# `experiments/results/<game>-coarse.npz`; the command prints why an agent is
+# left out). The tables below list the agents each tournament really holds.
+# The tabular `cfr` agent is not here: its policies exist only for small games
+# (notebooks/small_games_solved.py).
 
 # %%
 import json

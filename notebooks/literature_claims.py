@@ -36,11 +36,13 @@ from preamble import finding, findings_json, mean_ci, np, open_study, pd, plot_i
 
 from experiments import literature_claims as study
 
-parameters, rows, COMMAND = open_study("literature_claims", "table x snapshot x live half-suit")
+parameters, rows, COMMAND = open_study("literature_claims", None)
 TABLES = [label for label, _ in study.parse_tables(parameters["tables"])]
 PLAYER_TABLES = [t for t in TABLES if t.isdigit()]
 deals = rows["deal"].nunique()
-print(f"tables: {', '.join(TABLES)}")
+print(f"{deals} deals at {len(TABLES)} tables ({', '.join(TABLES)}); {len(rows)} rows "
+      f"(snapshot x live half-suit); parameters {parameters}")
+print(f"reproduce: {COMMAND}")
 
 # %% [markdown]
 # ## One row per half-suit and game

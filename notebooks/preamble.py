@@ -35,14 +35,16 @@ __all__ = ["ROOT", "data_dir", "finding", "findings_json", "mean_ci", "np", "ope
            "plt", "rate_ci", "ratio_ci", "summarize"]
 
 
-def open_study(module: str, rows_are: str) -> tuple[dict[str, Any], pd.DataFrame, str]:
+def open_study(module: str, rows_are: str | None) -> tuple[dict[str, Any], pd.DataFrame, str]:
     """The dataset of ``experiments.<module>``: its parameters, its rows and the command that makes it.
 
-    Prints its size (``rows_are`` says what a row is) and that command.
+    Prints its size (``rows_are`` says what a row is) and that command; with
+    ``rows_are=None`` the notebook prints them its own way.
     """
     study = importlib.import_module(f"experiments.{module}")
     parameters, rows = load_study(study.STUDY.name)
     command = study_command(module, parameters, study.DEFAULTS)
-    print(f"{rows['deal'].nunique()} deals, {len(rows)} rows ({rows_are}); parameters {parameters}")
-    print(f"reproduce: {command}")
+    if rows_are is not None:
+        print(f"{rows['deal'].nunique()} deals, {len(rows)} rows ({rows_are}); parameters {parameters}")
+        print(f"reproduce: {command}")
     return parameters, rows, command
