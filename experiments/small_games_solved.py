@@ -189,6 +189,8 @@ def solve(variant: str, target: float, max_iterations: int) -> Solved:
         edge_bid[edges] = reading.bids
         edge_no_trump[edges] = reading.no_trump
         edge_forced[edges] = np.array(reading.bids) & reading.forced
+    if node + 1 != tree.num_nodes:
+        raise RuntimeError(f"{variant}: the walk met {node + 1} states, the tree has {tree.num_nodes} nodes")
     return Solved(game, tree, policy, run.iteration, distance, choices, tuple(hands), np.array(strong),
                   edge_hand, edge_bid, edge_no_trump, edge_forced, terminal_no_trump)
 

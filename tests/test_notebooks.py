@@ -242,6 +242,10 @@ def test_small_games_solved_dataset(data):
     rules = rows[rows["agent"] == "rules"]
     assert rules["loss_to_equilibrium"].nunique() == 1  # the rule-based player is deterministic
     assert (rows.loc[rows["agent"] != "equilibrium", "loss_to_equilibrium"] > -1e-3).all()  # no one beats it
+    for bad, message in [({"variants": "kaiser_9"}, "variant 'kaiser_9'"), ({"agents": "ismcts-x"}, "agent"),
+                         ({"agents": "rules,rules"}, "distinct"), ({"target": 2.0}, "target")]:
+        with pytest.raises(ValueError, match=message):
+            small_games_solved.STUDY.parameters(**bad)
 
 
 def test_small_games_solved_notebook(data, tmp_path):
