@@ -87,8 +87,8 @@ class Reading:
 
 
 def kaiser_reading(state: pyspiel.State) -> Reading | None:
-    """A Kaiser auction decision; a strong hand holds an ace (in one-card Kaiser the other two cards,
-    5H and 3S, win the one trick only when partner's ace does not fall on it)."""
+    """A Kaiser auction decision; a strong hand holds an ace (in one-card Kaiser a declarer holding
+    the 5H or the 3S takes the one trick only through partner's ace)."""
     s = state.array
     if s[kaiser_engine.PHASE] != kaiser_engine.BIDDING:
         return None
