@@ -166,7 +166,7 @@ def test_standard_twenty_eight_is_unchanged():
                           twenty_eight_state({"hand_size": 8, "bidding_rounds": 2, "max_bid": 28}))
     for card in [a for a, _ in state.chance_outcomes()][:16]:
         state.apply_action(card)
-    assert bids_of(state)[1:] == [f"bid {v}" for v in range(14, 29)]
+    assert [b for b in bids_of(state) if b.startswith("bid")] == [f"bid {v}" for v in range(14, 29)]
 
 
 @pytest.mark.parametrize("params, deck, expected", [
@@ -236,8 +236,9 @@ def test_two_by_two_literature_is_asked_claimed_and_scored():
 def test_the_ask_limit_voids_what_is_left():
     game = pyspiel.load_game("cardlab_literature", {**TWO_BY_TWO, "max_asks": 1})
     state = deal(game.new_initial_state(), {0: "2C", 1: "9C", 2: "3C", 3: "TC"})
-    act(state, "ask P1 3C")  # P2 holds it: the turn goes to P1, and the one ask is spent
-    assert bids_of(state) == ["claim C-low", "claim C-high"]
+    act(state, "ask P1 3C")  # P2 holds it: a failed ask, and the one ask allowed is spent
+    assert state.is_terminal() and state.returns() == [0.0] * 4
+    assert state.array[LE.STATUS] == state.array[LE.STATUS + 1] == VOID
 
 
 @pytest.mark.parametrize("name, params", [
