@@ -48,6 +48,7 @@ from cardlab.games.twenty_eight.rules import (
     REDEAL,
     SHOW_POINTLESS,
     SMALL_DECK_POINTS,
+    SMALL_LOWEST_BID,
     SURRENDER,
     THANI,
     THANI_FAILED,
@@ -174,11 +175,11 @@ def action_to_string(player: int, action: int) -> str:
         return "redeal"
     if action in VARIANT_ACTION_STRINGS:
         return VARIANT_ACTION_STRINGS[action]
-    if BID + 1 <= action <= BID + MAX_BID:  # 12..28; a small game's ladder starts lower
+    if BID + SMALL_LOWEST_BID <= action <= BID + MAX_BID:  # 12..28; a small game's from 5
         return f"bid {action - BID}"
     raise ValueError(
         f"{GAME_NAME}: no action with id {action} (cards 0..51, 52 pass, 53 call trump, "
-        f"54 redeal, 55-59 variants, {BID + 1}..{BID + MAX_BID} bids)"
+        f"54 redeal, 55-59 variants, {BID + SMALL_LOWEST_BID}..{BID + MAX_BID} bids)"
     )
 
 

@@ -129,8 +129,12 @@ BID = 60  # 60 + v for a bid of v (14..28; 12..28 with three or six players)
 NUM_DISTINCT_ACTIONS = 89
 
 
+#: The lowest bid of any game: a small game's opening minimum on its smallest pack (10 points: 5).
+SMALL_LOWEST_BID = min(int(scaled_bid(MIN_BID, int(points))) for points in SMALL_DECK_POINTS[1:])
+
+
 def bid_action(value: int) -> int:
-    """Action id of a bid of ``value`` points."""
-    if not LOWEST_BID <= value <= MAX_BID:
-        raise ValueError(f"a bid is {LOWEST_BID}..{MAX_BID} points, got {value}")
+    """Action id of a bid of ``value`` points (12..28; from 5 in a small game)."""
+    if not SMALL_LOWEST_BID <= value <= MAX_BID:
+        raise ValueError(f"a bid is {SMALL_LOWEST_BID}..{MAX_BID} points, got {value}")
     return BID + value
