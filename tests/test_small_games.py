@@ -248,7 +248,7 @@ def test_the_ask_limit_voids_what_is_left():
     ("literature", {**TWO_BY_TWO, "max_asks": 3}),
     ("literature", {"players": 4, "half_suit_size": 3, "half_suits": 4, "max_asks": 20}),
 ])
-def test_random_and_rule_based_small_games_finish_zero_sum(name, params):
+def test_random_and_rule_based_small_games_play_out_zero_sum(name, params):
     game = game_spec(name).load(params)
     rng = np.random.default_rng(3)
     players = [agents.make("rules", game, seat, seed=7) for seat in range(4)]
@@ -259,7 +259,10 @@ def test_random_and_rule_based_small_games_finish_zero_sum(name, params):
                 state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
             elif k % 2:
                 state.apply_action(players[state.current_player()].step(state))
-            else:
+            else:  # the tensors of a small layout or ladder keep the game's sizes
+                seat = state.current_player()
+                assert len(state.information_state_tensor(seat)) == game.information_state_tensor_size()
+                assert len(state.observation_tensor(seat)) == game.observation_tensor_size()
                 state.apply_action(int(rng.choice(state.legal_actions())))
         assert sum(state.returns()) == 0.0
 
