@@ -2,7 +2,10 @@
 
     python -m experiments.small_games --out experiments/results/small-games.json
 
-Each small variant (cardlab's research parameters, docs/rules/kaiser.md#small-games)
+``--merge`` adds the variants and cross-checks chosen to the results already in ``--out``
+(and skips the node count), so one game's variants are re-measured alone.
+
+Each small variant (cardlab's research parameters, docs/rules/<game>.md#small-games)
 is a whole game from its first dealt card. Its tree is built from the engine
 kernels; every solver runs with OpenSpiel's schedule and NashConv is computed
 exactly on the tree at each checkpoint, until it is below ``TARGET`` or the
@@ -44,6 +47,12 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "kaiser_1": ("kaiser", {"hand_size": 1}),  # bids 2, 2NT, 3, 3NT
     "kaiser_1_short": ("kaiser", {"hand_size": 1, "min_bid": 3}),  # bids 3, 3NT
     "kaiser_1_low": ("kaiser", {"hand_size": 1, "low_no_trump": True}),  # 2 to 3LNT
+    # JH 9H JS 9S, one round on the one card: bids 5..6, and 5..8 (the partner may overcall with 8)
+    "twenty_eight_1_short": ("twenty_eight", {"hand_size": 1, "bidding_rounds": 1, "max_bid": 6}),
+    "twenty_eight_1": ("twenty_eight", {"hand_size": 1, "bidding_rounds": 1, "max_bid": 8}),
+    # 2C 3C | 9C TC, one card a seat: one failed ask, or four, before the unclaimed half-suits are void
+    "literature_2x2_1": ("literature", {"players": 4, "half_suit_size": 2, "half_suits": 2, "max_asks": 1}),
+    "literature_2x2_4": ("literature", {"players": 4, "half_suit_size": 2, "half_suits": 2, "max_asks": 4}),
 }
 SOLVERS = ("cfr+", "cfr", "dcfr")
 CHECKPOINTS = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)
@@ -51,10 +60,11 @@ TARGET = 1e-3
 #: The variants (and OpenSpiel games) cross-checked, the iterations after which cardlab's
 #: NashConv is compared with OpenSpiel's python one, and how many vanilla CFR iterations are
 #: compared with OpenSpiel's CFRSolver one by one (its exploitability is computed in C++).
-CROSS_CHECK = {"variants": ("kaiser_1_short",), "openspiel_games": ("kuhn_poker", "leduc_poker"),
-               "policy_iterations": (0, 3, 20), "curve_iterations": {"kaiser_1_short": 10,
-                                                                      "kuhn_poker": 100,
-                                                                      "leduc_poker": 12}}
+CROSS_CHECK = {"variants": ("kaiser_1_short", "twenty_eight_1_short", "literature_2x2_1"),
+               "openspiel_games": ("kuhn_poker", "leduc_poker"),
+               "policy_iterations": (0, 3, 20),
+               "curve_iterations": {"kaiser_1_short": 10, "twenty_eight_1_short": 10,
+                                    "literature_2x2_1": 10, "kuhn_poker": 100, "leduc_poker": 12}}
 
 
 #: name -> (game, parameters): variants too large to build, whose nodes are counted deal by deal.
@@ -155,14 +165,18 @@ def cross_check(name: str, game: pyspiel.Game, engine_tree: GameTree | None) -> 
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
-    """NashConv against iterations, one panel per variant, one line per solver (log-log)."""
+    """NashConv against iterations, one panel per variant (four a row), one line per solver (log-log)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     variants = results["variants"]
-    fig, axes = plt.subplots(1, len(variants), figsize=(4.5 * len(variants), 3.8), squeeze=False)
-    for axis, (variant, entry) in zip(axes[0], variants.items(), strict=True):
+    columns = min(4, len(variants))
+    rows = -(-len(variants) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.5 * columns, 3.8 * rows), squeeze=False)
+    for axis in axes.flat[len(variants):]:
+        axis.set_visible(False)
+    for axis, (variant, entry) in zip(axes.flat, variants.items(), strict=False):
         for solver, run in entry["solvers"].items():
             axis.loglog(run["iterations"], run["nash_conv"], marker="o", label=solver)
         axis.axhline(TARGET, color="grey", linestyle="--", linewidth=0.8, label="1e-3")
@@ -182,6 +196,8 @@ def main() -> None:
     parser.add_argument("--cross-check", default=",".join((*CROSS_CHECK["variants"],
                                                              *CROSS_CHECK["openspiel_games"])),
                         help="comma-separated games to cross-check against OpenSpiel ('' for none)")
+    parser.add_argument("--merge", action="store_true",
+                        help="add to the results already in --out (no node count)")
     parser.add_argument("--count-only", action="store_true",
                         help="only count the nodes of the COUNTED variants, into the existing --out")
     args = parser.parse_args()
@@ -199,10 +215,14 @@ def main() -> None:
     if unknown or unchecked:
         parser.error(f"unknown variants {unknown or unchecked}; known: {', '.join(VARIANTS)}; "
                      f"cross-checked: {', '.join(checkable)}")
-    results: dict[str, Any] = {"command": "python -m experiments.small_games " + " ".join(sys.argv[1:]),
-                               "checkpoints": list(CHECKPOINTS), "target": TARGET,
+    command = "python -m experiments.small_games " + " ".join(sys.argv[1:])
+    results: dict[str, Any] = {"command": command, "checkpoints": list(CHECKPOINTS), "target": TARGET,
                                "variants": {}, "cross_check": {}}
     out = Path(args.out)
+    if args.merge:
+        results = json.loads(out.read_text())
+        earlier = results["command"]
+        results["command"] = [*(earlier if isinstance(earlier, list) else [earlier]), command]
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def save() -> None:  # after every stage: a long run stopped early keeps what it measured
@@ -219,8 +239,9 @@ def main() -> None:
         else:
             results["cross_check"][name] = cross_check(name, pyspiel.load_game(name), None)
         save()
-    results["counted"] = {name: count_nodes(*COUNTED[name]) for name in COUNTED}
-    save()
+    if not args.merge:
+        results["counted"] = {name: count_nodes(*COUNTED[name]) for name in COUNTED}
+        save()
 
 
 if __name__ == "__main__":

@@ -74,10 +74,11 @@ def test_teams_alternate_round_the_table():
 PARAMETER_CHANGES = {
     "cardlab_kaiser": [{"dealer": 1}, {"min_bid": 7}, {"match": True}, {"target": 30},
                        {"low_no_trump": True}, {"non_bidder_limit": 30}, {"max_hands": 10}],
-    "cardlab_twenty_eight": [{"dealer": 1}],
+    "cardlab_twenty_eight": [{"dealer": 1}, {"hand_size": 4}, {"bidding_rounds": 1}, {"max_bid": 20}],
     "cardlab_literature": [{"players": 4}, {"dealer": 1}, {"max_asks": 100}, {"sevens_removed": True},
                            {"jokers_ninth_set": True}, {"major_sets_worth_two": True},
-                           {"misclaim_to_opponents": True}, {"first_ask_left_of_dealer": True}],
+                           {"misclaim_to_opponents": True}, {"first_ask_left_of_dealer": True},
+                           {"half_suit_size": 3}, {"half_suits": 4}],
 }
 
 

@@ -211,9 +211,8 @@ def game_parameters(game, s):
 
     All are fixed for the whole game, so every state of a game gives the same.
     """
-    if game == TWENTY_EIGHT:
-        first, count = twenty_eight_engine.PARAMETERS, twenty_eight_engine.NUM_PARAMETERS
-        values = s[first:first + count]
+    if game == TWENTY_EIGHT:  # a block and the small games' slots after it
+        values = s[twenty_eight_engine.PARAMETER_SLOTS]
     elif game == LITERATURE:
         first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
         values = s[first:first + count]

@@ -45,11 +45,13 @@ from cardlab.games.literature.rules import (
     NUM_HALF_SUITS,
     PASS_TURN,
     SEVENS_REMOVED,
-    STANDARD,
+    SMALL_HALF_SUIT_COUNTS,
+    SMALL_HALF_SUIT_SIZES,
     UNRESOLVED,
     VOID,
     deck_size,
     half_suit_name,
+    small_layout,
     unsupported_reason,
 )
 
@@ -67,7 +69,15 @@ DEFAULT_PARAMETERS = {
     **dict.fromkeys(("claim_any_time", "eights_in_play", "opponent_picks_next_player",
                      "ask_own_card_surrender", "bluff_own_card", "forced_claims", "challenge"),
                     False),
+    "half_suit_size": 6,
+    "half_suits": 8,
 }
+#: cardlab's own parameters for exactly solvable small games (docs/rules/literature.md#small-games):
+#: research tools, not rule variants of docs/variants.md.
+RESEARCH_PARAMETERS = ("half_suit_size", "half_suits")
+#: What a small game may change besides its research parameters; everything else stays at its default.
+SMALL_GAME_PARAMETERS = ("players", "dealer", "max_asks", "major_sets_worth_two",
+                         "misclaim_to_opponents", "first_ask_left_of_dealer")
 PARAMETER_RULES = {
     "players": (int, None),  # checked against the deck by unsupported_reason
     "dealer": (int, None),  # 0 .. players - 1
@@ -84,7 +94,26 @@ PARAMETER_RULES = {
     "eights_in_play": (bool, None),
     "forced_claims": (bool, None),
     "challenge": (bool, None),
+    "half_suit_size": (int, SMALL_HALF_SUIT_SIZES),
+    "half_suits": (int, SMALL_HALF_SUIT_COUNTS),
 }
+
+
+def is_small_game(p: dict[str, Any]) -> bool:
+    return (p["half_suit_size"], p["half_suits"]) != (6, 8)
+
+
+def check_small_game(p: dict[str, Any]) -> None:
+    """A small game (docs/rules/literature.md#small-games) is the standard deck cut down, with the
+    contract's rules: the layout switches and the procedure variants cannot be set with it."""
+    if not is_small_game(p):
+        return
+    others = sorted(name for name, default in DEFAULT_PARAMETERS.items()
+                    if p[name] != default and name not in SMALL_GAME_PARAMETERS + RESEARCH_PARAMETERS)
+    if others:
+        raise ValueError(f"{GAME_NAME}: a small game (half_suit_size = {p['half_suit_size']}, "
+                         f"half_suits = {p['half_suits']}) is contract Literature on a cut-down deck: "
+                         f"{others} cannot be set with it (only {list(SMALL_GAME_PARAMETERS)})")
 
 
 def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
@@ -100,6 +129,7 @@ def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
             f"{GAME_NAME}: ask_own_card_surrender and bluff_own_card cannot be combined: "
             "they give an ask for one's own card two different outcomes"
         )
+    check_small_game(p)
     if p["sevens_removed"] and p["jokers_ninth_set"]:
         raise ValueError(
             f"{GAME_NAME}: sevens_removed and jokers_ninth_set cannot be combined: the ninth set "
@@ -120,7 +150,9 @@ def layout_of(p: dict[str, Any]) -> int:
         return EIGHTS
     if p["jokers_ninth_set"]:
         return JOKERS
-    return SEVENS_REMOVED if p["sevens_removed"] else STANDARD
+    if p["sevens_removed"]:
+        return SEVENS_REMOVED
+    return small_layout(p["half_suit_size"], p["half_suits"])
 
 
 def action_to_string(player: int, action: int) -> str:

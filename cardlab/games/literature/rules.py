@@ -43,8 +43,6 @@ NINTH_SET = 8
 STANDARD, SEVENS_REMOVED, JOKERS, EIGHTS = 0, 1, 2, 3
 NUM_LAYOUTS = 4
 LAYOUT_NAMES = ("standard", "sevens removed", "jokers ninth set", "eights in play")
-#: ``HALF_SUIT_SIZE[layout]``: cards in its largest half-suit (the seats a claim names).
-HALF_SUIT_SIZE = np.array([6, 6, 6, 7], dtype=np.int64)
 MAX_HALF_SUIT_SIZE = 7
 
 
@@ -71,18 +69,49 @@ def _half_suit_masks(layout: int) -> list[int]:
     return masks
 
 
+# ---- Small layouts (cardlab's research parameters, docs/rules/literature.md#small-games) -----
+#: A small game keeps the first ``half_suits`` half-suits of the standard layout (ids 0, 1, ..: C-low,
+#: C-high, D-low, ..), each cut to its first ``half_suit_size`` cards (low 2, 3, ..; high 9, 10, ..).
+#: Each (size, count) is one more layout, so every kernel reads it from the same tables.
+SMALL_HALF_SUIT_SIZES = tuple(range(2, 7))
+SMALL_HALF_SUIT_COUNTS = tuple(range(1, 9))
+
+
+def small_layout(half_suit_size: int, half_suits: int) -> int:
+    """The layout id of a small game; six cards and eight half-suits are the standard layout."""
+    if (half_suit_size, half_suits) == (6, 8):
+        return STANDARD
+    return (NUM_LAYOUTS + SMALL_HALF_SUIT_SIZES.index(half_suit_size) * len(SMALL_HALF_SUIT_COUNTS)
+            + SMALL_HALF_SUIT_COUNTS.index(half_suits))
+
+
+def _small_half_suit_masks(half_suit_size: int, half_suits: int) -> list[int]:
+    standard = _half_suit_masks(STANDARD)
+    masks = [0] * MAX_HALF_SUITS
+    for h in range(half_suits):
+        cards = [card for card in range(NUM_CARD_IDS) if (standard[h] >> card) & 1]
+        masks[h] = sum(1 << card for card in cards[:half_suit_size])
+    return masks
+
+
+_SMALL = [(size, count) for size in SMALL_HALF_SUIT_SIZES for count in SMALL_HALF_SUIT_COUNTS]
+NUM_ALL_LAYOUTS = NUM_LAYOUTS + len(_SMALL)
+LAYOUT_NAMES += tuple(f"{count} half-suits of {size}" for size, count in _SMALL)
 #: ``HALF_SUIT_MASKS[layout, h]``: the cards of half-suit h (0 if the layout lacks h).
-HALF_SUIT_MASKS = np.array([_half_suit_masks(layout) for layout in range(NUM_LAYOUTS)],
+HALF_SUIT_MASKS = np.array([_half_suit_masks(layout) for layout in range(NUM_LAYOUTS)]
+                           + [_small_half_suit_masks(size, count) for size, count in _SMALL],
                            dtype=np.int64)
-#: ``NUM_HALF_SUITS[layout]``: 8, or 9 with the jokers' ninth set.
-NUM_HALF_SUITS = np.array([8, 8, 9, 8], dtype=np.int64)
+#: ``NUM_HALF_SUITS[layout]``: 8, or 9 with the jokers' ninth set; a small layout its count.
+NUM_HALF_SUITS = np.array([8, 8, 9, 8] + [count for _, count in _SMALL], dtype=np.int64)
+#: ``HALF_SUIT_SIZE[layout]``: cards in its largest half-suit (the seats a claim names).
+HALF_SUIT_SIZE = np.array([6, 6, 6, 7] + [size for size, _ in _SMALL], dtype=np.int64)
 #: ``DECKS[layout]``: every card in play at the deal.
 DECKS = np.array([int(np.bitwise_or.reduce(row)) for row in HALF_SUIT_MASKS], dtype=np.int64)
 
 
 def _half_suit_table() -> np.ndarray:
-    table = np.full((NUM_LAYOUTS, NUM_CARD_IDS), -1, dtype=np.int64)
-    for layout in range(NUM_LAYOUTS):
+    table = np.full((NUM_ALL_LAYOUTS, NUM_CARD_IDS), -1, dtype=np.int64)
+    for layout in range(NUM_ALL_LAYOUTS):
         for h in range(MAX_HALF_SUITS):
             for card in range(NUM_CARD_IDS):
                 if (int(HALF_SUIT_MASKS[layout, h]) >> card) & 1:
@@ -120,9 +149,10 @@ def unsupported_reason(num_players: int, layout: int) -> str | None:
     if num_players not in PLAYER_COUNTS:
         return f"players must be one of {PLAYER_COUNTS} (two alternating teams), got {num_players}"
     if layout != EIGHTS and deck_size(layout) % num_players:
+        jokers = " (only 6 players receive 9 cards each)" if layout == JOKERS else ""
         return (
             f"the {deck_size(layout)}-card deck of the {LAYOUT_NAMES[layout]} layout does not "
-            f"divide evenly among {num_players} players (only 6 players receive 9 cards each)"
+            f"divide evenly among {num_players} players{jokers}"
         )
     return None
 

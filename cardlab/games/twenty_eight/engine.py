@@ -64,11 +64,14 @@ from cardlab.games.twenty_eight.rules import (
     CARD_POINTS,
     COT_FACTOR,
     GAME_POINT_BANDS,
+    HAND_SIZE,
     JACKS,
     MAX_BID,
     MAX_CARDS_PLAYED,
     MAX_PLAYERS,
     MAX_TRICKS,
+    MIN_BID,
+    NUM_STAGES,
     PARTNER_OVERCALL_MIN,
     PASS,
     PLAY_ON,
@@ -77,11 +80,15 @@ from cardlab.games.twenty_eight.rules import (
     REDEAL,
     SECOND_ROUND_MIN,
     SHOW_POINTLESS,
+    SMALL_DECK_POINTS,
+    SMALL_DECKS,
     STRENGTH,
     SURRENDER,
     THANI,
     THANI_FAILED,
     THANI_MADE,
+    TOTAL_CARD_POINTS,
+    scaled_bid,
 )
 
 # ---- Phases (the header's convention: 0 deals, the last ends the game) ----------
@@ -173,7 +180,18 @@ COT_NODE = 242  # 0: none pending; OFFER_PENDING or ANSWER_PENDING before a tric
 COT_PLAYED_ON = 243  # trick number + 1 at which the bidder played on, 0 if he has not
 THANI_DECLARED = 244
 SPECIAL_END = 245  # how the bidding side's game points were fixed early (END_* below)
-STATE_SIZE = 246
+# Appended for the small games (cardlab's research parameters, docs/rules/twenty_eight.md#small-games):
+# the bid ladder of the pack in play, 28 card points but in a small game.
+TOP_BID = 246  # parameter: the highest bid, MAX_BID (28) but in a small game
+OVERCALL_MIN = 247  # the least overcall of one's partner, PARTNER_OVERCALL_MIN scaled (ruling 1)
+RAISE_MIN = 248  # the least second-round raise, SECOND_ROUND_MIN scaled (ruling 4)
+DECK_POINTS = 249  # the card points of the pack: 28 but in a small game
+STATE_SIZE = 250
+
+#: Every parameter slot: the block from PARAMETERS, then the appended ones (the information-state
+#: key's seed folds them all: cardlab.games.kernels.game_parameters).
+PARAMETER_SLOTS = np.array([*range(PARAMETERS, PARAMETERS + NUM_PARAMETERS), TOP_BID, OVERCALL_MIN,
+                            RAISE_MIN, DECK_POINTS], dtype=np.int64)
 
 MAX_LEGAL_ACTIONS = 36  # a full deck of chance outcomes is the largest set (six players: 36)
 
@@ -222,8 +240,14 @@ def no_trumps_in_trick(s):
 
 
 @njit(cache=True)
-def new_state(dealer, jack_restriction=0, pointless_redeal=0, cot=0, thani=0, players=4):
-    """The state before the first card is dealt (variant switches 0 or 1: docs/variants.md)."""
+def new_state(dealer, jack_restriction=0, pointless_redeal=0, cot=0, thani=0, players=4,
+              hand_size=HAND_SIZE, bidding_rounds=NUM_STAGES, top_bid=MAX_BID):
+    """The state before the first card is dealt (variant switches 0 or 1: docs/variants.md).
+
+    ``hand_size``, ``bidding_rounds`` and ``top_bid`` make a four-seat small game
+    (docs/rules/twenty_eight.md#small-games): its pack, its deal in one or two stages
+    and its bid thresholds scaled to the pack's card points; the defaults, the standard game.
+    """
     s = empty_state(STATE_SIZE, players, GAME_OVER)
     for row in range(PLAYER_COUNT_TABLE.shape[0]):
         if PLAYER_COUNT_TABLE[row, 0] == players:
@@ -231,6 +255,16 @@ def new_state(dealer, jack_restriction=0, pointless_redeal=0, cot=0, thani=0, pl
             s[STAGE_CARDS] = PLAYER_COUNT_TABLE[row, 2]
             s[DEAL_CARDS] = PLAYER_COUNT_TABLE[row, 2] * PLAYER_COUNT_TABLE[row, 3]
             s[OPENING_MIN] = PLAYER_COUNT_TABLE[row, 4]
+    s[DECK_POINTS] = TOTAL_CARD_POINTS
+    if players == 4 and (hand_size != HAND_SIZE or bidding_rounds != NUM_STAGES):
+        s[DECK] = SMALL_DECKS[hand_size]
+        s[DEAL_CARDS] = players * hand_size
+        s[STAGE_CARDS] = s[DEAL_CARDS] // bidding_rounds
+        s[DECK_POINTS] = SMALL_DECK_POINTS[hand_size]
+        s[OPENING_MIN] = scaled_bid(MIN_BID, s[DECK_POINTS])
+    s[OVERCALL_MIN] = scaled_bid(PARTNER_OVERCALL_MIN, s[DECK_POINTS])
+    s[RAISE_MIN] = scaled_bid(SECOND_ROUND_MIN, s[DECK_POINTS])
+    s[TOP_BID] = top_bid
     s[HAND_TRICKS] = s[DEAL_CARDS] // players
     s[FIRST_DEALER] = dealer
     s[JACK_RESTRICTION] = jack_restriction
@@ -273,13 +307,13 @@ def may_redeal(s, seat):
 
 @njit(cache=True)
 def lowest_first_round_bid(s, seat):
-    """Smallest bid ``seat`` may make now in the first round (MAX_BID + 1: none)."""
+    """Smallest bid ``seat`` may make now in the first round (above TOP_BID: none)."""
     if s[HIGH_BID] < 0:
         return s[OPENING_MIN]
     lowest = s[HIGH_BID] + 1
     high_bidder = s[HIGH_BIDDER]
     if high_bidder != seat and side_of(s, high_bidder) == side_of(s, seat):
-        lowest = max(lowest, PARTNER_OVERCALL_MIN)  # no overcall of partner below 20
+        lowest = max(lowest, s[OVERCALL_MIN])  # no overcall of partner below 20
     return lowest
 
 
@@ -390,7 +424,7 @@ def legal_actions(s, out):
         elif may_redeal(s, seat):
             out[n] = REDEAL
             n += 1
-        for value in range(lowest_first_round_bid(s, seat), MAX_BID + 1):
+        for value in range(lowest_first_round_bid(s, seat), s[TOP_BID] + 1):
             out[n] = BID + value
             n += 1
     elif phase == PLACING:
@@ -406,7 +440,7 @@ def legal_actions(s, out):
         if s[THANI_ALLOWED] == 1 and s[TO_MOVE] == s[BIDDER] and s[RAISES] < 0:
             out[n] = THANI
             n += 1
-        for value in range(max(SECOND_ROUND_MIN, s[HIGH_BID] + 1), MAX_BID + 1):
+        for value in range(max(s[RAISE_MIN], s[HIGH_BID] + 1), s[TOP_BID] + 1):
             out[n] = BID + value
             n += 1
     elif phase == PLAYING:
@@ -614,7 +648,7 @@ def _cot_step(s, action):
         return
     s[COT_NODE] = 0
     if action == ACCEPT:
-        _end_early(s, game_points_for(s[HIGH_BID], True), END_SURRENDERED)
+        _end_early(s, contract_game_points(s, True), END_SURRENDERED)
         return
     if action == PLAY_ON:
         s[COT_PLAYED_ON] = s[TRICK_NUMBER] + 1
@@ -735,7 +769,7 @@ def _after_variant_trick(s, winner, team):
     if s[THANI_DECLARED] == 1 and winner != s[BIDDER]:
         _end_early(s, THANI_FAILED, END_THANI_LOST)  # 13.5 (V-T7): the partner's trick too
     elif s[COT_PLAYED_ON] > 0 and team != side_of(s, s[BIDDER]):
-        _end_early(s, COT_FACTOR * game_points_for(s[HIGH_BID], False), END_COT_FAILED)
+        _end_early(s, COT_FACTOR * contract_game_points(s, False), END_COT_FAILED)
     elif s[TRICK_NUMBER] == s[HAND_TRICKS]:
         _score_hand(s)
     else:
@@ -785,11 +819,20 @@ def game_points_for(bid, made):
 
 
 @njit(cache=True)
+def contract_game_points(s, made):
+    """Ruling 8 for the final bid; a small game's bid is banded as its standard equivalent, the
+    same share of 28 points rounded up (docs/rules/twenty_eight.md#small-games)."""
+    points = s[DECK_POINTS]
+    standard = (s[HIGH_BID] * TOTAL_CARD_POINTS + points - 1) // points
+    return game_points_for(standard, made)
+
+
+@njit(cache=True)
 def _score_hand(s):
     """Ruling 8: the bidding side makes its bid with at least that many card points."""
     team = side_of(s, s[BIDDER])
     made = s[CARD_POINTS_WON + team] >= s[HIGH_BID]
-    points = game_points_for(s[HIGH_BID], made)
+    points = contract_game_points(s, made)
     if s[THANI_DECLARED] == 1:
         points = THANI_MADE  # 13.5: he won every trick himself
     elif s[COT] == 1 and s[TRICKS_WON + team] == s[HAND_TRICKS]:

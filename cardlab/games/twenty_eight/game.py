@@ -34,31 +34,43 @@ from cardlab.games.twenty_eight.rules import (
     BID,
     CALL_TRUMP,
     COT_FACTOR,
-    LOWEST_BID,
+    HAND_SIZE,
     MAX_BID,
     MAX_GAME_POINTS,
+    MIN_BID,
     NUM_DISTINCT_ACTIONS,
     NUM_PLAYERS,
+    NUM_STAGES,
     PASS,
     PLAY_ON,
     PLAYER_COUNT_TABLE,
     PLAYER_COUNTS,
     REDEAL,
     SHOW_POINTLESS,
+    SMALL_DECK_POINTS,
+    SMALL_LOWEST_BID,
     SURRENDER,
     THANI,
     THANI_FAILED,
+    scaled_bid,
 )
 
 GAME_NAME = "cardlab_twenty_eight"
 
 #: The rule variants of docs/variants.md, each a switch (false: the contract's game).
 VARIANT_SWITCHES = ("jack_discard_restriction", "pointless_hand_redeal", "cot", "thani")
-DEFAULT_PARAMETERS = {"dealer": 0, "players": NUM_PLAYERS, **dict.fromkeys(VARIANT_SWITCHES, False)}
+DEFAULT_PARAMETERS = {"dealer": 0, "players": NUM_PLAYERS, **dict.fromkeys(VARIANT_SWITCHES, False),
+                      "hand_size": HAND_SIZE, "bidding_rounds": NUM_STAGES, "max_bid": MAX_BID}
+#: cardlab's own parameters for exactly solvable small games (docs/rules/twenty_eight.md#small-games):
+#: research tools, not rule variants of docs/variants.md.
+RESEARCH_PARAMETERS = ("hand_size", "bidding_rounds", "max_bid")
 PARAMETER_RULES = {
     "dealer": (int, None),  # 0 .. players - 1
     "players": (int, PLAYER_COUNTS),
     **{name: (bool, None) for name in VARIANT_SWITCHES},
+    "hand_size": (int, range(1, HAND_SIZE + 1)),
+    "bidding_rounds": (int, (1, NUM_STAGES)),
+    "max_bid": (int, range(1, MAX_BID + 1)),
 }
 #: Variants that need a second deal stage and a second round, which six players do not have.
 NOT_WITH_SIX_PLAYERS = ("thani", "pointless_hand_redeal")
@@ -71,12 +83,46 @@ def validated_parameters(params: dict[str, Any] | None) -> dict[str, Any]:
     if not 0 <= p["dealer"] < players:
         raise ValueError(f"{GAME_NAME}: parameter 'dealer' must be in 0..{players - 1}, "
                          f"got {p['dealer']}")
+    check_small_game(p)
     for name in NOT_WITH_SIX_PLAYERS:
         if p[name] and players == 6:
             raise ValueError(f"{GAME_NAME}: parameter {name!r} cannot be combined with "
                              "'players' = 6 (six players have no second deal stage and no "
                              "second round)")
     return p
+
+
+def is_small_game(p: dict[str, Any]) -> bool:
+    return any(p[name] != DEFAULT_PARAMETERS[name] for name in RESEARCH_PARAMETERS)
+
+
+def bid_ladder(p: dict[str, Any]) -> tuple[int, int]:
+    """The opening minimum and the top bid: a small game's scaled to its pack's card points, the
+    default ``max_bid`` 28 standing for all of them (docs/rules/twenty_eight.md#small-games)."""
+    if not is_small_game(p):
+        return deal_shape(p["players"])[2], MAX_BID
+    points = int(SMALL_DECK_POINTS[p["hand_size"]])
+    return int(scaled_bid(MIN_BID, points)), points if p["max_bid"] == MAX_BID else p["max_bid"]
+
+
+def check_small_game(p: dict[str, Any]) -> None:
+    """A small game: four seats, the contract's rules, a pack of ``hand_size`` cards a seat dealt in
+    ``bidding_rounds`` stages, a bid ladder inside the pack's card points."""
+    if not is_small_game(p):
+        return
+    others = sorted(name for name in ("players", *VARIANT_SWITCHES) if p[name] != DEFAULT_PARAMETERS[name])
+    if others:
+        raise ValueError(f"{GAME_NAME}: a small game ({', '.join(RESEARCH_PARAMETERS)}) is four-player "
+                         f"contract Twenty-Eight: {others} cannot be set with it")
+    if p["hand_size"] % p["bidding_rounds"]:
+        raise ValueError(f"{GAME_NAME}: two bidding rounds deal the hand in two equal stages: "
+                         f"'hand_size' must be even, got {p['hand_size']}")
+    lowest, top = bid_ladder(p)
+    points = int(SMALL_DECK_POINTS[p["hand_size"]])
+    if not lowest <= top <= points:
+        raise ValueError(f"{GAME_NAME}: with hand_size = {p['hand_size']} the bids run from {lowest} "
+                         f"to at most {points} (the pack's card points): 'max_bid' must be in "
+                         f"{lowest}..{points}, got {top}")
 
 
 def deal_shape(players: int) -> tuple[int, int, int]:
@@ -105,8 +151,9 @@ def max_game_length(p: dict[str, Any]) -> int:
     (13.2) and a cot offer before each trick plus one answer (13.3).
     """
     players = p["players"]
-    stage_cards, stages, opening_min = deal_shape(players)
-    deal = stage_cards * stages
+    stage_cards, stages, _ = deal_shape(players)
+    deal = players * p["hand_size"] if is_small_game(p) else stage_cards * stages
+    opening_min = bid_ladder(p)[0]
     length = deal + observation.longest_first_round(players, opening_min) + 2 + 2 + deal + 1
     if p["pointless_hand_redeal"]:
         length += players
@@ -128,11 +175,11 @@ def action_to_string(player: int, action: int) -> str:
         return "redeal"
     if action in VARIANT_ACTION_STRINGS:
         return VARIANT_ACTION_STRINGS[action]
-    if BID + LOWEST_BID <= action <= BID + MAX_BID:
+    if BID + SMALL_LOWEST_BID <= action <= BID + MAX_BID:  # 12..28; a small game's from 5
         return f"bid {action - BID}"
     raise ValueError(
         f"{GAME_NAME}: no action with id {action} (cards 0..51, 52 pass, 53 call trump, "
-        f"54 redeal, 55-59 variants, {BID + LOWEST_BID}..{BID + MAX_BID} bids)"
+        f"54 redeal, 55-59 variants, {BID + SMALL_LOWEST_BID}..{BID + MAX_BID} bids)"
     )
 
 
@@ -169,7 +216,8 @@ GAME_TYPE = card_game_type(GAME_NAME, "Twenty-Eight (cardlab)", min(PLAYER_COUNT
 def new_engine_state(parameters: dict[str, Any]) -> np.ndarray:
     """The engine array at the start of a game with these (validated) parameters."""
     p = {**DEFAULT_PARAMETERS, **parameters}
-    return E.new_state(p["dealer"], *(int(p[name]) for name in VARIANT_SWITCHES), p["players"])
+    return E.new_state(p["dealer"], *(int(p[name]) for name in VARIANT_SWITCHES), p["players"],
+                       p["hand_size"], p["bidding_rounds"], bid_ladder(p)[1])
 
 
 def deal_chance_actions(

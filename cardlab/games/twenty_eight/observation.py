@@ -123,12 +123,12 @@ def _bid_slot(s, action):
 
 
 @njit(cache=True)
-def _raise_slot(action):
+def _raise_slot(s, action):
     if action < 0 or action == THANI:  # Thani is no raise: the variant piece records it
         return 0
     if action == PASS:
         return 1
-    return 2 + action - BID - SECOND_ROUND_MIN
+    return 2 + action - BID - s[E.RAISE_MIN]  # 24 but in a small game
 
 
 @njit(cache=True)
@@ -181,7 +181,7 @@ def encode(s, player, perfect_recall, out):
         out[o + (s[E.BIDDER] - player) % n] = 1.0
     o += n
     for speaker in range(2):
-        out[o + speaker * RAISE_SLOTS + _raise_slot(s[E.RAISES + speaker])] = 1.0
+        out[o + speaker * RAISE_SLOTS + _raise_slot(s, s[E.RAISES + speaker])] = 1.0
     o += 2 * RAISE_SLOTS
     o = mark_voids(out, o, s, E.VOIDS, player, n)
     o = mark_turn(out, o, s, player, E.NUM_PHASES, n)

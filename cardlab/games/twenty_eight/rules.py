@@ -15,8 +15,9 @@ data here, so a variant is a new table rather than a new branch in a kernel.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from cardlab.core.cards import ACE, EIGHT, JACK, KING, NINE, QUEEN, SEVEN, SIX, TEN, card_id
+from cardlab.core.cards import ACE, EIGHT, HEARTS, JACK, KING, NINE, QUEEN, SEVEN, SIX, SPADES, TEN, card_id
 
 NUM_PLAYERS = 4  # the contract's game; 3 and 6 are variants (13.6, 13.7)
 PLAYER_COUNTS = (3, 4, 6)
@@ -59,6 +60,36 @@ for _suit in range(NUM_SUITS):
         STRENGTH[card_id(_suit, _rank)] = len(RANK_ORDER) - _position
         CARD_POINTS[card_id(_suit, _rank)] = RANK_POINTS.get(_rank, 0)
 
+# ---- Small games (cardlab's research parameters, docs/rules/twenty_eight.md#small-games) ----
+def _small_deck(hand_size: int) -> int:
+    """A small game's pack: four seats of ``hand_size`` cards, the top ``hand_size`` ranks of
+    every suit (J 9 A 10 K Q 8 7). One card a seat would leave each suit a single card, which
+    nobody could follow nor hold as a trump with a partner: that pack is JH 9H JS 9S instead."""
+    if hand_size == 1:
+        return sum(1 << card_id(suit, rank) for suit in (HEARTS, SPADES) for rank in (JACK, NINE))
+    return _suit_mask(RANK_ORDER[:hand_size])
+
+
+#: The pack of a small game, indexed by ``hand_size`` (the standard deck at 8).
+SMALL_DECKS = np.array([0] + [_small_deck(size) for size in range(1, HAND_SIZE + 1)], dtype=np.int64)
+
+
+def deck_points(deck: int) -> int:
+    """The card points of a pack (28 for every player count's)."""
+    return int(sum(CARD_POINTS[card] for card in range(54) if (deck >> card) & 1))
+
+
+#: ``SMALL_DECK_POINTS[hand_size]``: the card points of each small pack.
+SMALL_DECK_POINTS = np.array([deck_points(int(deck)) for deck in SMALL_DECKS], dtype=np.int64)
+
+
+@njit(cache=True)
+def scaled_bid(value, points):
+    """A standard bid threshold (14, 20, 24) on a pack of ``points`` card points: the same share of
+    them, rounded up; the identity on 28 points (docs/rules/twenty_eight.md#small-games)."""
+    return (value * points + TOTAL_CARD_POINTS - 1) // TOTAL_CARD_POINTS
+
+
 # ---- Player counts (docs/variants.md 3.3): one row per count -------------------
 #: ``(players, deck, cards per deal stage, deal stages, opening minimum)``.
 PLAYER_COUNT_TABLE = np.array([
@@ -98,8 +129,12 @@ BID = 60  # 60 + v for a bid of v (14..28; 12..28 with three or six players)
 NUM_DISTINCT_ACTIONS = 89
 
 
+#: The lowest bid of any game: a small game's opening minimum on its smallest pack (10 points: 5).
+SMALL_LOWEST_BID = min(int(scaled_bid(MIN_BID, int(points))) for points in SMALL_DECK_POINTS[1:])
+
+
 def bid_action(value: int) -> int:
-    """Action id of a bid of ``value`` points."""
-    if not LOWEST_BID <= value <= MAX_BID:
-        raise ValueError(f"a bid is {LOWEST_BID}..{MAX_BID} points, got {value}")
+    """Action id of a bid of ``value`` points (12..28; from 5 in a small game)."""
+    if not SMALL_LOWEST_BID <= value <= MAX_BID:
+        raise ValueError(f"a bid is {SMALL_LOWEST_BID}..{MAX_BID} points, got {value}")
     return BID + value

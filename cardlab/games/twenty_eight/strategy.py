@@ -399,7 +399,8 @@ def bidding_mismatches(world, observer):
     """
     dealer = world[E.DEALER]
     n = world[NUM_PLAYERS]
-    s = E.new_state(dealer, players=n)
+    s = E.new_state(dealer, players=n, hand_size=world[E.HAND_TRICKS],
+                    bidding_rounds=world[E.DEAL_CARDS] // world[E.STAGE_CARDS], top_bid=world[E.TOP_BID])
     first_four = np.zeros(n, dtype=np.int64)
     for seat in range(n):
         first_four[seat] = world[E.FIRST_FOUR + seat]
