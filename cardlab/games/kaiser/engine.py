@@ -36,6 +36,7 @@ from cardlab.core.layout import (
     current_player,
     empty_state,
     record_deal,
+    seat_after,
     start_deal,
     undealt_cards,
 )
@@ -635,7 +636,7 @@ def _deal_card(s, card):
         record_deal(s, seat, card)
     if s[CARDS_DEALT] == cards_to_deal(s):
         s[PHASE] = GIVING if passes_before_auction(s) else BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % players
+        s[TO_MOVE] = seat_after(s[DEALER], 1, players)
 
 
 @njit(cache=True)
@@ -656,11 +657,11 @@ def _bid(s, action):
             return
         if s[PASSING_RULE] == EXCHANGE_AFTER_BIDDING:  # 11.35: before trump is named
             s[PHASE] = GIVING
-            s[TO_MOVE] = (s[DEALER] + 1) % s[NUM_PLAYERS]
+            s[TO_MOVE] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])
             return
         _after_auction(s)
     else:
-        s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
 
 
 @njit(cache=True)
@@ -743,14 +744,14 @@ def _give(s, action):
     if popcount(s[GIVEN + seat]) < cards_to_give(s):
         return
     if seat != s[DEALER]:  # the dealer gives last
-        s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
         return
     for giver in range(s[NUM_PLAYERS]):
         s[HANDS + receiver_of(s, giver)] |= s[GIVEN + giver]
     s[DELIVERED] = 1
     if passes_before_auction(s):
         s[PHASE] = BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])
     else:
         _after_auction(s)
 
@@ -853,7 +854,7 @@ def _play_card(s, card):
     s[TRICK_HISTORY + players * s[TRICK_NUMBER] + position] = card
     s[TRICK_SIZE] = position + 1
     if position + 1 < players:
-        s[TO_MOVE] = (seat + 1) % players
+        s[TO_MOVE] = seat_after(seat, 1, players)
         return
     _finish_trick(s)
 
@@ -882,7 +883,7 @@ def _finish_trick(s):
     leader = s[TRICK_LEADER]
     players = s[NUM_PLAYERS]
     winning = winning_position(s, s[TRICK:TRICK + players], players)
-    winner = (leader + winning) % players
+    winner = seat_after(leader, winning, players)
     team = side_of(s, winner)
     if s[FORM] != STANDARD:
         points = _form_trick_points(s, leader, winning)
@@ -938,7 +939,7 @@ def _form_trick_points(s, leader, winning):
     """
     form = s[FORM]
     players = s[NUM_PLAYERS]
-    team = side_of(s, (leader + winning) % players)
+    team = side_of(s, seat_after(leader, winning, players))
     special_points = 0
     cancelled = False
     joffre_by = -1
@@ -947,7 +948,7 @@ def _form_trick_points(s, leader, winning):
         if card == BONUS_CARD[form]:
             special_points += BONUS_POINTS[form]
             s[FIVE_HEARTS_TEAM] = team
-            joffre_by = (leader + position) % players
+            joffre_by = seat_after(leader, position, players)
         elif card == PENALTY_CARD[form]:
             special_points += PENALTY_POINTS[form]
             s[THREE_SPADES_TEAM] = team
@@ -1030,17 +1031,27 @@ def hand_utility_bound(s):
 
 @njit(cache=True)
 def hand_deltas(s):
-    """Each side's match-score change for the finished hand (rulings 4, 5 and V-K2, V-K18;
-    variants 11.20-11.25): the declaring side by its contract, every other side separately; in
-    Lost Heir a failed contract scores 0 and the dealer's side adds a sale's value (V-K15, V-K16)."""
+    """Each side's match-score change for the finished hand (:func:`write_hand_deltas`)."""
+    deltas = np.zeros(s[NUM_SIDES], dtype=np.int64)
+    write_hand_deltas(s, deltas)
+    return deltas
+
+
+@njit(cache=True)
+def write_hand_deltas(s, deltas):
+    """Write into ``deltas`` (a slot per side) each side's match-score change for the finished hand
+    (rulings 4, 5 and V-K2, V-K18; variants 11.20-11.25): the declaring side by its contract, every
+    other side separately; in Lost Heir a failed contract scores 0 and the dealer's side adds a
+    sale's value (V-K15, V-K16)."""
     declarer_team = side_of(s, s[DECLARER])
     bid = s[HIGH_BID]
     value = bid // 3
-    deltas = np.zeros(s[NUM_SIDES], dtype=np.int64)
+    for side in range(s[NUM_SIDES]):
+        deltas[side] = 0
     sign = 1 if made_contract(s) else -1
     if bid == KAISER_RANK:  # the game is won or lost on it (V-K26): the other team scores nothing
         deltas[declarer_team] = sign * s[TARGET]
-        return deltas
+        return
     if bid == KAISER_40_RANK:
         deltas[declarer_team] = sign * KAISER_40_POINTS
     elif sign < 0 and FAILED_CONTRACT_SCORES_NOTHING[s[FORM]]:
@@ -1060,7 +1071,6 @@ def hand_deltas(s):
             deltas[other_team] = other_points
     if sold(s):
         deltas[side_of(s, s[DEALER])] += value
-    return deltas
 
 
 @njit(cache=True)
@@ -1068,10 +1078,9 @@ def _score_hand(s):
     if s[THREE_SPADES_NEEDS_THREE_TRICKS]:
         for team in range(s[NUM_SIDES]):
             s[HAND_POINTS + team] = three_spades_needs_three_tricks_points(s, team)
-    deltas = hand_deltas(s)
+    write_hand_deltas(s, s[LAST_DELTA:LAST_DELTA + s[NUM_SIDES]])  # a view: no allocation a hand
     for team in range(s[NUM_SIDES]):
-        s[LAST_DELTA + team] = deltas[team]
-        s[MATCH_SCORE + team] += deltas[team]
+        s[MATCH_SCORE + team] += s[LAST_DELTA + team]
     s[HAND_NUMBER] += 1
     s[HANDS_SCORED] += 1
     if not s[MATCH]:
@@ -1090,7 +1099,7 @@ def _score_hand(s):
     if s[WINNER] >= 0:
         s[PHASE] = GAME_OVER
     else:
-        start_hand(s, (s[DEALER] + 1) % s[NUM_PLAYERS])
+        start_hand(s, seat_after(s[DEALER], 1, s[NUM_PLAYERS]))
 
 
 @njit(cache=True)
@@ -1177,15 +1186,26 @@ def deal_at_random(s, stream):
     """Finish the deal in one go: the same distribution as drawing each chance node uniformly.
 
     A Fisher-Yates shuffle of the undealt cards, dealt in the contract's order;
-    playouts use it because it skips one kernel step per card.
+    playouts use it because it skips one kernel step per card. The hands' cards go
+    round the table seat by seat; the last card, and the kitty or piles after the hands,
+    go through ``_deal_card``, which ends the deal.
     """
     deck = np.empty(64, dtype=np.int64)
     n = write_cards(undealt_cards(s), deck, 0)
     for i in range(n - 1, 0, -1):
         j = random_below(stream, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
-    for i in range(n):
-        _deal_card(s, deck[i])
+    players = s[NUM_PLAYERS]
+    hands_end = min(players * s[HAND_CARDS], s[CARDS_DEALT] + n - 1)
+    seat = receiving_seat(s[DEALER], s[CARDS_DEALT], players)
+    i = 0
+    while s[CARDS_DEALT] < hands_end:
+        s[HANDS + seat] |= card_bit(deck[i])
+        record_deal(s, seat, deck[i])
+        seat = seat_after(seat, 1, players)
+        i += 1
+    for k in range(i, n):
+        _deal_card(s, deck[k])
 
 
 @njit(cache=True)
