@@ -75,6 +75,17 @@ def seat_after(seat, steps, num_players):
     return later - num_players if later >= num_players else later
 
 
+@njit(cache=True, inline="always")
+def copy_state(target, source):
+    """Overwrite ``target`` with ``source`` (same size): how a playout loop starts each game.
+
+    A plain loop, which LLVM vectorises: numba's ``target[:] = source`` checks for broadcasting
+    and overlap and took 5 times as long for a Kaiser state (60 ns against 12).
+    """
+    for k in range(len(source)):
+        target[k] = source[k]
+
+
 @njit(cache=True)
 def empty_state(size, num_players, game_over_phase):
     """A zeroed state of ``size`` slots for ``num_players`` seats (the game then sets its DECK)."""

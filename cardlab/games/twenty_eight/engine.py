@@ -49,6 +49,7 @@ from cardlab.core.layout import (
     NUM_PLAYERS,
     PHASE,
     TO_MOVE,
+    copy_state,
     current_player,
     empty_state,
     record_deal,
@@ -842,7 +843,7 @@ def play_random_hands(template, num_hands, stream, results):
     steps = 0
     s = template.copy()
     for i in range(num_hands):
-        s[:] = template
+        copy_state(s, template)
         while s[PHASE] != GAME_OVER:
             phase = s[PHASE]
             if phase == DEALING:  # the chance outcomes are the undealt cards: no listing
