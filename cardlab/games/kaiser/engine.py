@@ -1286,6 +1286,9 @@ def play_random_hands(template, num_hands, stream, results):
             elif phase == DEALING:
                 steps += cards_to_deal(s) - s[CARDS_DEALT]
                 deal_shuffled(s, stream, deck)
+            elif phase == BIDDING:  # what apply_action would call, without its dispatch
+                _bid(s, legal[random_below(stream, legal_actions(s, legal))])
+                steps += 1
             else:
                 apply_action(s, random_action(s, stream, legal))
                 steps += 1
