@@ -22,49 +22,28 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: name -> the Python run in a subprocess: prints ``rate hash`` (items per CPU second, outcome hash).
-CONTENDERS = {
-    "kaiser_batched_hands": """
-import hashlib, time, numpy as np
-from cardlab.core.rng import make_stream
-from cardlab.games.kaiser import engine as E
-from cardlab.games.kaiser.game import new_engine_state
-template = new_engine_state({}); results = np.zeros((20000, 5)); stream = make_stream(1)
-E.play_random_hands(template, 100, stream, results)
-digest = hashlib.md5(); best = 0.0
-for _ in range(5):
-    start = time.thread_time(); E.play_random_hands(template, 20000, stream, results)
-    best = max(best, 20000 / (time.thread_time() - start)); digest.update(results.tobytes())
-print(best, digest.hexdigest())
-""",
-    "twenty_eight_batched_hands": """
-import hashlib, time, numpy as np
-from cardlab.core.rng import make_stream
-from cardlab.games.twenty_eight import engine as E
-from cardlab.games.twenty_eight.game import new_engine_state
-template = new_engine_state({}); stream = make_stream(1)
-results = np.zeros((20000, len(E.RESULT_FIELDS)))
-E.play_random_hands(template, 100, stream, results)
-digest = hashlib.md5(); best = 0.0
-for _ in range(5):
-    start = time.thread_time(); E.play_random_hands(template, 20000, stream, results)
-    best = max(best, 20000 / (time.thread_time() - start)); digest.update(results.tobytes())
-print(best, digest.hexdigest())
-""",
-    "literature_batched_games": """
+#: The Python each subprocess runs: prints ``rate hash`` (items per CPU second, outcome hash).
+BATCHED = """
 import hashlib, time, numpy as np, pyspiel
 import cardlab
 from cardlab.core.rng import make_stream
-from cardlab.games.literature import engine as E
-template = pyspiel.load_game("cardlab_literature").initial_array
-results = np.zeros((2000, 4), dtype=np.int64); stream = make_stream(1)
-E.play_random_games(template, 10, stream, results)
+from cardlab.games.{game} import engine as E
+template = pyspiel.load_game("cardlab_{game}").initial_array
+results = np.zeros(({count}, {fields}), dtype=np.{dtype}); stream = make_stream(1)
+E.{kernel}(template, 10, stream, results)
 digest = hashlib.md5(); best = 0.0
 for _ in range(5):
-    start = time.thread_time(); E.play_random_games(template, 2000, stream, results)
-    best = max(best, 2000 / (time.thread_time() - start)); digest.update(results.tobytes())
+    start = time.thread_time(); E.{kernel}(template, {count}, stream, results)
+    best = max(best, {count} / (time.thread_time() - start)); digest.update(results.tobytes())
 print(best, digest.hexdigest())
-""",
+"""
+CONTENDERS = {
+    "kaiser_batched_hands": BATCHED.format(game="kaiser", kernel="play_random_hands", count=20000,
+                                           fields=5, dtype="float64"),
+    "twenty_eight_batched_hands": BATCHED.format(game="twenty_eight", kernel="play_random_hands",
+                                                 count=20000, fields=8, dtype="float64"),
+    "literature_batched_games": BATCHED.format(game="literature", kernel="play_random_games", count=2000,
+                                               fields=4, dtype="int64"),
 }
 WRAPPER = """
 import hashlib, time, pyspiel
