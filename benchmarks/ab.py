@@ -62,10 +62,11 @@ for short in ("kaiser", "twenty_eight", "literature"):
 
 
 def measure(checkout: Path, code: str) -> tuple[float, str]:
-    environment = {**os.environ, "PYTHONPATH": f"{checkout}:{Path(__file__).resolve().parents[1]}"}
+    environment = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
     key = hashlib.md5(str(checkout.resolve()).encode()).hexdigest()[:12]
     environment["CARDLAB_NUMBA_CACHE"] = str(Path(tempfile.gettempdir()) / f"cardlab-ab-{key}")
-    output = subprocess.run([sys.executable, "-c", code], env=environment, check=True,
+    # Run in the checkout: ``python -c`` puts the working directory first on the path.
+    output = subprocess.run([sys.executable, "-c", code], env=environment, cwd=checkout, check=True,
                             capture_output=True, text=True).stdout.split()
     return float(output[-2]), output[-1]
 
