@@ -31,6 +31,7 @@ from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import monotonic_ns
 from cardlab.cfr.bidding import in_auction, policy_bid
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below
 from cardlab.games import kernels
 
@@ -147,7 +148,7 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
         deal = g // num_seatings
         seating = g % num_seatings
         deal_seed = deal_seeds[deal]
-        s[:] = initial
+        copy_state(s, initial)
         seed_stream(deal_stream, deal_seed)
         for seat in range(num_players):
             seed_stream(streams[seat], agent_seed(deal_seed, seating, seat, num_players))

@@ -16,8 +16,13 @@ from cardlab.core.rng import random_below
 
 @njit(cache=True, inline="always")
 def receiving_seat(dealer, k, num_players):
-    """Seat that receives the k-th card of a deal stage."""
-    return (dealer + 1 + k) % num_players
+    """Seat that receives the k-th card of a deal stage.
+
+    Four players, the usual table, take a mask instead of the integer division a
+    table size known only at run time needs: a deal asks this for every card.
+    """
+    later = dealer + 1 + k
+    return later & 3 if num_players == 4 else later % num_players
 
 
 @njit(cache=True)

@@ -64,6 +64,28 @@ DEALT = 8
 DEALING = 0
 
 
+@njit(cache=True, inline="always")
+def seat_after(seat, steps, num_players):
+    """The seat ``steps`` (0 <= steps < num_players) places after ``seat`` in turn order.
+
+    A compare instead of ``%``: the table's size is known only at run time, and an integer
+    division there would be the most expensive instruction of a card play.
+    """
+    later = seat + steps
+    return later - num_players if later >= num_players else later
+
+
+@njit(cache=True, inline="always")
+def copy_state(target, source):
+    """Overwrite ``target`` with ``source`` (same size): how a playout loop starts each game.
+
+    A plain loop, which LLVM vectorises: numba's ``target[:] = source`` checks for broadcasting
+    and overlap and took 5 times as long for a Kaiser state (60 ns against 12).
+    """
+    for k in range(len(source)):
+        target[k] = source[k]
+
+
 @njit(cache=True)
 def empty_state(size, num_players, game_over_phase):
     """A zeroed state of ``size`` slots for ``num_players`` seats (the game then sets its DECK)."""
@@ -78,7 +100,7 @@ def start_deal(s, dealer):
     """Wait for ``dealer``'s deal of a new hand (DECK set): no card dealt; the seat after him acts first."""
     s[PHASE] = DEALING
     s[DEALER] = dealer
-    s[TO_MOVE] = (dealer + 1) % s[NUM_PLAYERS]
+    s[TO_MOVE] = seat_after(dealer, 1, s[NUM_PLAYERS])
     s[CARDS_DEALT] = 0
     s[UNDEALT] = s[DECK]
     for seat in range(s[NUM_PLAYERS]):

@@ -107,11 +107,12 @@ class EngineState(pyspiel.State):
     ``self.array`` by hand must call :meth:`refresh` afterwards.
     """
 
-    engine: Engine  # set by each game's subclass
+    engine: Engine  # the game's engine (EngineGame.engine), set by __init__
     view: GameView  # likewise
 
     def __init__(self, game: pyspiel.Game, array: np.ndarray):
         super().__init__(game)
+        self.engine = game.engine  # the game's, for its seat count: shared by copies (Engine)
         self.array = array
         self.refresh()
 
@@ -260,11 +261,12 @@ class EngineState(pyspiel.State):
 class EngineGame(pyspiel.Game):
     """A pyspiel game whose states are copies of one initial engine array.
 
-    Each game sets ``state_class`` and, in ``__init__``, ``initial_array``.
+    Each game sets ``state_class`` and, in ``__init__``, ``engine`` and ``initial_array``.
     """
 
     state_class: type[EngineState]
     initial_array: np.ndarray
+    engine: Engine  # the engine for the game's seat count
 
     def new_initial_state(self) -> EngineState:
         return self.state_class(self, self.initial_array.copy())

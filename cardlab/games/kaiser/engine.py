@@ -33,9 +33,11 @@ from cardlab.core.layout import (
     PHASE,
     TO_MOVE,
     UNDEALT,
+    copy_state,
     current_player,
     empty_state,
     record_deal,
+    seat_after,
     start_deal,
     undealt_cards,
 )
@@ -179,7 +181,9 @@ HANDS_SCORED = 226  # hands scored so far in the match: the hearts-style directi
 # Appended for the small games (cardlab's research parameters, docs/rules/kaiser.md#small-games).
 HAND_CARDS = 227  # parameter: cards dealt to each seat, HAND_SIZE (8) but in a small game
 TOP_BID = 228  # parameter: the highest bid value, MAX_BID (12) but in a small game
-STATE_SIZE = 229
+# Derived by new_state from the parameters, for the hot path of card play.
+PLAIN_TRICKS = 229  # 1: every card is played from a hand and keeps its printed suit (no form, no piles)
+STATE_SIZE = 230
 
 #: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then
 #: the appended ones (FORM, PASSING_RULE, HAND_CARDS, TOP_BID).
@@ -216,6 +220,7 @@ def new_state(parameters):
         deck = SMALL_DECKS[s[HAND_CARDS]]
     s[DECK] = deck | (KITTY_EXTRA_CARDS if s[KITTY_34_CARD] else 0)
     seat_sides(s)
+    s[PLAIN_TRICKS] = s[FORM] == STANDARD and not has_piles(s)
     s[TARGET_IN_FORCE] = s[TARGET]
     s[LIMIT_IN_FORCE] = s[NON_BIDDER_LIMIT]
     s[POT_PAYMENTS:POT_PAYMENTS + MAX_SEATS] = 0
@@ -322,7 +327,7 @@ def may_throw_in(s, seat):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def bid_rank(s, bid):
     """Where ``bid`` (3 * value + kind) stands in the auction: 11.4 ranks vLNT with vNT."""
     if s[HIGH_LOW_NO_TRUMP_EQUAL] and bid % 3 == LOW_NO_TRUMP:
@@ -351,7 +356,7 @@ def names_trump(bid):
     return bid < KAISER_RANK and bid % 3 == WITH_TRUMP
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def may_bid(s, bid, is_dealer):
     """A bid must outrank the high bid; the dealer may also equal it (ruling 1)."""
     if s[HIGH_BID] < 0:
@@ -378,8 +383,9 @@ def legal_actions(s, out):
         if may_throw_in(s, seat):
             out[n] = MISDEAL
             n += 1
+        kinds = bid_kinds(s)
         for value in range(s[MIN_BID], s[TOP_BID] + 1):
-            for kind in range(bid_kinds(s)):
+            for kind in range(kinds):
                 bid = 3 * value + kind
                 if may_bid(s, bid, is_dealer):
                     out[n] = BID + bid
@@ -430,7 +436,7 @@ def sold(s):
     return s[FORM] == LOST_HEIR and s[HIGH_BID] >= 0 and s[SPOKEN + s[DEALER]] == PASS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def playable_cards(s, seat):
     if s[FORM] == LOST_HEIR:
         return lost_heir_playable_cards(s, seat)
@@ -490,12 +496,19 @@ def lost_heir_playable_cards(s, seat):
     return following if following != 0 else hand
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def winning_position(s, cards, count):
     """Position of the card winning the trick ``cards[:count]`` under the contract played; -1 in
     Lost Heir while only blanks lie there (a blank never wins, V-K13)."""
-    if s[FORM] != LOST_HEIR:
-        return trick_winner(cards, count, s[TRUMP], 0, card_strength(s))
+    if s[FORM] == LOST_HEIR:
+        return _lost_heir_winning_position(s, cards, count)
+    return trick_winner(cards, count, s[TRUMP], 0, card_strength(s))
+
+
+@njit(cache=True)
+def _lost_heir_winning_position(s, cards, count):
+    """V-K13: a trump (the Lost Heir and the Wrong Boy among them) beats the led suit, which beats
+    everything else; blanks never win."""
     led = led_suit_of(s, cards, count)
     best = -1
     best_class = 0
@@ -634,8 +647,14 @@ def _deal_card(s, card):
         s[HANDS + seat] |= card_bit(card)
         record_deal(s, seat, card)
     if s[CARDS_DEALT] == cards_to_deal(s):
-        s[PHASE] = GIVING if passes_before_auction(s) else BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % players
+        _end_deal(s)
+
+
+@njit(cache=True)
+def _end_deal(s):
+    """The last card is dealt: the cards are given, or the auction starts, left of the dealer."""
+    s[PHASE] = GIVING if passes_before_auction(s) else BIDDING
+    s[TO_MOVE] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])
 
 
 @njit(cache=True)
@@ -656,11 +675,11 @@ def _bid(s, action):
             return
         if s[PASSING_RULE] == EXCHANGE_AFTER_BIDDING:  # 11.35: before trump is named
             s[PHASE] = GIVING
-            s[TO_MOVE] = (s[DEALER] + 1) % s[NUM_PLAYERS]
+            s[TO_MOVE] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])
             return
         _after_auction(s)
     else:
-        s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
 
 
 @njit(cache=True)
@@ -743,14 +762,14 @@ def _give(s, action):
     if popcount(s[GIVEN + seat]) < cards_to_give(s):
         return
     if seat != s[DEALER]:  # the dealer gives last
-        s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
         return
     for giver in range(s[NUM_PLAYERS]):
         s[HANDS + receiver_of(s, giver)] |= s[GIVEN + giver]
     s[DELIVERED] = 1
     if passes_before_auction(s):
         s[PHASE] = BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])
     else:
         _after_auction(s)
 
@@ -836,11 +855,38 @@ def _play_card(s, card):
     seat = s[TO_MOVE]
     position = s[TRICK_SIZE]
     players = s[NUM_PLAYERS]
+    if s[PLAIN_TRICKS]:
+        if position > 0:
+            _show_void(s, seat, card)
+        s[HANDS + seat] &= ~card_bit(card)
+    else:
+        _play_form_or_pile_card(s, seat, card, position)
+    s[PLAYED] |= card_bit(card)
+    s[TRICK + position] = card
+    s[TRICK_HISTORY + players * s[TRICK_NUMBER] + position] = card
+    s[TRICK_SIZE] = position + 1
+    if position + 1 < players:
+        s[TO_MOVE] = seat_after(seat, 1, players)
+        return
+    _finish_trick(s)
+
+
+@njit(cache=True, inline="always")
+def _show_void(s, seat, card):
+    """Not following the led suit shows a void in it (the trick's first card is the lead)."""
+    led_suit = suit_of(s[TRICK])
+    if suit_of(card) != led_suit:
+        s[VOIDS + seat] |= 1 << led_suit
+
+
+@njit(cache=True)
+def _play_form_or_pile_card(s, seat, card, position):
+    """What a card does beyond leaving the hand, in a form (11.7-11.10) or with piles (11.11): it
+    may fix trump, show voids by the form's suits, or come from a pile."""
     if position > 0:
-        led_suit = suit_of(s[TRICK])
-        if suit_of(card) != led_suit and s[FORM] != LOST_HEIR:
-            s[VOIDS + seat] |= 1 << led_suit
-    elif s[TRICK_NUMBER] == 0 and s[FORM] != STANDARD and TRUMP_BY_FIRST_LEAD[s[FORM]]:
+        if s[FORM] != LOST_HEIR:
+            _show_void(s, seat, card)
+    elif s[TRICK_NUMBER] == 0 and TRUMP_BY_FIRST_LEAD[s[FORM]]:
         s[TRUMP] = suit_of(card)  # the declarer's first lead fixes trump, this card included
     if s[FORM] == LOST_HEIR:
         _show_lost_heir_voids(s, seat, card, position)
@@ -848,14 +894,6 @@ def _play_card(s, card):
         _play_pile_card(s, seat, card)
     else:
         s[HANDS + seat] &= ~card_bit(card)
-    s[PLAYED] |= card_bit(card)
-    s[TRICK + position] = card
-    s[TRICK_HISTORY + players * s[TRICK_NUMBER] + position] = card
-    s[TRICK_SIZE] = position + 1
-    if position + 1 < players:
-        s[TO_MOVE] = (seat + 1) % players
-        return
-    _finish_trick(s)
 
 
 @njit(cache=True)
@@ -864,17 +902,14 @@ def high_strength(s):
     return FORM_STRENGTH[s[FORM]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_strength(s):
     """The strength table of the contract being played (low no trump or a low choice reverses it;
     a form has its own order)."""
-    if s[FORM] == LOST_HEIR:
-        return LOST_HEIR_PLAY_STRENGTH
-    if s[FORM] != STANDARD:
-        return high_strength(s)
-    if s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP):
-        return LOW_STRENGTH
-    return HIGH_STRENGTH
+    if s[FORM] == STANDARD:
+        low = s[PLAYED_LOW] or (s[HIGH_BID] >= 0 and s[HIGH_BID] % 3 == LOW_NO_TRUMP)
+        return LOW_STRENGTH if low else HIGH_STRENGTH
+    return LOST_HEIR_PLAY_STRENGTH if s[FORM] == LOST_HEIR else high_strength(s)
 
 
 @njit(cache=True)
@@ -882,7 +917,7 @@ def _finish_trick(s):
     leader = s[TRICK_LEADER]
     players = s[NUM_PLAYERS]
     winning = winning_position(s, s[TRICK:TRICK + players], players)
-    winner = (leader + winning) % players
+    winner = seat_after(leader, winning, players)
     team = side_of(s, winner)
     if s[FORM] != STANDARD:
         points = _form_trick_points(s, leader, winning)
@@ -938,7 +973,7 @@ def _form_trick_points(s, leader, winning):
     """
     form = s[FORM]
     players = s[NUM_PLAYERS]
-    team = side_of(s, (leader + winning) % players)
+    team = side_of(s, seat_after(leader, winning, players))
     special_points = 0
     cancelled = False
     joffre_by = -1
@@ -947,7 +982,7 @@ def _form_trick_points(s, leader, winning):
         if card == BONUS_CARD[form]:
             special_points += BONUS_POINTS[form]
             s[FIVE_HEARTS_TEAM] = team
-            joffre_by = (leader + position) % players
+            joffre_by = seat_after(leader, position, players)
         elif card == PENALTY_CARD[form]:
             special_points += PENALTY_POINTS[form]
             s[THREE_SPADES_TEAM] = team
@@ -1030,26 +1065,37 @@ def hand_utility_bound(s):
 
 @njit(cache=True)
 def hand_deltas(s):
-    """Each side's match-score change for the finished hand (rulings 4, 5 and V-K2, V-K18;
-    variants 11.20-11.25): the declaring side by its contract, every other side separately; in
-    Lost Heir a failed contract scores 0 and the dealer's side adds a sale's value (V-K15, V-K16)."""
+    """Each side's match-score change for the finished hand (:func:`write_hand_deltas`)."""
+    deltas = np.zeros(s[NUM_SIDES], dtype=np.int64)
+    write_hand_deltas(s, deltas, 0)
+    return deltas
+
+
+@njit(cache=True)
+def write_hand_deltas(s, out, first):
+    """Write into ``out[first + side]`` each side's match-score change for the finished hand
+    (rulings 4, 5 and V-K2, V-K18; variants 11.20-11.25): the declaring side by its contract, every
+    other side separately; in Lost Heir a failed contract scores 0 and the dealer's side adds a
+    sale's value (V-K15, V-K16). ``out`` may be the state itself (its LAST_DELTA block): a slot
+    offset rather than a slice, because a view of the state costs a reference count per hand."""
     declarer_team = side_of(s, s[DECLARER])
     bid = s[HIGH_BID]
     value = bid // 3
-    deltas = np.zeros(s[NUM_SIDES], dtype=np.int64)
+    for side in range(s[NUM_SIDES]):
+        out[first + side] = 0
     sign = 1 if made_contract(s) else -1
     if bid == KAISER_RANK:  # the game is won or lost on it (V-K26): the other team scores nothing
-        deltas[declarer_team] = sign * s[TARGET]
-        return deltas
+        out[first + declarer_team] = sign * s[TARGET]
+        return
     if bid == KAISER_40_RANK:
-        deltas[declarer_team] = sign * KAISER_40_POINTS
+        out[first + declarer_team] = sign * KAISER_40_POINTS
     elif sign < 0 and FAILED_CONTRACT_SCORES_NOTHING[s[FORM]]:
-        deltas[declarer_team] = 0
+        out[first + declarer_team] = 0
     elif sign < 0:
-        deltas[declarer_team] = -(2 if is_no_trump(bid) else 1) * value
+        out[first + declarer_team] = -(2 if is_no_trump(bid) else 1) * value
     else:
         taken = s[HAND_POINTS + declarer_team]
-        deltas[declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
+        out[first + declarer_team] = (2 if is_no_trump(bid) else 1) * (value if s[NO_OVERTRICKS] else taken)
     no_limit = s[MUST_BID_TO_WIN] or FORM_HAS_NO_LIMIT[s[FORM]]  # 11.22, the Les Rois (V-K1)
     for other_team in range(s[NUM_SIDES]):
         if other_team == declarer_team:
@@ -1057,10 +1103,9 @@ def hand_deltas(s):
         other_points = s[HAND_POINTS + other_team]
         if (no_limit or s[MATCH_SCORE + other_team] < s[LIMIT_IN_FORCE] or other_points < 0
                 or (s[FIVE_HEARTS_BREAKS_LIMIT] and s[FIVE_HEARTS_TEAM] == other_team)):
-            deltas[other_team] = other_points
+            out[first + other_team] = other_points
     if sold(s):
-        deltas[side_of(s, s[DEALER])] += value
-    return deltas
+        out[first + side_of(s, s[DEALER])] += value
 
 
 @njit(cache=True)
@@ -1068,15 +1113,20 @@ def _score_hand(s):
     if s[THREE_SPADES_NEEDS_THREE_TRICKS]:
         for team in range(s[NUM_SIDES]):
             s[HAND_POINTS + team] = three_spades_needs_three_tricks_points(s, team)
-    deltas = hand_deltas(s)
+    write_hand_deltas(s, s, LAST_DELTA)
     for team in range(s[NUM_SIDES]):
-        s[LAST_DELTA + team] = deltas[team]
-        s[MATCH_SCORE + team] += deltas[team]
+        s[MATCH_SCORE + team] += s[LAST_DELTA + team]
     s[HAND_NUMBER] += 1
     s[HANDS_SCORED] += 1
-    if not s[MATCH]:
+    if s[MATCH]:
+        _after_match_hand(s)
+    else:
         s[PHASE] = GAME_OVER
-        return
+
+
+@njit(cache=True)
+def _after_match_hand(s):
+    """A match goes on after a scored hand unless a side won (ruling V-K3) or it ran too long."""
     made = made_contract(s)
     if not made:
         s[POT_PAYMENTS + side_of(s, s[DECLARER])] += 1
@@ -1090,7 +1140,7 @@ def _score_hand(s):
     if s[WINNER] >= 0:
         s[PHASE] = GAME_OVER
     else:
-        start_hand(s, (s[DEALER] + 1) % s[NUM_PLAYERS])
+        start_hand(s, seat_after(s[DEALER], 1, s[NUM_PLAYERS]))
 
 
 @njit(cache=True)
@@ -1179,13 +1229,38 @@ def deal_at_random(s, stream):
     A Fisher-Yates shuffle of the undealt cards, dealt in the contract's order;
     playouts use it because it skips one kernel step per card.
     """
-    deck = np.empty(64, dtype=np.int64)
+    deal_shuffled(s, stream, np.empty(64, dtype=np.int64))
+
+
+@njit(cache=True)
+def deal_shuffled(s, stream, deck):
+    """:func:`deal_at_random` with the caller's 64-slot scratch array (a playout loop allocates it
+    once). The hands' cards go round the table seat by seat; the kitty or the piles after them
+    through ``_deal_card``."""
     n = write_cards(undealt_cards(s), deck, 0)
     for i in range(n - 1, 0, -1):
         j = random_below(stream, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
-    for i in range(n):
-        _deal_card(s, deck[i])
+    players = s[NUM_PLAYERS]
+    hands_end = players * s[HAND_CARDS]
+    dealt = s[CARDS_DEALT]
+    seat = receiving_seat(s[DEALER], dealt, players)
+    undealt = s[UNDEALT]
+    i = 0
+    while dealt < hands_end and i < n:  # record_deal's bookkeeping, kept in registers until the end
+        bit = card_bit(deck[i])
+        s[HANDS + seat] |= bit
+        s[DEALT + seat] |= bit
+        undealt &= ~bit
+        seat = seat_after(seat, 1, players)
+        dealt += 1
+        i += 1
+    s[UNDEALT] = undealt
+    s[CARDS_DEALT] = dealt
+    if i == n:
+        _end_deal(s)
+    for k in range(i, n):
+        _deal_card(s, deck[k])
 
 
 @njit(cache=True)
@@ -1197,11 +1272,12 @@ def play_random_hands(template, num_hands, stream, results):
     Returns the total number of actions applied, chance included.
     """
     legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
+    deck = np.empty(64, dtype=np.int64)
     seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
     s = template.copy()
     steps = 0
     for i in range(num_hands):
-        s[:] = template
+        copy_state(s, template)
         while s[PHASE] != GAME_OVER:
             phase = s[PHASE]
             if phase == PLAYING:  # the hot path: no listing, no dispatch
@@ -1209,7 +1285,10 @@ def play_random_hands(template, num_hands, stream, results):
                 steps += 1
             elif phase == DEALING:
                 steps += cards_to_deal(s) - s[CARDS_DEALT]
-                deal_at_random(s, stream)
+                deal_shuffled(s, stream, deck)
+            elif phase == BIDDING:  # what apply_action would call, without its dispatch
+                _bid(s, legal[random_below(stream, legal_actions(s, legal))])
+                steps += 1
             else:
                 apply_action(s, random_action(s, stream, legal))
                 steps += 1

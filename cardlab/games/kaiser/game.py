@@ -388,15 +388,6 @@ class KaiserGame(EngineGame):
 class KaiserState(EngineState):
     """A Kaiser state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    @property
-    def engine(self) -> Engine:
-        """The engine of this state's seat count (11.11-11.14), from the cache of ``kaiser_engine``.
-
-        Not an instance attribute: ``clone`` and ``child`` deep-copy the state, and
-        copying an engine pickles its compiled kernels (0.15 s a copy).
-        """
-        return kaiser_engine(int(self.array[E.NUM_PLAYERS]))
-
 
 def _seat_name(seat: int) -> str:
     return f"P{seat}"

@@ -250,10 +250,6 @@ class LiteratureGame(EngineGame):
 class LiteratureState(EngineState):
     """A Literature state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    @property
-    def engine(self) -> Engine:
-        return literature_engine(int(self.array[E.NUM_PLAYERS]))
-
 
 def _status_text(status: int) -> str:
     if status == UNRESOLVED:

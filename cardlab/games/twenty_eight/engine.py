@@ -49,9 +49,11 @@ from cardlab.core.layout import (
     NUM_PLAYERS,
     PHASE,
     TO_MOVE,
+    copy_state,
     current_player,
     empty_state,
     record_deal,
+    seat_after,
     start_deal,
     undealt_cards,
 )
@@ -214,7 +216,7 @@ def side_of(s, seat):
 def partner_of(s, seat):
     """The seat opposite (four or six players; a three-player seat has none and gets itself)."""
     n = s[NUM_PLAYERS]
-    return seat if n == 3 else (seat + n // 2) % n
+    return seat if n == 3 else seat_after(seat, n // 2, n)
 
 
 @njit(cache=True)
@@ -281,7 +283,7 @@ def new_state(dealer, jack_restriction=0, pointless_redeal=0, cot=0, thani=0, pl
     s[TRUMP] = -1
     s[SHOWN_IN_TRICK] = -1
     s[CALLER] = s[MUST_PLAY_TRUMP] = NO_SEAT
-    s[TRICK_LEADER] = (dealer + 1) % players
+    s[TRICK_LEADER] = seat_after(dealer, 1, players)
     s[TRICK:TRICK + MAX_PLAYERS] = NO_CARD
     s[TRUMPS_FROM] = no_trumps_in_trick(s)
     s[BIDDER_HIDDEN_LEADS:BIDDER_HIDDEN_LEADS + 4] = -1
@@ -504,7 +506,8 @@ def _end_hand(s, outcome):
 def _deal_card(s, card):
     n = s[NUM_PLAYERS]
     stage_cards = s[STAGE_CARDS]
-    k = s[CARDS_DEALT] % stage_cards
+    dealt = s[CARDS_DEALT]
+    k = dealt - stage_cards if dealt >= stage_cards else dealt  # the deal has two stages at most
     seat = receiving_seat(s[DEALER], k, n)
     s[HANDS + seat] |= card_bit(card)
     if s[CARDS_DEALT] < stage_cards:
@@ -518,12 +521,12 @@ def _deal_card(s, card):
                 return
     if dealt == stage_cards:  # the first round (six players: on the whole deal)
         s[PHASE] = BIDDING
-        s[TO_MOVE] = (s[DEALER] + 1) % n
+        s[TO_MOVE] = seat_after(s[DEALER], 1, n)
     elif dealt == s[DEAL_CARDS]:
         s[PHASE] = RAISING
         s[TO_MOVE] = s[BIDDER]
         if s[POINTLESS_REDEAL] == 1:
-            s[TO_MOVE] = (s[DEALER] + 1) % n  # 13.2: shows before the second round
+            s[TO_MOVE] = seat_after(s[DEALER], 1, n)  # 13.2: shows before the second round
 
 
 @njit(cache=True)
@@ -546,7 +549,7 @@ def _pointless_show(s, action):
         return
     s[SHOW_NODES] += 1
     n = s[NUM_PLAYERS]
-    s[TO_MOVE] = s[BIDDER] if s[SHOW_NODES] == n else (s[TO_MOVE] + 1) % n
+    s[TO_MOVE] = s[BIDDER] if s[SHOW_NODES] == n else seat_after(s[TO_MOVE], 1, n)
 
 
 @njit(cache=True)
@@ -569,7 +572,7 @@ def _first_round(s, action):
         s[HIGH_BID] = action - BID
         s[HIGH_BIDDER] = seat
         s[PASSES_IN_ROW] = 0
-    s[TO_MOVE] = (seat + 1) % s[NUM_PLAYERS]
+    s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
 
 
 @njit(cache=True)
@@ -619,7 +622,7 @@ def _second_round(s, action):
 @njit(cache=True)
 def _start_play(s):
     s[PHASE] = PLAYING
-    s[TRICK_LEADER] = (s[DEALER] + 1) % s[NUM_PLAYERS]  # ruling 5: dealer + 1 leads
+    s[TRICK_LEADER] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])  # ruling 5: dealer + 1 leads
     if s[THANI_DECLARED] == 1:
         s[TRICK_LEADER] = s[BIDDER]  # 13.5: the Thani bidder leads
     s[TO_MOVE] = s[TRICK_LEADER]
@@ -636,7 +639,7 @@ def _offer_cot(s):
     if s[TRICKS_WON + side_of(s, s[BIDDER])] != s[TRICK_NUMBER]:
         return
     s[COT_NODE] = OFFER_PENDING
-    s[TO_MOVE] = (s[BIDDER] + 1) % s[NUM_PLAYERS]
+    s[TO_MOVE] = seat_after(s[BIDDER], 1, s[NUM_PLAYERS])
 
 
 @njit(cache=True)
@@ -719,7 +722,7 @@ def _play_card(s, card):
     s[TRICK_HISTORY + n * s[TRICK_NUMBER] + position] = card
     s[TRICK_SIZE] = position + 1
     if position + 1 < n:
-        s[TO_MOVE] = (seat + 1) % n
+        s[TO_MOVE] = seat_after(seat, 1, n)
         return
     _finish_trick(s)
 
@@ -741,7 +744,7 @@ def _finish_trick(s):
     n = s[NUM_PLAYERS]
     leader = s[TRICK_LEADER]
     trick = s[TRICK_NUMBER]
-    winner = (leader + current_trick_winner(s)) % n
+    winner = seat_after(leader, current_trick_winner(s), n)
     team = side_of(s, winner)
     points = 0
     for position in range(n):
@@ -885,16 +888,20 @@ def play_random_hands(template, num_hands, stream, results):
     steps = 0
     s = template.copy()
     for i in range(num_hands):
-        s[:] = template
+        copy_state(s, template)
         while s[PHASE] != GAME_OVER:
             phase = s[PHASE]
-            if phase == DEALING:  # the chance outcomes are the undealt cards: no listing
-                apply_action(s, draw_card(undealt_cards(s), stream))
+            # The two hot steps skip apply_action's dispatch (and listing): what it would call.
+            if phase == DEALING:  # the chance outcomes are the undealt cards
+                _deal_card(s, draw_card(undealt_cards(s), stream))
             elif phase == PLAYING and s[COT_NODE] == 0:  # uniform over playable cards and the call
                 cards, may_call = play_choices(s, s[TO_MOVE])
                 count = popcount(cards)
                 pick = random_below(stream, count + (1 if may_call else 0))
-                apply_action(s, CALL_TRUMP if pick == count else nth_card(cards, pick))
+                if pick == count:
+                    _show_trump(s, s[TO_MOVE])
+                else:
+                    _play_card(s, nth_card(cards, pick))
             else:
                 n = legal_actions(s, legal)
                 apply_action(s, legal[random_below(stream, n)])

@@ -277,10 +277,6 @@ class TwentyEightGame(EngineGame):
 class TwentyEightState(EngineState):
     """A Twenty-Eight state: the engine array plus OpenSpiel's bookkeeping (history)."""
 
-    @property
-    def engine(self) -> Engine:
-        return twenty_eight_engine(int(self.array[E.NUM_PLAYERS]))
-
 
 def _seat_name(seat: int) -> str:
     return f"P{seat}"
