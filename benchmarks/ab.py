@@ -46,7 +46,7 @@ CONTENDERS = {
                                                fields=4, dtype="int64"),
 }
 WRAPPER = """
-import hashlib, time, pyspiel
+import hashlib, random, time, pyspiel
 import cardlab
 from benchmarks.common import python_random_games
 game = pyspiel.load_game("{game}")
@@ -55,7 +55,14 @@ best = 0.0
 for _ in range(5):
     start = time.thread_time(); python_random_games(game, 60)
     best = max(best, 60 / (time.thread_time() - start))
-print(best, "-")
+digest, rng = hashlib.md5(), random.Random(0)
+for _ in range(20):  # what the games did: the returns of 20 seeded random games
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        legal = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+    digest.update(repr(state.returns()).encode())
+print(best, digest.hexdigest())
 """
 for short in ("kaiser", "twenty_eight", "literature"):
     CONTENDERS[f"{short}_wrapper_games"] = WRAPPER.format(game=f"cardlab_{short}")
@@ -71,6 +78,15 @@ def measure(checkout: Path, code: str) -> tuple[float, str]:
     return float(output[-2]), output[-1]
 
 
+def commit_of(checkout: Path) -> str:
+    """The checkout's commit, marked ``+changes`` when its work tree differs from it."""
+    def git(*arguments: str) -> str:
+        done = subprocess.run(["git", *arguments], cwd=checkout, capture_output=True, text=True)
+        return done.stdout.strip()
+    changed = git("status", "--porcelain", "--", "cardlab")
+    return git("rev-parse", "--short", "HEAD") + ("+changes" if changed else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, required=True)
@@ -79,7 +95,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", choices=sorted(CONTENDERS))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    report = {"base": str(args.base.resolve()), "head": str(args.head.resolve()), "rounds": args.rounds,
+    report = {"base": commit_of(args.base), "head": commit_of(args.head), "rounds": args.rounds,
               "clock": "thread CPU time, best of 5 loops a round and of the rounds", "figures": {}}
     for name in args.only or CONTENDERS:
         best = {"base": 0.0, "head": 0.0}
