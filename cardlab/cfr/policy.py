@@ -154,8 +154,10 @@ def save_policy(table: PolicyTable, path: str | Path) -> Path:
     metadata = {"format": FORMAT, "version": VERSION, "commit": code_commit(),
                 **table.metadata, "checksum": _checksum(arrays)}
     path = Path(path)
-    with path.open("wb") as out:  # savez would append .npz to a name without it
-        np.savez(out, metadata=np.asarray(json.dumps(metadata, sort_keys=True)), **arrays)
+    # Compressed: a sampling solver's state is mostly empty table slots (a bidding policy: 3.6 MB
+    # plain, 0.6 MB compressed). Through a file object, or savez would append .npz to the name.
+    with path.open("wb") as out:
+        np.savez_compressed(out, metadata=np.asarray(json.dumps(metadata, sort_keys=True)), **arrays)
     return path
 
 
