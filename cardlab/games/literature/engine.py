@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.bitboard import card_bit, cards_in, nth_card, popcount
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.layout import (
     CARDS_DEALT,
@@ -313,25 +313,112 @@ def unresolved_half_suits(s):
     return mask
 
 
+@njit(cache=True, inline="always")
+def _from_block(mask, first, k, n, action):
+    """A block of legal actions ``first + i`` (i in ``mask``, ascending) after ``n`` others:
+    the count after it, and its action of index ``k`` if it holds it (else ``action``)."""
+    size = popcount(mask)
+    if n <= k < n + size:
+        action = first + nth_card(mask, k - n)
+    return n + size, action
+
+
+@njit(cache=True)
+def _seats_with_cards(s, first):
+    """The seats ``first``, ``first + 2``, ... holding cards, as a mask (bit seat)."""
+    seats = np.int64(0)
+    for seat in range(first, s[NUM_PLAYERS], 2):
+        if s[HANDS + seat] != 0:
+            seats |= card_bit(seat)
+    return seats
+
+
+@njit(cache=True)
+def legal_action_at(s, k):
+    """``(number of legal actions, the k-th of them in legal_actions' order)``, the action -1
+    for ``k`` past the end: :func:`legal_actions` by counting, without writing the list."""
+    phase = s[PHASE]
+    if phase == DEALING:
+        return _from_block(undealt_cards(s), 0, k, 0, -1)
+    if phase == GAME_OVER:
+        return 0, -1
+    seat = s[TO_MOVE]
+    num_players = s[NUM_PLAYERS]
+    if phase == CLAIMING:
+        first = team_of(s[CLAIMANT])
+        mates = np.int64(0)
+        for mate in range(first, num_players, 2):
+            mates |= card_bit(mate)
+        return _from_block(mates, ASSIGN, k, 0, -1)
+    if s[FORCED_TEAM] >= 0:  # 12.15
+        n, action = _from_block(s[FORCED_SET], CLAIM, k, 0, -1)
+        return _from_block(np.int64(1), DECLINE, k, n, action)
+    claims = unresolved_half_suits(s)
+    challenges = claims if s[CHALLENGES] == 1 else np.int64(0)
+    if s[WINDOW_POLLS] > 0:  # 12.5, 12.17
+        n, action = _from_block(claims if s[CLAIM_ANY_TIME] == 1 else np.int64(0), CLAIM, k, 0, -1)
+        n, action = _from_block(np.int64(1), DECLINE, k, n, action)
+        return _from_block(challenges, CHALLENGE, k, n, action)
+    team = team_of(seat)
+    own_team_has_cards = team_cards(s, team) != 0
+    other_team_has_cards = team_cards(s, 1 - team) != 0
+    if s[PICKING_FOR] >= 0:  # 12.11
+        return _from_block(_seats_with_cards(s, team_of(s[PICKING_FOR])), PASS_TURN, k, 0, -1)
+    if own_team_has_cards and other_team_has_cards:
+        if s[HANDS + seat] == 0:  # ruling 4
+            return _from_block(_seats_with_cards(s, team), PASS_TURN, k, 0, -1)
+        askable = askable_cards(s, seat)
+        targets = _seats_with_cards(s, 1 - team)
+        per_target = popcount(askable)
+        n = popcount(targets) * per_target
+        action = -1
+        if k < n:
+            action = 64 * nth_card(targets, k // per_target) + nth_card(askable, k % per_target)
+        n, action = _from_block(claims, CLAIM, k, n, action)
+        return _from_block(challenges, CHALLENGE, k, n, action)
+    elif not own_team_has_cards:  # ruling 5 (V-L3: with claims at any time, any seat)
+        others = _seats_with_cards(s, 1 - team)
+        if s[CLAIM_ANY_TIME] == 1:
+            for other in range(1 - team, num_players, 2):
+                others |= card_bit(other)
+        return _from_block(others, PASS_TURN, k, 0, -1)
+    return _from_block(claims, CLAIM, k, 0, -1)
+
+
+@njit(cache=True)
+def random_action(s, stream):
+    """A uniformly random legal action: the same draw as ``legal[random_below(stream, n)]``
+    after :func:`legal_actions`, without the list."""
+    n, _ = legal_action_at(s, MAX_LEGAL_ACTIONS)
+    return legal_action_at(s, random_below(stream, n))[1]
+
+
 @njit(cache=True)
 def apply_action(s, action):
     """Apply a legal action (chance: the dealt card id)."""
+    _apply(s, action, True)
+
+
+@njit(cache=True)
+def _apply(s, action, record):
+    """:func:`apply_action`; with ``record`` False the public log and knowledge are not kept
+    (random play, which reads neither: the game's course is the same)."""
     phase = s[PHASE]
     if phase == DEALING:
         _deal_card(s, action)
     elif phase == CLAIMING:
-        _assign(s, action - ASSIGN)
+        _assign(s, action - ASSIGN, record)
     elif action < CLAIM:
-        _ask(s, action // 64, action % 64)
+        _ask(s, action // 64, action % 64, record)
     elif action == DECLINE:
         if s[FORCED_TEAM] >= 0:
-            _forced_pass(s)
+            _forced_pass(s, record)
         else:
             _next_poll(s)
     elif action >= CHALLENGE:
-        _challenge(s, action - CHALLENGE)
+        _challenge(s, action - CHALLENGE, record)
     elif action < ASSIGN:
-        if s[FORCED_TEAM] >= 0:  # a declaration: its passes are public (12.15)
+        if s[FORCED_TEAM] >= 0 and record:  # a declaration: its passes are public (12.15)
             _log(s, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_DECLARATION << 6)
                  | (s[FORCED_PASSES] << 8))
         s[PHASE] = CLAIMING
@@ -340,7 +427,8 @@ def apply_action(s, action):
         s[CLAIM_COUNT] = 0
     else:
         target = action - PASS_TURN
-        _log(s, EVENT_PASS | (s[TO_MOVE] << 2) | (target << 6))
+        if record:
+            _log(s, EVENT_PASS | (s[TO_MOVE] << 2) | (target << 6))
         s[TO_MOVE] = target
         s[PICKING_FOR] = -1
         _begin_turn(s)
@@ -381,7 +469,7 @@ def _deal_card(s, card):
 
 
 @njit(cache=True)
-def _ask(s, target, card):
+def _ask(s, target, card, record):
     asker = s[TO_MOVE]
     bit = card_bit(card)
     success = s[HANDS + target] & bit != 0
@@ -397,10 +485,11 @@ def _ask(s, target, card):
         s[HANDS + asker] &= ~bit
         s[HANDS + target] |= bit
     s[LAST_ASKER + target] = asker
-    _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16)
-         | (np.int64(surrendered) << 17))
-    K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
-                  s[OWN_CARD_ASKS] == BLUFF_OWN_CARD)
+    if record:
+        _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10)
+             | (np.int64(success) << 16) | (np.int64(surrendered) << 17))
+        K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
+                      s[OWN_CARD_ASKS] == BLUFF_OWN_CARD)
     s[ASKS] += 1
     if s[ASKS] >= s[MAX_ASKS]:
         _end_game(s)
@@ -415,11 +504,11 @@ def card_being_named(s):
 
 
 @njit(cache=True)
-def _assign(s, seat):
+def _assign(s, seat, record):
     s[CLAIM_SEATS + s[CLAIM_COUNT]] = seat
     s[CLAIM_COUNT] += 1
     if s[CLAIM_COUNT] == popcount(HALF_SUIT_MASKS[s[LAYOUT], s[CLAIM_HALF_SUIT]]):
-        _settle_claim(s)
+        _settle_claim(s, record)
 
 
 @njit(cache=True)
@@ -433,7 +522,7 @@ def claim_status(claimant_team, all_with_team, all_named_right, misclaim_to_oppo
 
 
 @njit(cache=True)
-def _settle_claim(s):
+def _settle_claim(s, record):
     claimant = s[CLAIMANT]
     team = team_of(claimant)
     h = s[CLAIM_HALF_SUIT]
@@ -455,9 +544,10 @@ def _settle_claim(s):
     else:
         status = claim_status(team, all_with_team, all_named_right, s[MISCLAIM_TO_OPPONENTS])
     _score(s, h, status)
-    in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
-    _log(s, event | (status << 10) | (np.int64(in_window) << 12))
-    K.observe_claim(knowledge_of(s), h, holders)
+    if record:
+        in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
+        _log(s, event | (status << 10) | (np.int64(in_window) << 12))
+        K.observe_claim(knowledge_of(s), h, holders)
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
@@ -495,7 +585,7 @@ def _resume(s, seat):
 
 
 @njit(cache=True)
-def _show_and_score(s, h, status, event):
+def _show_and_score(s, h, status, event, record):
     """Take half-suit h out of play for ``status``, its holders shown in ``event``."""
     cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
     holders = np.empty(cards.shape[0], dtype=np.int64)
@@ -504,12 +594,13 @@ def _show_and_score(s, h, status, event):
         event |= holders[i] << (_HOLDER_SHIFT + 4 * i)
         s[HANDS + holders[i]] &= ~card_bit(cards[i])
     _score(s, h, status)
-    _log(s, event | (h << 8) | (status << 12))
-    K.observe_claim(knowledge_of(s), h, holders)
+    if record:
+        _log(s, event | (h << 8) | (status << 12))
+        K.observe_claim(knowledge_of(s), h, holders)
 
 
 @njit(cache=True)
-def _challenge(s, h):
+def _challenge(s, h, record):
     """12.17: the seat to move challenges the other team on h (V-L8: it works only against
     a team holding every card of h, which must then declare it in the forced procedure)."""
     challenger = s[TO_MOVE]
@@ -517,11 +608,12 @@ def _challenge(s, h):
     cards = HALF_SUIT_MASKS[s[LAYOUT], h]
     event = EVENT_FORCED | (challenger << 2) | (FORCED_CHALLENGE << 6)
     if team_cards(s, challenged) & cards != cards:
-        _show_and_score(s, h, challenged, event)
+        _show_and_score(s, h, challenged, event, record)
         _resume(s, challenger)
         return
-    _log(s, event | (h << 8) | (np.int64(MUST_DECLARE) << 12))
-    K.observe_team_holds(knowledge_of(s), h, challenged)
+    if record:
+        _log(s, event | (h << 8) | (np.int64(MUST_DECLARE) << 12))
+        K.observe_team_holds(knowledge_of(s), h, challenged)
     _start_forced(s, challenged, np.int64(1) << h, s[LAST_TURN + challenged], challenger)
 
 
@@ -536,7 +628,7 @@ def _start_forced(s, team, half_suits, first, challenger):
 
 
 @njit(cache=True)
-def _forced_pass(s):
+def _forced_pass(s, record):
     """A pass; once every seat of the team has passed twice per half-suit (2 m F = N F
     nodes), the other team scores every half-suit of the procedure (holders shown)."""
     team = s[FORCED_TEAM]
@@ -549,7 +641,8 @@ def _forced_pass(s):
     else:
         other = 1 - team
     for h in cards_in(s[FORCED_SET]):
-        _show_and_score(s, h, other, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_FORFEIT << 6))
+        _show_and_score(s, h, other, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_FORFEIT << 6),
+                        record)
     s[FORCED_SET] = 0
     _end_forced(s)
 
@@ -749,15 +842,14 @@ def play_random_games(template, num_games, stream, results):
 
     ``results[i]`` receives team 0's score, team 1's score, the number of asks
     and the number of half-suits voided. Returns the number of actions applied,
-    chance included.
+    chance included. The games are those of ``apply_action`` on ``legal[random_below(stream,
+    n)]``; the public log and knowledge, which nothing here reads, are not kept.
     """
-    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
     steps = 0
     for i in range(num_games):
         s = template.copy()
         while s[PHASE] != GAME_OVER:
-            n = legal_actions(s, legal)
-            apply_action(s, legal[random_below(stream, n)])
+            _apply(s, random_action(s, stream), False)
             steps += 1
         results[i, 0] = s[SCORES]
         results[i, 1] = s[SCORES + 1]
@@ -773,10 +865,8 @@ def play_random_games(template, num_games, stream, results):
 def random_deal(template, stream):
     """``template`` (a fresh game) with every card dealt at random."""
     s = template.copy()
-    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
     while s[PHASE] == DEALING:
-        n = legal_actions(s, legal)
-        apply_action(s, legal[random_below(stream, n)])
+        apply_action(s, random_action(s, stream))
     return s
 
 
