@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, nth_card, popcount
+from cardlab.core.bitboard import card_bit, cards_in, lowest_card, nth_card, popcount
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.layout import (
     CARDS_DEALT,
@@ -313,16 +313,6 @@ def unresolved_half_suits(s):
     return mask
 
 
-@njit(cache=True, inline="always")
-def _from_block(mask, first, k, n, action):
-    """A block of legal actions ``first + i`` (i in ``mask``, ascending) after ``n`` others:
-    the count after it, and its action of index ``k`` if it holds it (else ``action``)."""
-    size = popcount(mask)
-    if n <= k < n + size:
-        action = first + nth_card(mask, k - n)
-    return n + size, action
-
-
 @njit(cache=True)
 def _seats_with_cards(s, first):
     """The seats ``first``, ``first + 2``, ... holding cards, as a mask (bit seat)."""
@@ -333,64 +323,76 @@ def _seats_with_cards(s, first):
     return seats
 
 
+#: Every action from a claim on (CLAIM .. CHALLENGE + 8) fits one 64-bit mask from here.
+HIGH_ACTIONS = CLAIM
+
+
+@njit(cache=True, inline="always")
+def _at(mask, first):
+    """The actions ``first + i`` for ``i`` in ``mask``, as a mask from ``HIGH_ACTIONS``."""
+    return mask << (first - HIGH_ACTIONS)
+
+
 @njit(cache=True)
-def legal_action_at(s, k):
-    """``(number of legal actions, the k-th of them in legal_actions' order)``, the action -1
-    for ``k`` past the end: :func:`legal_actions` by counting, without writing the list."""
+def legal_action_set(s):
+    """The legal actions as ``(targets, cards, high)``: ``64 * target + card`` for every
+    target of ``targets`` and card of ``cards`` (asks; a deal's cards have target 0), then
+    ``HIGH_ACTIONS + i`` for each ``i`` of ``high``. That is :func:`legal_actions`' ascending
+    list, without writing it."""
     phase = s[PHASE]
+    none = np.int64(0)
     if phase == DEALING:
-        return _from_block(undealt_cards(s), 0, k, 0, -1)
+        return np.int64(1), undealt_cards(s), none
     if phase == GAME_OVER:
-        return 0, -1
+        return none, none, none
     seat = s[TO_MOVE]
     num_players = s[NUM_PLAYERS]
     if phase == CLAIMING:
-        first = team_of(s[CLAIMANT])
         mates = np.int64(0)
-        for mate in range(first, num_players, 2):
+        for mate in range(team_of(s[CLAIMANT]), num_players, 2):
             mates |= card_bit(mate)
-        return _from_block(mates, ASSIGN, k, 0, -1)
+        return none, none, _at(mates, ASSIGN)
     if s[FORCED_TEAM] >= 0:  # 12.15
-        n, action = _from_block(s[FORCED_SET], CLAIM, k, 0, -1)
-        return _from_block(np.int64(1), DECLINE, k, n, action)
-    claims = unresolved_half_suits(s)
-    challenges = claims if s[CHALLENGES] == 1 else np.int64(0)
+        return none, none, _at(s[FORCED_SET], CLAIM) | _at(np.int64(1), DECLINE)
+    claims = _at(unresolved_half_suits(s), CLAIM)
+    challenges = _at(unresolved_half_suits(s), CHALLENGE) if s[CHALLENGES] == 1 else none
     if s[WINDOW_POLLS] > 0:  # 12.5, 12.17
-        n, action = _from_block(claims if s[CLAIM_ANY_TIME] == 1 else np.int64(0), CLAIM, k, 0, -1)
-        n, action = _from_block(np.int64(1), DECLINE, k, n, action)
-        return _from_block(challenges, CHALLENGE, k, n, action)
+        window = claims if s[CLAIM_ANY_TIME] == 1 else none
+        return none, none, window | _at(np.int64(1), DECLINE) | challenges
     team = team_of(seat)
     own_team_has_cards = team_cards(s, team) != 0
     other_team_has_cards = team_cards(s, 1 - team) != 0
     if s[PICKING_FOR] >= 0:  # 12.11
-        return _from_block(_seats_with_cards(s, team_of(s[PICKING_FOR])), PASS_TURN, k, 0, -1)
+        return none, none, _at(_seats_with_cards(s, team_of(s[PICKING_FOR])), PASS_TURN)
     if own_team_has_cards and other_team_has_cards:
         if s[HANDS + seat] == 0:  # ruling 4
-            return _from_block(_seats_with_cards(s, team), PASS_TURN, k, 0, -1)
-        askable = askable_cards(s, seat)
-        targets = _seats_with_cards(s, 1 - team)
-        per_target = popcount(askable)
-        n = popcount(targets) * per_target
-        action = -1
-        if k < n:
-            action = 64 * nth_card(targets, k // per_target) + nth_card(askable, k % per_target)
-        n, action = _from_block(claims, CLAIM, k, n, action)
-        return _from_block(challenges, CHALLENGE, k, n, action)
+            return none, none, _at(_seats_with_cards(s, team), PASS_TURN)
+        return _seats_with_cards(s, 1 - team), askable_cards(s, seat), claims | challenges
     elif not own_team_has_cards:  # ruling 5 (V-L3: with claims at any time, any seat)
         others = _seats_with_cards(s, 1 - team)
         if s[CLAIM_ANY_TIME] == 1:
             for other in range(1 - team, num_players, 2):
                 others |= card_bit(other)
-        return _from_block(others, PASS_TURN, k, 0, -1)
-    return _from_block(claims, CLAIM, k, 0, -1)
+        return none, none, _at(others, PASS_TURN)
+    return none, none, claims
 
 
 @njit(cache=True)
 def random_action(s, stream):
     """A uniformly random legal action: the same draw as ``legal[random_below(stream, n)]``
     after :func:`legal_actions`, without the list."""
-    n, _ = legal_action_at(s, MAX_LEGAL_ACTIONS)
-    return legal_action_at(s, random_below(stream, n))[1]
+    targets, cards, high = legal_action_set(s)
+    per_target = popcount(cards)
+    low = popcount(targets) * per_target
+    k = random_below(stream, low + popcount(high))
+    if k >= low:
+        return HIGH_ACTIONS + nth_card(high, k - low)
+    target = lowest_card(targets)
+    while k >= per_target:  # k // per_target and k % per_target, without dividing
+        k -= per_target
+        targets &= targets - 1
+        target = lowest_card(targets)
+    return 64 * target + nth_card(cards, k)
 
 
 @njit(cache=True)
@@ -526,19 +528,22 @@ def _settle_claim(s, record):
     claimant = s[CLAIMANT]
     team = team_of(claimant)
     h = s[CLAIM_HALF_SUIT]
-    cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
-    holders = np.empty(cards.shape[0], dtype=np.int64)
+    cards = HALF_SUIT_MASKS[s[LAYOUT], h]
     all_with_team = True
     all_named_right = True
     event = EVENT_CLAIM | (claimant << 2) | (h << 6)
-    for i in range(cards.shape[0]):
-        seat = holder(s, cards[i])
-        holders[i] = seat
+    i = 0
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        seat = holder(s, card)
         all_with_team &= team_of(seat) == team
         all_named_right &= seat == s[CLAIM_SEATS + i]
         event |= ((s[CLAIM_SEATS + i] >> 1) << (_NAMED_SHIFT + 3 * i)) | (
             seat << (_HOLDER_SHIFT + 4 * i))
-        s[HANDS + seat] &= ~card_bit(cards[i])
+        s[HANDS + seat] &= ~card_bit(card)
+        i += 1
     if s[CHALLENGER] >= 0:  # 12.17: right, the challenged team scores; wrong, the challengers
         status = team if all_named_right else team_of(s[CHALLENGER])
     else:
@@ -547,7 +552,7 @@ def _settle_claim(s, record):
     if record:
         in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
         _log(s, event | (status << 10) | (np.int64(in_window) << 12))
-        K.observe_claim(knowledge_of(s), h, holders)
+        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
@@ -587,16 +592,29 @@ def _resume(s, seat):
 @njit(cache=True)
 def _show_and_score(s, h, status, event, record):
     """Take half-suit h out of play for ``status``, its holders shown in ``event``."""
-    cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
-    holders = np.empty(cards.shape[0], dtype=np.int64)
-    for i in range(cards.shape[0]):
-        holders[i] = holder(s, cards[i])
-        event |= holders[i] << (_HOLDER_SHIFT + 4 * i)
-        s[HANDS + holders[i]] &= ~card_bit(cards[i])
+    cards = HALF_SUIT_MASKS[s[LAYOUT], h]
+    i = 0
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        seat = holder(s, card)
+        event |= seat << (_HOLDER_SHIFT + 4 * i)
+        s[HANDS + seat] &= ~card_bit(card)
+        i += 1
     _score(s, h, status)
     if record:
         _log(s, event | (h << 8) | (status << 12))
-        K.observe_claim(knowledge_of(s), h, holders)
+        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
+
+
+@njit(cache=True)
+def shown_holders(event, count):
+    """The seats an event shows holding its half-suit's ``count`` cards, in card order."""
+    holders = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        holders[i] = event_holder(event, i)
+    return holders
 
 
 @njit(cache=True)
@@ -846,8 +864,9 @@ def play_random_games(template, num_games, stream, results):
     n)]``; the public log and knowledge, which nothing here reads, are not kept.
     """
     steps = 0
+    s = template.copy()
     for i in range(num_games):
-        s = template.copy()
+        s[:KNOWLEDGE] = template[:KNOWLEDGE]  # the knowledge and the log are never written
         while s[PHASE] != GAME_OVER:
             _apply(s, random_action(s, stream), False)
             steps += 1
