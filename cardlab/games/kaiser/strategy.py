@@ -373,14 +373,14 @@ def choose_follow(s, seat, choices):
     trump = s[E.TRUMP]
     position = s[E.TRICK_SIZE]
     players = s[NUM_PLAYERS]
-    trick = np.empty(MAX_SEATS, dtype=np.int64)
-    for i in range(position):
-        trick[i] = s[E.TRICK + i]
+    form = s[E.FORM]
+    trick = s[E.TRICK:E.TRICK + MAX_SEATS]
+    if form == LOST_HEIR:
+        trick = trick.copy()  # its checks try cards in the next place
     leader = s[E.TRICK_LEADER]
     winning = E.winning_position(s, trick, position)  # -1: only Lost Heir blanks so far
     partner_winning = winning >= 0 and E.side_of(s, (leader + winning) % players) == E.side_of(s, seat)
     is_last = position == players - 1
-    form = s[E.FORM]
     bonus, penalty = BONUS_CARD[form], PENALTY_CARD[form]
     holds_five = False
     trick_value = 1
@@ -423,8 +423,10 @@ def choose_follow(s, seat, choices):
     # Losing the trick: unload the 3S on the opponents, never the 5H (Lost Heir's Wrong Boy is a
     # trump: only where it does not take the trick).
     if not partner_winning and (choices >> penalty) & 1:
+        if form != LOST_HEIR:
+            return penalty
         trick[position] = penalty
-        if form != LOST_HEIR or E.winning_position(s, trick, position + 1) != position:
+        if E.winning_position(s, trick, position + 1) != position:
             return penalty
     pool = choices & ~card_bit(bonus)
     if partner_winning:
@@ -437,7 +439,7 @@ def choose_follow(s, seat, choices):
 @njit(cache=True)
 def winning_cards(s, choices, trick, position):
     """The cards of ``choices`` that would take the trick ``trick[:position]`` played next
-    (Lost Heir's blanks and specials card by card, writing ``trick[position]``)."""
+    (Lost Heir's blanks and specials card by card, writing ``trick[position]``: a copy)."""
     if s[E.FORM] != LOST_HEIR:
         return tricks.winning_cards(choices, trick, position, s[E.TRUMP], 0, E.card_strength(s))
     winners = np.int64(0)
