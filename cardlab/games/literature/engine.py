@@ -313,8 +313,16 @@ def unresolved_half_suits(s):
     return mask
 
 
-#: The seats of each team (by parity), as masks (bit seat).
-_TEAM_SEATS = np.array([0x5555, 0xAAAA], dtype=np.int64)
+@njit(cache=True)
+def _seats_with_cards(s, first):
+    """The seats ``first``, ``first + 2``, ... holding cards, as a mask (bit seat)."""
+    seats = np.int64(0)
+    for seat in range(first, s[NUM_PLAYERS], 2):
+        if s[HANDS + seat] != 0:
+            seats |= card_bit(seat)
+    return seats
+
+
 #: Every action from a claim on (CLAIM .. CHALLENGE + 8) fits one 64-bit mask from here.
 HIGH_ACTIONS = CLAIM
 
@@ -352,20 +360,16 @@ def legal_action_set(s):
         window = claims if s[CLAIM_ANY_TIME] == 1 else none
         return none, none, window | _at(np.int64(1), DECLINE) | challenges
     team = team_of(seat)
-    with_cards = np.int64(0)  # the seats holding cards, in one pass
-    for other in range(num_players):
-        if s[HANDS + other] != 0:
-            with_cards |= card_bit(other)
-    own_seats = _TEAM_SEATS[team]
+    own_team_has_cards = team_cards(s, team) != 0
+    other_team_has_cards = team_cards(s, 1 - team) != 0
     if s[PICKING_FOR] >= 0:  # 12.11
-        return none, none, _at(with_cards & _TEAM_SEATS[team_of(s[PICKING_FOR])], PASS_TURN)
-    own_team_has_cards = with_cards & own_seats != 0
-    if own_team_has_cards and with_cards & ~own_seats != 0:
+        return none, none, _at(_seats_with_cards(s, team_of(s[PICKING_FOR])), PASS_TURN)
+    if own_team_has_cards and other_team_has_cards:
         if s[HANDS + seat] == 0:  # ruling 4
-            return none, none, _at(with_cards & own_seats, PASS_TURN)
-        return with_cards & ~own_seats, askable_cards(s, seat), claims | challenges
+            return none, none, _at(_seats_with_cards(s, team), PASS_TURN)
+        return _seats_with_cards(s, 1 - team), askable_cards(s, seat), claims | challenges
     elif not own_team_has_cards:  # ruling 5 (V-L3: with claims at any time, any seat)
-        others = with_cards & ~own_seats
+        others = _seats_with_cards(s, 1 - team)
         if s[CLAIM_ANY_TIME] == 1:
             for other in range(1 - team, num_players, 2):
                 others |= card_bit(other)
