@@ -13,7 +13,7 @@ from cardlab.core.cards import card_id, card_string, cards_string, mask_of, pars
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
 from cardlab.core.rng import derive_seed, make_stream, random_below
 from cardlab.core.sampling import sample_hidden_hands
-from cardlab.core.tricks import follow_suit_choices, trick_winner
+from cardlab.core.tricks import follow_suit_choices, trick_winner, winning_cards
 
 
 def test_card_ids_and_strings_follow_the_contract():
@@ -70,6 +70,24 @@ def test_follow_suit_and_trick_winner():
     assert trick_winner(trick, 4, 3, 0, strength) == 2  # the only trump
     assert trick_winner(trick, 4, 3, 3, strength) == 1  # the spade came before trumps counted
     assert suit_of(parse_card("2S")) == 3
+
+
+def test_winning_cards_are_the_cards_trick_winner_crowns():
+    """One pass over the trick gives what ``trick_winner`` says card by card."""
+    rng = np.random.default_rng(4)
+    strength = rng.permutation(54).astype(np.int64)
+    for _ in range(300):
+        cards = rng.choice(52, 7, replace=False).astype(np.int64)
+        count = int(rng.integers(1, 6))
+        trump, trumps_from = int(rng.integers(-1, 4)), int(rng.integers(0, 6))
+        choices = mask_of([card_string(int(c)) for c in rng.choice(52, 8, replace=False)
+                           if c not in cards[:count]])
+        expected = 0
+        for card in bitboard.cards_in(choices):
+            cards[count] = card
+            if trick_winner(cards, count + 1, trump, trumps_from, strength) == count:
+                expected |= 1 << int(card)
+        assert winning_cards(choices, cards, count, trump, trumps_from, strength) == expected
 
 
 def _brute_force_deals(unseen_cards, may_hold, sizes):

@@ -78,6 +78,45 @@ def test_batched_random_games_score_every_half_suit_once() -> None:
 
 
 
+@njit(cache=True)
+def _listed_random_games(template, num_games, stream, results):
+    """``play_random_games`` as it was written first: the legal list, then ``apply_action``."""
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    draws_unlike_the_list = 0
+    for i in range(num_games):
+        s = template.copy()
+        while s[E.PHASE] != E.GAME_OVER:
+            twin = stream.copy()
+            drawn = E.random_action(s, twin)
+            n = E.legal_actions(s, legal)
+            action = legal[random_below(stream, n)]
+            draws_unlike_the_list += drawn != action or twin[0] != stream[0]
+            E.apply_action(s, action)
+        results[i, 0] = s[E.SCORES]
+        results[i, 1] = s[E.SCORES + 1]
+        results[i, 2] = s[E.ASKS]
+        results[i, 3] = 0
+        for h in range(NUM_HALF_SUITS[s[E.LAYOUT]]):
+            results[i, 3] += s[E.STATUS + h] == VOID
+    return draws_unlike_the_list
+
+
+@pytest.mark.parametrize("params", [
+    {}, {"players": 8, "eights_in_play": True},
+    {"forced_claims": True, "challenge": True, "claim_any_time": True, "players": 8,
+     "opponent_picks_next_player": True},
+    {"players": 4, "claim_any_time": True, "ask_own_card_surrender": True},
+    {"opponent_picks_next_player": True, "bluff_own_card": True, "players": 4},
+])
+def test_batched_random_games_are_those_of_the_legal_list(params: dict) -> None:
+    """Drawing without the list and keeping no log or knowledge changes no game."""
+    game = pyspiel.load_game("cardlab_literature", params)
+    listed, batched = np.zeros((200, 4), dtype=np.int64), np.zeros((200, 4), dtype=np.int64)
+    assert _listed_random_games(game.initial_array, 200, make_stream(5), listed) == 0
+    E.play_random_games(game.initial_array, 200, make_stream(5), batched)
+    assert np.array_equal(listed, batched)
+
+
 def test_openspiel_random_sim_with_serialization() -> None:
     for params in ({}, {"players": 8}):
         game = pyspiel.load_game("cardlab_literature", params)

@@ -7,8 +7,10 @@ J 9 A 10 K Q 8 7 and a low no-trump's reversed order.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
+from cardlab.core.bitboard import card_bit, lowest_card
 from cardlab.core.cards import SUIT_MASKS, suit_of
 
 NO_TRUMP = -1
@@ -48,6 +50,35 @@ def trick_winner(cards, count, trump_suit, trumps_from, strength):
             best = position
             best_class = card_class
     return best
+
+
+@njit(cache=True)
+def winning_cards(choices, cards, count, trump_suit, trumps_from, strength):
+    """The cards of ``choices`` that would win the trick ``cards[:count]`` (count >= 1) played
+    next: ``trick_winner`` of the trick with each card added is its position, all in one pass
+    over the trick (rule-based players ask this of every card they may play)."""
+    led_suit = suit_of(cards[0])
+    best = cards[0]
+    best_class = _card_class(best, 0, led_suit, trump_suit, trumps_from)
+    for position in range(1, count):
+        card = cards[position]
+        card_class = _card_class(card, position, led_suit, trump_suit, trumps_from)
+        if card_class > best_class or (
+            card_class == best_class and card_class > 0 and strength[card] > strength[best]
+        ):
+            best = card
+            best_class = card_class
+    winners = np.int64(0)
+    rest = choices
+    while rest != 0:
+        card = lowest_card(rest)
+        rest &= rest - 1
+        card_class = _card_class(card, count, led_suit, trump_suit, trumps_from)
+        if card_class > best_class or (
+            card_class == best_class and card_class > 0 and strength[card] > strength[best]
+        ):
+            winners |= card_bit(card)
+    return winners
 
 
 @njit(cache=True, inline="always")

@@ -14,7 +14,6 @@ import numpy as np
 from numba import njit
 
 from cardlab.core import infostate, layout
-from cardlab.core.rng import random_below
 from cardlab.games.kaiser import engine as kaiser_engine
 from cardlab.games.kaiser import observation as kaiser_observation
 from cardlab.games.kaiser import sampling as kaiser_sampling
@@ -98,10 +97,12 @@ def utility_scale(game, s):
 
 @njit(cache=True)
 def random_action(game, s, stream, legal):
+    """A uniformly random legal action (``legal`` is scratch space for the games that need it)."""
     if game == KAISER:
         return kaiser_engine.random_action(s, stream, legal)
-    n = legal_actions(game, s, legal)
-    return legal[random_below(stream, n)]
+    if game == TWENTY_EIGHT:
+        return twenty_eight_engine.random_action(s, stream, legal)
+    return literature_engine.random_action(s, stream)
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ from twenty_eight_scenarios import raw_replay
 from cardlab.core.bitboard import popcount
 from cardlab.core.cards import SUIT_MASKS
 from cardlab.core.layout import UNDEALT
-from cardlab.core.rng import make_stream
+from cardlab.core.rng import make_stream, random_below
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.game import (
     TWENTY_EIGHT_ENGINE,
@@ -329,6 +329,21 @@ def test_rules_player_beats_random_on_duplicate_deals():
     mean = per_deal.mean()
     low = mean - 2.0 * per_deal.std() / np.sqrt(len(per_deal))
     assert mean > 1.5 and low > 1.0
+
+
+def test_random_action_draws_what_the_legal_list_draws():
+    """Straight from the card masks, the same action and the same stream as the list."""
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    for params in ({}, {"players": 6, "cot": True}, {"players": 3, "thani": True}):
+        template, stream = new_engine_state(params), make_stream(8)
+        for _ in range(30):
+            s = template.copy()
+            while s[E.PHASE] != E.GAME_OVER:
+                twin = stream.copy()
+                drawn = E.random_action(s, twin, legal)
+                action = legal[random_below(stream, E.legal_actions(s, legal))]
+                assert drawn == action and twin[0] == stream[0]
+                E.apply_action(s, action)
 
 
 def test_rules_player_moves_are_legal_in_rules_only_games(game):

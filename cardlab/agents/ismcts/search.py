@@ -212,13 +212,15 @@ def draw_world_pool(game, root_state, searcher, stream, options):
 
 
 @njit(cache=True, forceinline=True)
-def determinize(game, root_state, searcher, stream, pool, cumulative):
-    """A world consistent with the searcher's information: from the pool if any, else uniform."""
+def determinize(game, root_state, searcher, stream, pool, cumulative, world):
+    """A world consistent with the searcher's information: from the pool if any (copied into
+    ``world``, which it returns: no array a simulation), else drawn uniformly."""
     if pool.shape[0] == 0:
         return kernels.resample(game, root_state, searcher, stream)
     target = random_unit(stream) * cumulative[-1]
     index = min(np.searchsorted(cumulative, target, side="right"), pool.shape[0] - 1)
-    return pool[index].copy()
+    world[:] = pool[index]
+    return world
 
 
 # ---- select and expand -----------------------------------------------------------------
@@ -437,9 +439,10 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
     scores = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.float64)
     path = np.empty(MAX_DEPTH, dtype=np.int64)
     seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
+    world_buffer = np.empty(root_state.shape[0], dtype=np.int64)
     scale = kernels.utility_scale(game, root_state)
     for iteration in range(iterations):
-        world = determinize(game, root_state, searcher, stream, pool, cumulative)
+        world = determinize(game, root_state, searcher, stream, pool, cumulative, world_buffer)
         if iteration < worlds_out.shape[0]:
             worlds_out[iteration, :] = world
         depth = select_and_expand(game, world, searcher, options, root, nodes, reward, edges, size,

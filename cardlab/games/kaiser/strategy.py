@@ -31,7 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, lowest_card, popcount
+from cardlab.core import tricks
+from cardlab.core.bitboard import card_bit, lowest_card, popcount
 from cardlab.core.cards import NINE, QUEEN, SUIT_MASKS, suit_of
 from cardlab.core.layout import NUM_PLAYERS
 from cardlab.games.kaiser import engine as E
@@ -77,7 +78,10 @@ def in_suit_order(cards, strength):
     """The cards of ``cards`` that rank in their printed suit (``strength`` >= 0): all of them but
     Lost Heir's four kings, which belong to the trump suit or to none (V-K13)."""
     kept = np.int64(0)
-    for card in cards_in(cards):
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if strength[card] >= 0:
             kept |= card_bit(card)
     return kept
@@ -88,7 +92,10 @@ def suit_score(hand, suit, strength):
     """How well ``suit`` would serve as trump: length first, then high cards."""
     cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
     score = 2.0 * popcount(cards)
-    for card in cards_in(cards):
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         place = places_from_top(strength, card)
         if place == 0:
             score += 1.5
@@ -123,7 +130,10 @@ def estimated_points(s, hand, trump):
     for suit in range(4):
         cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
         length = popcount(cards)
-        for card in cards_in(cards):
+        cards_left = cards
+        while cards_left != 0:
+            card = lowest_card(cards_left)
+            cards_left &= cards_left - 1
             place = places_from_top(strength, card)
             if place == 0:
                 points += 1.0
@@ -256,7 +266,10 @@ def highest_unplayed(s, suit, excluding):
     best = -1
     best_strength = -100
     strength = E.card_strength(s)
-    for card in cards_in(remaining):
+    cards_left = remaining
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if strength[card] > best_strength:
             best = card
             best_strength = strength[card]
@@ -269,7 +282,10 @@ def is_master(s, card):
     seat = s[E.TO_MOVE]
     strength = E.card_strength(s)
     others = s[E.DECK] & E.suit_cards(s, E.card_suit(s, card)) & ~s[E.PLAYED] & ~s[E.HANDS + seat]
-    for other in cards_in(others):
+    others_left = others
+    while others_left != 0:
+        other = lowest_card(others_left)
+        others_left &= others_left - 1
         if strength[other] > strength[card]:
             return False
     return True
@@ -287,12 +303,18 @@ def choose_lead(s, seat, choices):
         return highest_of(strength, pool if pool != 0 else suit_cards)
     # Declarers draw trumps with a master trump.
     if declaring and trump >= 0:
-        for card in cards_in(choices & E.suit_cards(s, trump)):
+        cards_left = choices & E.suit_cards(s, trump)
+        while cards_left != 0:
+            card = lowest_card(cards_left)
+            cards_left &= cards_left - 1
             if is_master(s, card) and card != bonus:
                 return card
     # Cash a master in a side suit.
     best = -1
-    for card in cards_in(choices):
+    cards_left = choices
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         suit = E.card_suit(s, card)
         if suit < 0 or suit == trump or card == bonus:
             continue
@@ -323,7 +345,10 @@ def choose_lead(s, seat, choices):
 def highest_of(strength, cards):
     """The strongest card of ``cards`` by ``strength``."""
     best = -1
-    for card in cards_in(cards):
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if best < 0 or strength[card] > strength[best]:
             best = card
     return best
@@ -333,7 +358,10 @@ def highest_of(strength, cards):
 def lowest_of(strength, cards):
     """The weakest card of ``cards`` by the contract's strength order."""
     best = -1
-    for card in cards_in(cards):
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if best < 0 or strength[card] < strength[best]:
             best = card
     return best
@@ -345,14 +373,14 @@ def choose_follow(s, seat, choices):
     trump = s[E.TRUMP]
     position = s[E.TRICK_SIZE]
     players = s[NUM_PLAYERS]
-    trick = np.empty(MAX_SEATS, dtype=np.int64)
-    for i in range(position):
-        trick[i] = s[E.TRICK + i]
+    form = s[E.FORM]
+    trick = s[E.TRICK:E.TRICK + MAX_SEATS]
+    if form == LOST_HEIR:
+        trick = trick.copy()  # its checks try cards in the next place
     leader = s[E.TRICK_LEADER]
     winning = E.winning_position(s, trick, position)  # -1: only Lost Heir blanks so far
     partner_winning = winning >= 0 and E.side_of(s, (leader + winning) % players) == E.side_of(s, seat)
     is_last = position == players - 1
-    form = s[E.FORM]
     bonus, penalty = BONUS_CARD[form], PENALTY_CARD[form]
     holds_five = False
     trick_value = 1
@@ -379,13 +407,14 @@ def choose_follow(s, seat, choices):
         return lowest_of(strength, pool if pool != 0 else choices)
     # Cards that would take the trick, cheapest first.
     cheapest_winner = -1
-    for card in cards_in(choices):
-        trick[position] = card
-        if E.winning_position(s, trick, position + 1) == position:
-            if cheapest_winner < 0 or _cost(s, card, trump, strength) < _cost(
-                s, cheapest_winner, trump, strength
-            ):
-                cheapest_winner = card
+    cards_left = winning_cards(s, choices, trick, position)
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        if cheapest_winner < 0 or _cost(s, card, trump, strength) < _cost(
+            s, cheapest_winner, trump, strength
+        ):
+            cheapest_winner = card
     worth_winning = trick_value + (BONUS_POINTS[form] if (choices >> bonus) & 1 else 0) > -1
     if cheapest_winner >= 0 and not partner_winning and worth_winning:
         # Last to play, or a winner nobody can beat: take it.
@@ -394,8 +423,10 @@ def choose_follow(s, seat, choices):
     # Losing the trick: unload the 3S on the opponents, never the 5H (Lost Heir's Wrong Boy is a
     # trump: only where it does not take the trick).
     if not partner_winning and (choices >> penalty) & 1:
+        if form != LOST_HEIR:
+            return penalty
         trick[position] = penalty
-        if form != LOST_HEIR or E.winning_position(s, trick, position + 1) != position:
+        if E.winning_position(s, trick, position + 1) != position:
             return penalty
     pool = choices & ~card_bit(bonus)
     if partner_winning:
@@ -403,6 +434,23 @@ def choose_follow(s, seat, choices):
     if pool == 0:
         pool = choices
     return lowest_of(strength, pool)
+
+
+@njit(cache=True)
+def winning_cards(s, choices, trick, position):
+    """The cards of ``choices`` that would take the trick ``trick[:position]`` played next
+    (Lost Heir's blanks and specials card by card, writing ``trick[position]``: a copy)."""
+    if s[E.FORM] != LOST_HEIR:
+        return tricks.winning_cards(choices, trick, position, s[E.TRUMP], 0, E.card_strength(s))
+    winners = np.int64(0)
+    cards_left = choices
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        trick[position] = card
+        if E.winning_position(s, trick, position + 1) == position:
+            winners |= card_bit(card)
+    return winners
 
 
 @njit(cache=True)
@@ -443,7 +491,10 @@ def is_master_in_trick(s, card, trump):
     strength = E.card_strength(s)
     unseen = s[E.DECK] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
     suit = E.card_suit(s, card)
-    for other in cards_in(unseen & E.suit_cards(s, suit)):
+    others_left = unseen & E.suit_cards(s, suit)
+    while others_left != 0:
+        other = lowest_card(others_left)
+        others_left &= others_left - 1
         if strength[other] > strength[card]:
             return False
     if trump >= 0 and suit != trump and unseen & E.suit_cards(s, trump) != 0:
@@ -465,7 +516,10 @@ def prefers_low(hand):
     """Low when the hand holds more of the lowest cards (7, 8, 9) than of the highest (A, K, Q)."""
     high = 0
     low = 0
-    for card in cards_in(hand & ~card_bit(FIVE_OF_HEARTS) & ~card_bit(THREE_OF_SPADES)):
+    cards_left = hand & ~card_bit(FIVE_OF_HEARTS) & ~card_bit(THREE_OF_SPADES)
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         rank = card % 13
         if rank >= QUEEN:
             high += 1
@@ -518,7 +572,10 @@ def choose_gift(s):
     chosen = np.int64(0)
     for _ in range(E.cards_to_give(s)):
         best, best_score = -1, -10000
-        for card in cards_in(hand & ~chosen):
+        cards_left = hand & ~chosen
+        while cards_left != 0:
+            card = lowest_card(cards_left)
+            cards_left &= cards_left - 1
             score = gift_score(s, card, to_partner)
             if score > best_score:
                 best, best_score = card, score

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, popcount
+from cardlab.core.bitboard import card_bit, cards_in, lowest_card, nth_card, popcount
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.layout import (
     CARDS_DEALT,
@@ -314,24 +314,113 @@ def unresolved_half_suits(s):
 
 
 @njit(cache=True)
+def _seats_with_cards(s, first):
+    """The seats ``first``, ``first + 2``, ... holding cards, as a mask (bit seat)."""
+    seats = np.int64(0)
+    for seat in range(first, s[NUM_PLAYERS], 2):
+        if s[HANDS + seat] != 0:
+            seats |= card_bit(seat)
+    return seats
+
+
+#: Every action from a claim on (CLAIM .. CHALLENGE + 8) fits one 64-bit mask from here.
+HIGH_ACTIONS = CLAIM
+
+
+@njit(cache=True, inline="always")
+def _at(mask, first):
+    """The actions ``first + i`` for ``i`` in ``mask``, as a mask from ``HIGH_ACTIONS``."""
+    return mask << (first - HIGH_ACTIONS)
+
+
+@njit(cache=True)
+def legal_action_set(s):
+    """The legal actions as ``(targets, cards, high)``: ``64 * target + card`` for every
+    target of ``targets`` and card of ``cards`` (asks; a deal's cards have target 0), then
+    ``HIGH_ACTIONS + i`` for each ``i`` of ``high``. That is :func:`legal_actions`' ascending
+    list, without writing it."""
+    phase = s[PHASE]
+    none = np.int64(0)
+    if phase == DEALING:
+        return np.int64(1), undealt_cards(s), none
+    if phase == GAME_OVER:
+        return none, none, none
+    seat = s[TO_MOVE]
+    num_players = s[NUM_PLAYERS]
+    if phase == CLAIMING:
+        mates = np.int64(0)
+        for mate in range(team_of(s[CLAIMANT]), num_players, 2):
+            mates |= card_bit(mate)
+        return none, none, _at(mates, ASSIGN)
+    if s[FORCED_TEAM] >= 0:  # 12.15
+        return none, none, _at(s[FORCED_SET], CLAIM) | _at(np.int64(1), DECLINE)
+    claims = _at(unresolved_half_suits(s), CLAIM)
+    challenges = _at(unresolved_half_suits(s), CHALLENGE) if s[CHALLENGES] == 1 else none
+    if s[WINDOW_POLLS] > 0:  # 12.5, 12.17
+        window = claims if s[CLAIM_ANY_TIME] == 1 else none
+        return none, none, window | _at(np.int64(1), DECLINE) | challenges
+    team = team_of(seat)
+    own_team_has_cards = team_cards(s, team) != 0
+    other_team_has_cards = team_cards(s, 1 - team) != 0
+    if s[PICKING_FOR] >= 0:  # 12.11
+        return none, none, _at(_seats_with_cards(s, team_of(s[PICKING_FOR])), PASS_TURN)
+    if own_team_has_cards and other_team_has_cards:
+        if s[HANDS + seat] == 0:  # ruling 4
+            return none, none, _at(_seats_with_cards(s, team), PASS_TURN)
+        return _seats_with_cards(s, 1 - team), askable_cards(s, seat), claims | challenges
+    elif not own_team_has_cards:  # ruling 5 (V-L3: with claims at any time, any seat)
+        others = _seats_with_cards(s, 1 - team)
+        if s[CLAIM_ANY_TIME] == 1:
+            for other in range(1 - team, num_players, 2):
+                others |= card_bit(other)
+        return none, none, _at(others, PASS_TURN)
+    return none, none, claims
+
+
+@njit(cache=True)
+def random_action(s, stream):
+    """A uniformly random legal action: the same draw as ``legal[random_below(stream, n)]``
+    after :func:`legal_actions`, without the list."""
+    targets, cards, high = legal_action_set(s)
+    per_target = popcount(cards)
+    low = popcount(targets) * per_target
+    k = random_below(stream, low + popcount(high))
+    if k >= low:
+        return HIGH_ACTIONS + nth_card(high, k - low)
+    target = lowest_card(targets)
+    while k >= per_target:  # k // per_target and k % per_target, without dividing
+        k -= per_target
+        targets &= targets - 1
+        target = lowest_card(targets)
+    return 64 * target + nth_card(cards, k)
+
+
+@njit(cache=True)
 def apply_action(s, action):
     """Apply a legal action (chance: the dealt card id)."""
+    _apply(s, action, True)
+
+
+@njit(cache=True)
+def _apply(s, action, record):
+    """:func:`apply_action`; with ``record`` False the public log and knowledge are not kept
+    (random play, which reads neither: the game's course is the same)."""
     phase = s[PHASE]
     if phase == DEALING:
         _deal_card(s, action)
     elif phase == CLAIMING:
-        _assign(s, action - ASSIGN)
+        _assign(s, action - ASSIGN, record)
     elif action < CLAIM:
-        _ask(s, action // 64, action % 64)
+        _ask(s, action // 64, action % 64, record)
     elif action == DECLINE:
         if s[FORCED_TEAM] >= 0:
-            _forced_pass(s)
+            _forced_pass(s, record)
         else:
             _next_poll(s)
     elif action >= CHALLENGE:
-        _challenge(s, action - CHALLENGE)
+        _challenge(s, action - CHALLENGE, record)
     elif action < ASSIGN:
-        if s[FORCED_TEAM] >= 0:  # a declaration: its passes are public (12.15)
+        if s[FORCED_TEAM] >= 0 and record:  # a declaration: its passes are public (12.15)
             _log(s, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_DECLARATION << 6)
                  | (s[FORCED_PASSES] << 8))
         s[PHASE] = CLAIMING
@@ -340,7 +429,8 @@ def apply_action(s, action):
         s[CLAIM_COUNT] = 0
     else:
         target = action - PASS_TURN
-        _log(s, EVENT_PASS | (s[TO_MOVE] << 2) | (target << 6))
+        if record:
+            _log(s, EVENT_PASS | (s[TO_MOVE] << 2) | (target << 6))
         s[TO_MOVE] = target
         s[PICKING_FOR] = -1
         _begin_turn(s)
@@ -381,7 +471,7 @@ def _deal_card(s, card):
 
 
 @njit(cache=True)
-def _ask(s, target, card):
+def _ask(s, target, card, record):
     asker = s[TO_MOVE]
     bit = card_bit(card)
     success = s[HANDS + target] & bit != 0
@@ -397,10 +487,11 @@ def _ask(s, target, card):
         s[HANDS + asker] &= ~bit
         s[HANDS + target] |= bit
     s[LAST_ASKER + target] = asker
-    _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10) | (np.int64(success) << 16)
-         | (np.int64(surrendered) << 17))
-    K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
-                  s[OWN_CARD_ASKS] == BLUFF_OWN_CARD)
+    if record:
+        _log(s, EVENT_ASK | (asker << 2) | (target << 6) | (card << 10)
+             | (np.int64(success) << 16) | (np.int64(surrendered) << 17))
+        K.observe_ask(knowledge_of(s), asker, target, card, success, surrendered,
+                      s[OWN_CARD_ASKS] == BLUFF_OWN_CARD)
     s[ASKS] += 1
     if s[ASKS] >= s[MAX_ASKS]:
         _end_game(s)
@@ -415,11 +506,11 @@ def card_being_named(s):
 
 
 @njit(cache=True)
-def _assign(s, seat):
+def _assign(s, seat, record):
     s[CLAIM_SEATS + s[CLAIM_COUNT]] = seat
     s[CLAIM_COUNT] += 1
     if s[CLAIM_COUNT] == popcount(HALF_SUIT_MASKS[s[LAYOUT], s[CLAIM_HALF_SUIT]]):
-        _settle_claim(s)
+        _settle_claim(s, record)
 
 
 @njit(cache=True)
@@ -433,31 +524,35 @@ def claim_status(claimant_team, all_with_team, all_named_right, misclaim_to_oppo
 
 
 @njit(cache=True)
-def _settle_claim(s):
+def _settle_claim(s, record):
     claimant = s[CLAIMANT]
     team = team_of(claimant)
     h = s[CLAIM_HALF_SUIT]
-    cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
-    holders = np.empty(cards.shape[0], dtype=np.int64)
+    cards = HALF_SUIT_MASKS[s[LAYOUT], h]
     all_with_team = True
     all_named_right = True
     event = EVENT_CLAIM | (claimant << 2) | (h << 6)
-    for i in range(cards.shape[0]):
-        seat = holder(s, cards[i])
-        holders[i] = seat
+    i = 0
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        seat = holder(s, card)
         all_with_team &= team_of(seat) == team
         all_named_right &= seat == s[CLAIM_SEATS + i]
         event |= ((s[CLAIM_SEATS + i] >> 1) << (_NAMED_SHIFT + 3 * i)) | (
             seat << (_HOLDER_SHIFT + 4 * i))
-        s[HANDS + seat] &= ~card_bit(cards[i])
+        s[HANDS + seat] &= ~card_bit(card)
+        i += 1
     if s[CHALLENGER] >= 0:  # 12.17: right, the challenged team scores; wrong, the challengers
         status = team if all_named_right else team_of(s[CHALLENGER])
     else:
         status = claim_status(team, all_with_team, all_named_right, s[MISCLAIM_TO_OPPONENTS])
     _score(s, h, status)
-    in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
-    _log(s, event | (status << 10) | (np.int64(in_window) << 12))
-    K.observe_claim(knowledge_of(s), h, holders)
+    if record:
+        in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
+        _log(s, event | (status << 10) | (np.int64(in_window) << 12))
+        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
@@ -495,21 +590,35 @@ def _resume(s, seat):
 
 
 @njit(cache=True)
-def _show_and_score(s, h, status, event):
+def _show_and_score(s, h, status, event, record):
     """Take half-suit h out of play for ``status``, its holders shown in ``event``."""
-    cards = cards_in(HALF_SUIT_MASKS[s[LAYOUT], h])
-    holders = np.empty(cards.shape[0], dtype=np.int64)
-    for i in range(cards.shape[0]):
-        holders[i] = holder(s, cards[i])
-        event |= holders[i] << (_HOLDER_SHIFT + 4 * i)
-        s[HANDS + holders[i]] &= ~card_bit(cards[i])
+    cards = HALF_SUIT_MASKS[s[LAYOUT], h]
+    i = 0
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        seat = holder(s, card)
+        event |= seat << (_HOLDER_SHIFT + 4 * i)
+        s[HANDS + seat] &= ~card_bit(card)
+        i += 1
     _score(s, h, status)
-    _log(s, event | (h << 8) | (status << 12))
-    K.observe_claim(knowledge_of(s), h, holders)
+    if record:
+        _log(s, event | (h << 8) | (status << 12))
+        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
 
 
 @njit(cache=True)
-def _challenge(s, h):
+def shown_holders(event, count):
+    """The seats an event shows holding its half-suit's ``count`` cards, in card order."""
+    holders = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        holders[i] = event_holder(event, i)
+    return holders
+
+
+@njit(cache=True)
+def _challenge(s, h, record):
     """12.17: the seat to move challenges the other team on h (V-L8: it works only against
     a team holding every card of h, which must then declare it in the forced procedure)."""
     challenger = s[TO_MOVE]
@@ -517,11 +626,12 @@ def _challenge(s, h):
     cards = HALF_SUIT_MASKS[s[LAYOUT], h]
     event = EVENT_FORCED | (challenger << 2) | (FORCED_CHALLENGE << 6)
     if team_cards(s, challenged) & cards != cards:
-        _show_and_score(s, h, challenged, event)
+        _show_and_score(s, h, challenged, event, record)
         _resume(s, challenger)
         return
-    _log(s, event | (h << 8) | (np.int64(MUST_DECLARE) << 12))
-    K.observe_team_holds(knowledge_of(s), h, challenged)
+    if record:
+        _log(s, event | (h << 8) | (np.int64(MUST_DECLARE) << 12))
+        K.observe_team_holds(knowledge_of(s), h, challenged)
     _start_forced(s, challenged, np.int64(1) << h, s[LAST_TURN + challenged], challenger)
 
 
@@ -536,7 +646,7 @@ def _start_forced(s, team, half_suits, first, challenger):
 
 
 @njit(cache=True)
-def _forced_pass(s):
+def _forced_pass(s, record):
     """A pass; once every seat of the team has passed twice per half-suit (2 m F = N F
     nodes), the other team scores every half-suit of the procedure (holders shown)."""
     team = s[FORCED_TEAM]
@@ -549,7 +659,8 @@ def _forced_pass(s):
     else:
         other = 1 - team
     for h in cards_in(s[FORCED_SET]):
-        _show_and_score(s, h, other, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_FORFEIT << 6))
+        _show_and_score(s, h, other, EVENT_FORCED | (s[TO_MOVE] << 2) | (FORCED_FORFEIT << 6),
+                        record)
     s[FORCED_SET] = 0
     _end_forced(s)
 
@@ -749,15 +860,15 @@ def play_random_games(template, num_games, stream, results):
 
     ``results[i]`` receives team 0's score, team 1's score, the number of asks
     and the number of half-suits voided. Returns the number of actions applied,
-    chance included.
+    chance included. The games are those of ``apply_action`` on ``legal[random_below(stream,
+    n)]``; the public log and knowledge, which nothing here reads, are not kept.
     """
-    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
     steps = 0
+    s = template.copy()
     for i in range(num_games):
-        s = template.copy()
+        s[:KNOWLEDGE] = template[:KNOWLEDGE]  # the knowledge and the log are never written
         while s[PHASE] != GAME_OVER:
-            n = legal_actions(s, legal)
-            apply_action(s, legal[random_below(stream, n)])
+            _apply(s, random_action(s, stream), False)
             steps += 1
         results[i, 0] = s[SCORES]
         results[i, 1] = s[SCORES + 1]
@@ -773,10 +884,8 @@ def play_random_games(template, num_games, stream, results):
 def random_deal(template, stream):
     """``template`` (a fresh game) with every card dealt at random."""
     s = template.copy()
-    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
     while s[PHASE] == DEALING:
-        n = legal_actions(s, legal)
-        apply_action(s, legal[random_below(stream, n)])
+        apply_action(s, random_action(s, stream))
     return s
 
 

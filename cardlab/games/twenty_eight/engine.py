@@ -461,6 +461,23 @@ def legal_actions(s, out):
 
 
 @njit(cache=True)
+def random_action(s, stream, legal):
+    """A uniformly random legal action: the draw of ``legal[random_below(stream, n)]`` after
+    :func:`legal_actions`, straight from the card masks where the actions are cards (and the
+    call, 53, after them)."""
+    phase = s[PHASE]
+    if phase == DEALING:
+        return draw_card(undealt_cards(s), stream)
+    if phase == PLAYING and s[COT_NODE] == 0:
+        cards, may_call = play_choices(s, s[TO_MOVE])
+        count = popcount(cards)
+        k = random_below(stream, count + may_call)
+        return CALL_TRUMP if k == count else nth_card(cards, k)
+    n = legal_actions(s, legal)
+    return legal[random_below(stream, n)]
+
+
+@njit(cache=True)
 def apply_action(s, action):
     """Apply a legal action (chance: the dealt card id)."""
     phase = s[PHASE]

@@ -38,11 +38,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in, lowest_card, popcount
+from cardlab.core.bitboard import card_bit, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.dealing import draw_card
 from cardlab.core.layout import NUM_PLAYERS, team_of
 from cardlab.core.rng import random_below
-from cardlab.core.tricks import trick_winner
+from cardlab.core.tricks import winning_cards
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.observation import known_trump
 from cardlab.games.twenty_eight.rules import (
@@ -67,7 +68,10 @@ NO_TRUMPS = MAX_PLAYERS  # trumps_from past the last position of any trick
 @njit(cache=True)
 def _points(mask):
     total = 0
-    for card in cards_in(mask):
+    cards_left = mask
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         total += CARD_POINTS[card]
     return total
 
@@ -90,7 +94,10 @@ def _longest_suit(hand):
 def _weakest(mask):
     """Lowest-strength card of ``mask``."""
     best = -1
-    for card in cards_in(mask):
+    cards_left = mask
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if best < 0 or STRENGTH[card] < STRENGTH[best]:
             best = card
     return best
@@ -100,7 +107,10 @@ def _weakest(mask):
 def _cheapest(mask):
     """The card that costs least to give away: fewest points, then weakest."""
     best = -1
-    for card in cards_in(mask):
+    cards_left = mask
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if best < 0 or CARD_POINTS[card] < CARD_POINTS[best] or (
             CARD_POINTS[card] == CARD_POINTS[best] and STRENGTH[card] < STRENGTH[best]
         ):
@@ -112,7 +122,10 @@ def _cheapest(mask):
 def _richest(mask):
     """The card worth most points (ties: the weakest), to give to a partner's trick."""
     best = -1
-    for card in cards_in(mask):
+    cards_left = mask
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if best < 0 or CARD_POINTS[card] > CARD_POINTS[best] or (
             CARD_POINTS[card] == CARD_POINTS[best] and STRENGTH[card] < STRENGTH[best]
         ):
@@ -125,21 +138,13 @@ def _is_master(s, seat, card):
     """No stronger card of the suit is still out (unplayed and not in ``seat``'s hand)."""
     suit_cards = s[E.DECK] & SUIT_MASKS[suit_of(card)]
     out = suit_cards & ~s[E.PLAYED] & ~s[E.HANDS + seat]
-    for other in cards_in(out):
+    others_left = out
+    while others_left != 0:
+        other = lowest_card(others_left)
+        others_left &= others_left - 1
         if STRENGTH[other] > STRENGTH[card]:
             return False
     return True
-
-
-@njit(cache=True)
-def _wins_if_played(s, card, trump, trumps_from):
-    """Would ``card``, played now, be winning the trick (trumps as the seat knows them)?"""
-    size = s[E.TRICK_SIZE]
-    cards = np.empty(MAX_PLAYERS, dtype=np.int64)
-    for position in range(size):
-        cards[position] = s[E.TRICK + position]
-    cards[size] = card
-    return trick_winner(cards, size + 1, trump, trumps_from, STRENGTH) == size
 
 
 @njit(cache=True)
@@ -191,8 +196,14 @@ def _place_indicator(s, seat):
 def _all_masters(s, cards):
     """Is every card of ``cards`` master of its suit among the cards not played and not in ``cards``?"""
     out = s[E.DECK] & ~s[E.PLAYED] & ~cards
-    for card in cards_in(cards):
-        for other in cards_in(out & SUIT_MASKS[suit_of(card)]):
+    cards_left = cards
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
+        others_left = out & SUIT_MASKS[suit_of(card)]
+        while others_left != 0:
+            other = lowest_card(others_left)
+            others_left &= others_left - 1
             if STRENGTH[other] > STRENGTH[card]:
                 return False
     return True
@@ -240,7 +251,10 @@ def _lead(s, seat, choices, trump):
     if trump >= 0 and s[E.TRUMP_SHOWN] == 1 and bidding_side:
         trumps = choices & SUIT_MASKS[trump]
         out_trumps = s[E.DECK] & SUIT_MASKS[trump] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
-        for card in cards_in(trumps):
+        cards_left = trumps
+        while cards_left != 0:
+            card = lowest_card(cards_left)
+            cards_left &= cards_left - 1
             if out_trumps != 0 and _is_master(s, seat, card):
                 return card
     plain = choices
@@ -249,7 +263,10 @@ def _lead(s, seat, choices, trump):
         if plain == 0:
             plain = choices
     best = -1
-    for card in cards_in(plain):
+    cards_left = plain
+    while cards_left != 0:
+        card = lowest_card(cards_left)
+        cards_left &= cards_left - 1
         if _is_master(s, seat, card) and (best < 0 or CARD_POINTS[card] > CARD_POINTS[best]):
             best = card
     if best >= 0:
@@ -260,11 +277,10 @@ def _lead(s, seat, choices, trump):
 
 @njit(cache=True)
 def _winning_cards(s, choices, trump, trumps_from):
-    winners = np.int64(0)
-    for card in cards_in(choices):
-        if _wins_if_played(s, card, trump, trumps_from):
-            winners |= card_bit(card)
-    return winners
+    """The cards of ``choices`` that would be winning the trick if played now (trumps as the
+    seat knows them)."""
+    return winning_cards(choices, s[E.TRICK:E.TRICK + MAX_PLAYERS], s[E.TRICK_SIZE], trump,
+                         trumps_from, STRENGTH)
 
 
 @njit(cache=True)
@@ -287,7 +303,10 @@ def _follow(s, seat, choices, trump, trumps_from):
     if winners != 0:
         if last:
             return _weakest(winners)
-        for card in cards_in(winners):
+        cards_left = winners
+        while cards_left != 0:
+            card = lowest_card(cards_left)
+            cards_left &= cards_left - 1
             if _is_master(s, seat, card):
                 return card
         if _trick_points(s) >= 2:
@@ -311,6 +330,12 @@ def rules_action(s, stream):
     Deterministic: ``stream`` is accepted for the common strategy signature.
     """
     seat = s[E.TO_MOVE]
+    phase = s[E.PHASE]
+    if phase == E.PLAYING and s[E.COT_NODE] == 0:  # the cards and the call, without the list
+        choices, may_call = E.play_choices(s, seat)
+        if popcount(choices) + may_call == 1:
+            return CALL_TRUMP if may_call else lowest_card(choices)
+        return _play(s, seat, choices, may_call)
     legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = E.legal_actions(s, legal)
     if n == 1:
@@ -318,21 +343,17 @@ def rules_action(s, stream):
     variant_move = _variant_node(s, seat, legal, n)
     if variant_move >= 0:
         return variant_move
-    phase = s[E.PHASE]
     if phase == E.BIDDING:
         return _first_round(s, seat, legal, n)
     if phase == E.PLACING:
         return _place_indicator(s, seat)
-    if phase == E.RAISING:
-        return _second_round(s, seat, legal, n)
+    return _second_round(s, seat, legal, n)  # raising: the cot's nodes are variant nodes
+
+
+@njit(cache=True)
+def _play(s, seat, choices, may_call):
+    """A card of ``choices`` to play, or the call for the trump (``may_call``)."""
     trump = known_trump(s, seat)
-    choices = np.int64(0)
-    may_call = False
-    for i in range(n):
-        if legal[i] == CALL_TRUMP:
-            may_call = True
-        else:
-            choices |= card_bit(legal[i])
     if s[E.TRICK_SIZE] == 0:
         return _lead(s, seat, choices, trump)
     if may_call:
@@ -365,7 +386,7 @@ def play_duplicate_deals(template, num_deals, stream, results):
     for i in range(num_deals):
         undealt = template[E.DECK]
         for k in range(32):
-            card = cards_in(undealt)[random_below(stream, popcount(undealt))]
+            card = draw_card(undealt, stream)
             deal[k] = card
             undealt &= ~card_bit(card)
         for rules_team in range(2):
