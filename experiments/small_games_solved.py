@@ -65,7 +65,9 @@ DEFAULTS: dict[str, Any] = {
     "seed": 2026,
     "deals": 200,  # draws of every agent's choices (see the module docstring)
     "chunk_size": 20,
-    "variants": "kaiser_1",  # names in experiments.small_games.VARIANTS, comma-separated
+    "variants": "kaiser_1,twenty_eight_1,literature_2x2_4",  # names in experiments.small_games.VARIANTS
+    # variant:draws, comma-separated: a variant whose searches cost more is drawn fewer times (< 10 min each)
+    "variant_draws": "twenty_eight_1:150,literature_2x2_4:40",
     "agents": "rules,ismcts-30,ismcts-100,ismcts-300",  # rules, random, ismcts-<simulations per move>
     "target": 1e-3,  # CFR+ runs until the equilibrium's NashConv is below this
     "max_iterations": 10000,
@@ -311,12 +313,16 @@ def play_chunk(parameters: dict[str, Any], deals: range) -> pa.Table:
         "nash_conv", "dealer_side_value", "outcome", "outcome_name", "cfr_iterations",
         "equilibrium_nash_conv", "seconds")}
     seeds = deal_seeds(parameters["seed"], deals)
+    draws = variant_draws(parameters)
     for variant in parameters["variants"].split(","):
+        drawn = [(deal, seed) for deal, seed in zip(deals, seeds, strict=True) if deal < draws[variant]]
+        if not drawn:
+            continue
         solved = solve(variant, parameters["target"], parameters["max_iterations"])
         dealer_side = int(solved.game.new_initial_state().array[DEALER]) % 2
         read = solved.edge_label >= 0
         for spec in [AgentSpec(EQUILIBRIUM, EQUILIBRIUM), *parse_agents(parameters["agents"])]:
-            for deal, deal_seed in zip(deals, seeds, strict=True):
+            for deal, deal_seed in drawn:
                 start = time.perf_counter()
                 policy = (solved.equilibrium if spec.name == EQUILIBRIUM
                           else drawn_policy(solved, spec, int(deal_seed)))
@@ -340,6 +346,18 @@ def play_chunk(parameters: dict[str, Any], deals: range) -> pa.Table:
     return pa.table(columns)
 
 
+def variant_draws(parameters: dict[str, Any]) -> dict[str, int]:
+    """How many draws each variant has: ``deals``, or fewer where ``variant_draws`` says so."""
+    draws = dict.fromkeys(parameters["variants"].split(","), parameters["deals"])
+    for item in filter(None, parameters["variant_draws"].split(",")):
+        variant, _, count = item.partition(":")
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"variant_draws {item!r}: expected <variant>:<draws at least 1>")
+        if variant in draws:
+            draws[variant] = min(draws[variant], int(count))
+    return draws
+
+
 def check(parameters: dict[str, Any]) -> None:
     for variant in parameters["variants"].split(","):
         if variant not in VARIANTS:
@@ -347,6 +365,7 @@ def check(parameters: dict[str, Any]) -> None:
         if VARIANTS[variant][0] not in READERS:
             raise ValueError(f"variant {variant!r}: no decision reader for {VARIANTS[variant][0]} yet")
     parse_agents(parameters["agents"])
+    variant_draws(parameters)
     if not 0 < parameters["target"] < 1 or parameters["max_iterations"] < 1:
         raise ValueError("target must be in (0, 1) and max_iterations at least 1")
 
