@@ -4,20 +4,23 @@
     python -m experiments.small_games_solved --set deals=8 --set agents=rules,ismcts-30 --out /tmp/sg
 
 Each small variant (``VARIANTS`` of :mod:`experiments.small_games`: a game and
-its parameters, one-card Kaiser now; a small Twenty-Eight or Literature game
-joins by being listed there and given a :data:`READERS` entry) is solved
-exactly: its whole tree is built from the engine and CFR+ runs until the
-average policy's NashConv is below ``target``. That policy is the
-equilibrium the agents are measured against, with exact values over the tree,
-no dealing of cards at random:
+its parameters; a game joins by a :data:`READERS` entry saying which of its
+decisions to read) is solved exactly: its whole tree is built from the engine
+and CFR+ runs until the average policy's NashConv is below ``target``. That
+policy is the equilibrium the agents are measured against, with exact values
+over the tree, no dealing of cards at random:
 
 * **loss to the equilibrium**: the agent's team against equilibrium
   opponents, both sides of the table in turn (duplicate), points per deal
   the equilibrium team wins;
 * **NashConv**: what a best response gains, summed over the seats, when all
   four seats play the agent;
-* **bidding**: in self-play, how often a seat holding each hand speaks, bids,
-  bids no trump, and how often the contract is no trump.
+* **choices**: in self-play, the expected number of times a seat holding each
+  hand meets each kind of decision (Kaiser's and Twenty-Eight's auction,
+  Twenty-Eight's void in the led suit, Literature's asking turn by asks made)
+  and makes each choice there;
+* **outcome**: the chance of the game's own outcome of interest (Kaiser: a
+  no-trump contract; Twenty-Eight: the bid made; Literature: a half-suit void).
 
 The agents (rules, ISMCTS) choose at random, or may; their policy is drawn.
 A *deal* of this study is one draw of every agent's choice at every
@@ -29,9 +32,11 @@ independent, the mean over deals is an unbiased estimate of the agent's own
 (mixed) value; its interval comes from the deals. The equilibrium is drawn
 too (it is the same every deal).
 
-One row per (variant, agent, deal, hand a seat may hold): that hand's
-bidding counts, with the agent's values for the deal repeated on each of its
-rows. The notebook is notebooks/small_games_solved.py.
+One row per (variant, agent, deal, decision read: situation, hand, choice):
+its expected count, with the agent's values for the deal repeated on each of
+its rows. ``variant_draws`` gives a variant whose searches cost more fewer
+draws (Literature's tree has ten thousand information sets to search). The
+notebook is notebooks/small_games_solved.py.
 """
 
 from __future__ import annotations
