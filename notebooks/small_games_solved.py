@@ -301,7 +301,11 @@ for variant in VARIANTS:
                     estimate(of(variant, agent)), DRAWS[variant], COMMAND)
 
 # %% [markdown]
-# In plain words (numbers from the bullets above, on the full dataset of 200 draws):
+# In plain words (numbers from the bullets above, on the full dataset: 200
+# draws of Kaiser, 150 of Twenty-Eight, 40 of Literature, whose ISMCTS choices
+# barely vary from draw to draw):
+#
+# **One-card Kaiser**
 #
 # * **The dealer's side is worth 1.25 points a deal** at the equilibrium: the
 #   dealer speaks last and may take the contract by equalling the high bid.
@@ -315,12 +319,48 @@ for variant in VARIANTS:
 #   equilibrium, and best responses take 11.6 points a deal from it (summed over
 #   the four seats).
 # * **ISMCTS learns no trump, not the balance**: 78–82% of its bids are no trump,
-#   it bids its aces 70–75% of the time (the equilibrium 50%) and 29–34% of its
-#   hands without an ace. It loses 0.81 points a deal at 30, 100 and 300
+#   it bids its aces 69–75% of the time (the equilibrium 50%) and 29–34% of its
+#   hands without an ace. It loses 0.80–0.82 points a deal at 30, 100 and 300
 #   simulations alike (intervals 0.75–0.86); more search makes it harder to
 #   exploit (NashConv 3.07, 2.45, 2.26) but not better against the equilibrium.
-#   In its own self-play the dealer's side takes 2.3–2.7 points a deal, twice
-#   the equilibrium's 1.25.
+#
+# **One-card Twenty-Eight** (game points a deal)
+#
+# * **The opening side is worth 0.33 game points a deal** at the equilibrium
+#   (the dealer's side −0.33), and the bidding side makes its bid in 67% of the
+#   deals.
+# * **The equilibrium bids by its card**: it opens 8 (the top of the ladder, 2
+#   game points) on every jack and never on a nine, where it opens 5, 6 or 7
+#   about a third of the time each; after the opening a jack overcalls (8) on a
+#   third of its turns, a nine on 3%.
+# * **Calling for the trump does not matter here**: the equilibrium calls on half
+#   of its voids whatever it holds, and making it always call or always discard
+#   changes its value against the equilibrium by less than 1e-5 (a check beside
+#   the study, not in the dataset).
+# * **The rule-based player cannot tell a jack from a nine**: it always opens 5
+#   and overcalls on half of its turns with either card, loses 0.82 game points a
+#   deal to the equilibrium and best responses take 2.75 a deal from it.
+# * **ISMCTS nearly finds the equilibrium**: it opens 8 on 98–100% of its jacks
+#   and overcalls on 32% of a jack's turns and 4–6% of a nine's; it loses 0.064
+#   game points a deal at 30 simulations (0.057–0.071), 0.033 at 100 and 0.024
+#   at 300 (0.021–0.026), and NashConv falls from 0.37 to 0.15.
+#
+# **Literature 2x2, four asks**
+#
+# * **It is a draw, and every player already plays it perfectly**: the
+#   equilibrium is worth 0.000 to either side; the rule-based player and ISMCTS
+#   at every budget lose nothing to it (−0.0004, inside the equilibrium's own
+#   NashConv of 0.001) and no seat can gain against them (NashConv 0).
+# * **Nothing to signal, nothing to hide**: every ask must name the one other card
+#   of the asker's half-suit, so every ask shows the table the asker's card; the
+#   only choices are whom to ask and when to claim. All players claim only after
+#   the first two asks, when the deduction makes a claim certain (the rule-based
+#   and ISMCTS players on half of those turns, the equilibrium on 36%).
+# * **The equilibrium's extra moves are free**: it sometimes claims the half-suit
+#   it holds no card of (15% of its claims, for its partner), repeats an ask
+#   already refused (0.7% of its asks) and lets 9% of its games end with a
+#   half-suit void; these change no one's score in expectation, so a solver's
+#   mixture there is indifference, not strategy.
 
 # %%
 print(findings_json())
