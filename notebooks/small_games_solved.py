@@ -48,8 +48,9 @@
 # agents' own choices are random (ISMCTS searches sampled worlds), so each *draw*
 # of the dataset is one draw of every choice the agent would make; the mean over
 # draws is the agent's value and the interval (95%, bootstrap over draws) says
-# how well the draws pin it down. The rule-based player is deterministic and the
-# equilibrium is one fixed policy: their intervals have no width. The dataset is
+# how well the draws pin it down. The Kaiser and Twenty-Eight rule-based players
+# are deterministic (Literature's breaks ties at random) and the equilibrium is
+# one fixed policy: their intervals have no width. The dataset is
 # `python -m experiments.small_games_solved` (or `make notebooks`).
 
 # %%

@@ -244,12 +244,15 @@ def test_small_games_solved_dataset(data):
     openings = rows[rows["situation"] == "opening bid (forced)"].groupby(["agent", "deal"])["weight"].sum()
     first = rows[rows["situation"] == "asking turn, 0 asks made"]
     first_asks = first.groupby(["agent", "deal"])["weight"].sum()
-    assert np.allclose(openings, 1) and np.allclose(first_asks, 1)  # every game opens once, asks once first
+    assert np.allclose(openings, 1)  # every game opens once
+    # a claim before the first ask (the equilibrium's on 1e-4 of its turns) gives a second such turn
+    assert np.allclose(first_asks, 1, atol=1e-3) and (first_asks >= 1 - 1e-9).all()
     assert (draws["equilibrium_nash_conv"] < 1e-3).all() and draws["outcome"].between(0, 1).all()
     equilibrium = draws[draws["agent"] == "equilibrium"]
     assert equilibrium["loss_to_equilibrium"].abs().max() < 1e-9 and equilibrium["nash_conv"].max() < 1e-3
     rules = draws[draws["agent"] == "rules"]
-    assert (rules.groupby("variant")["loss_to_equilibrium"].nunique() == 1).all()  # rules are deterministic
+    deterministic = rules.groupby("variant")["loss_to_equilibrium"].nunique()  # Literature: random ties
+    assert deterministic["kaiser_1"] == 1 and deterministic["twenty_eight_1"] == 1
     agents = draws[draws["agent"] != "equilibrium"]
     assert (agents["loss_to_equilibrium"] > -1e-3).all()  # no one beats it
     for bad, message in [({"variants": "kaiser_9"}, "variant 'kaiser_9'"), ({"agents": "ismcts-x"}, "agent"),
