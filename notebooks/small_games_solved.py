@@ -336,8 +336,8 @@ for variant in VARIANTS:
 #   third of its turns, a nine on 3%.
 # * **Calling for the trump does not matter here**: the equilibrium calls on half
 #   of its voids whatever it holds, and making it always call or always discard
-#   changes its value against the equilibrium by less than 1e-5 (a check beside
-#   the study, not in the dataset).
+#   changes its value against the equilibrium by less than 1e-4 (exact; checked
+#   by `tests/test_notebooks.py`, not read from the dataset).
 # * **The rule-based player cannot tell a jack from a nine**: it always opens 5
 #   and overcalls on half of its turns with either card, loses 0.82 game points a
 #   deal to the equilibrium and best responses take 2.75 a deal from it.

@@ -262,6 +262,22 @@ def test_small_games_solved_dataset(data):
             small_games_solved.STUDY.parameters(**bad)
 
 
+def test_calling_for_the_trump_changes_nothing_in_one_card_twenty_eight():
+    """The README's finding: the equilibrium always calling, or never, loses nothing to it."""
+    solved = small_games_solved.solve("twenty_eight_1", 1e-3, 10000)
+    a = solved.tree.arrays
+    for call in (True, False):
+        policy = solved.equilibrium.copy()
+        for infoset, state in solved.choices.items():
+            names = {action: state.action_to_string(state.current_player(), action)
+                     for action in state.legal_actions()}
+            if "call trump" in names.values():
+                slots = slice(a.infoset_offset[infoset], a.infoset_offset[infoset + 1])
+                chosen = np.array([(names[x] == "call trump") == call for x in a.infoset_actions[slots]])
+                policy[slots] = chosen / chosen.sum()
+        assert abs(small_games_solved.loss_to_equilibrium(solved, policy)) < 1e-4
+
+
 def test_small_games_solved_notebook(data, tmp_path):
     values = findings(execute("small_games_solved", data, tmp_path / "small_games_solved.ipynb"))
     check_intervals(values)
