@@ -22,7 +22,8 @@ TINY = [
     (kaiser_bidding.STUDY, {"deals": 200, "chunk_size": 100, "double_dummy_every": 20, "par_every": 100}),
     (twenty_eight_bidding.STUDY, {"deals": 600, "chunk_size": 300}),
     (literature_claims.STUDY, {"deals": 12, "chunk_size": 6, "sample_every": 8, "worlds": 24}),
-    (small_games_solved.STUDY, {"deals": 4, "chunk_size": 2, "agents": "rules,ismcts-10"}),
+    (small_games_solved.STUDY, {"deals": 4, "chunk_size": 2, "agents": "rules,ismcts-10",
+                                "variant_draws": "literature_2x2_4:2"}),
 ]
 
 
@@ -233,19 +234,48 @@ def test_agents_optional_entrants_and_their_reasons(tmp_path):
 def test_small_games_solved_dataset(data):
     _, rows = load_study(small_games_solved.STUDY.name, data / small_games_solved.STUDY.name)
     assert set(rows["agent"]) == {"equilibrium", "rules", "ismcts-10"}
-    assert sorted(set(rows["hand"])) == ["3S", "5H", "AH", "AS"] and len(rows) == 3 * 4 * 4
-    assert np.allclose(rows["speaks"], 1)  # one card a seat: every seat speaks once in the auction
-    assert (rows["bids"] <= rows["speaks"]).all() and (rows["no_trump_bids"] <= rows["bids"]).all()
-    assert (rows["equilibrium_nash_conv"] < 1e-3).all()
-    equilibrium = rows[rows["agent"] == "equilibrium"]
+    draws = rows.drop_duplicates(["variant", "agent", "deal"])
+    assert draws.groupby("variant")["deal"].nunique().to_dict() == {
+        "kaiser_1": 4, "twenty_eight_1": 4, "literature_2x2_4": 2}  # variant_draws caps Literature
+    turns = rows.groupby(["variant", "agent", "deal", "situation", "hand"])["weight"].sum()
+    kaiser = turns["kaiser_1"].xs("auction", level="situation")
+    assert sorted(set(kaiser.index.get_level_values("hand"))) == ["3S", "5H", "AH", "AS"]
+    assert np.allclose(kaiser, 1)  # one card a seat: every hand speaks once in the auction
+    openings = rows[rows["situation"] == "opening bid (forced)"].groupby(["agent", "deal"])["weight"].sum()
+    first = rows[rows["situation"] == "asking turn, 0 asks made"]
+    first_asks = first.groupby(["agent", "deal"])["weight"].sum()
+    assert np.allclose(openings, 1)  # every game opens once
+    # a claim before the first ask (the equilibrium's on 1e-4 of its turns) gives a second such turn
+    assert np.allclose(first_asks, 1, atol=1e-3) and (first_asks >= 1 - 1e-9).all()
+    assert (draws["equilibrium_nash_conv"] < 1e-3).all() and draws["outcome"].between(0, 1).all()
+    equilibrium = draws[draws["agent"] == "equilibrium"]
     assert equilibrium["loss_to_equilibrium"].abs().max() < 1e-9 and equilibrium["nash_conv"].max() < 1e-3
-    rules = rows[rows["agent"] == "rules"]
-    assert rules["loss_to_equilibrium"].nunique() == 1  # the rule-based player is deterministic
-    assert (rows.loc[rows["agent"] != "equilibrium", "loss_to_equilibrium"] > -1e-3).all()  # no one beats it
+    rules = draws[draws["agent"] == "rules"]
+    deterministic = rules.groupby("variant")["loss_to_equilibrium"].nunique()  # Literature: random ties
+    assert deterministic["kaiser_1"] == 1 and deterministic["twenty_eight_1"] == 1
+    agents = draws[draws["agent"] != "equilibrium"]
+    assert (agents["loss_to_equilibrium"] > -1e-3).all()  # no one beats it
     for bad, message in [({"variants": "kaiser_9"}, "variant 'kaiser_9'"), ({"agents": "ismcts-x"}, "agent"),
-                         ({"agents": "rules,rules"}, "distinct"), ({"target": 2.0}, "target")]:
+                         ({"agents": "rules,rules"}, "distinct"), ({"target": 2.0}, "target"),
+                         ({"variant_draws": "kaiser_1:0"}, "variant_draws")]:
         with pytest.raises(ValueError, match=message):
             small_games_solved.STUDY.parameters(**bad)
+
+
+def test_calling_for_the_trump_changes_nothing_in_one_card_twenty_eight():
+    """The README's finding: the equilibrium always calling, or never, loses nothing to it."""
+    solved = small_games_solved.solve("twenty_eight_1", 1e-3, 10000)
+    a = solved.tree.arrays
+    for call in (True, False):
+        policy = solved.equilibrium.copy()
+        for infoset, state in solved.choices.items():
+            names = {action: state.action_to_string(state.current_player(), action)
+                     for action in state.legal_actions()}
+            if "call trump" in names.values():
+                slots = slice(a.infoset_offset[infoset], a.infoset_offset[infoset + 1])
+                chosen = np.array([(names[x] == "call trump") == call for x in a.infoset_actions[slots]])
+                policy[slots] = chosen / chosen.sum()
+        assert abs(small_games_solved.loss_to_equilibrium(solved, policy)) < 1e-4
 
 
 def test_small_games_solved_notebook(data, tmp_path):
@@ -258,6 +288,14 @@ def test_small_games_solved_notebook(data, tmp_path):
     assert values["kaiser_1_equilibrium_bluff_rate"]["value"] == pytest.approx(0.25, abs=0.01)
     assert 0 < values["kaiser_1_ismcts-10_loss"]["value"] < values["kaiser_1_rules_loss"]["value"] + 3
     assert values["kaiser_1_dealer_side_value"]["deals"] == 4
+    # one-card Twenty-Eight: the equilibrium opens 8 on a jack; the rule-based opener always bids 5
+    assert values["twenty_eight_1_equilibrium_opens_8_jack"]["value"] > 0.99
+    assert values["twenty_eight_1_rules_opens_8_jack"]["value"] == 0
+    assert values["twenty_eight_1_rules_loss"]["value"] == pytest.approx(0.817, abs=0.001)
+    # Literature 2x2 is worth nothing to either side; the rule-based player loses nothing to the equilibrium
+    assert abs(values["literature_2x2_4_dealer_side_value"]["value"]) < 1e-3
+    assert abs(values["literature_2x2_4_rules_loss"]["value"]) < 1e-3
+    assert values["literature_2x2_4_dealer_side_value"]["deals"] == 2
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
