@@ -55,19 +55,12 @@ def trick_winner(cards, count, trump_suit, trumps_from, strength):
 @njit(cache=True)
 def winning_cards(choices, cards, count, trump_suit, trumps_from, strength):
     """The cards of ``choices`` that would win the trick ``cards[:count]`` (count >= 1) played
-    next: ``trick_winner`` of the trick with each card added is its position, all in one pass
-    over the trick (rule-based players ask this of every card they may play)."""
+    next: ``trick_winner`` of the trick with each card added is its position. The trick is read
+    once, not once per card (rule-based players ask this of every card they may play)."""
     led_suit = suit_of(cards[0])
-    best = cards[0]
-    best_class = _card_class(best, 0, led_suit, trump_suit, trumps_from)
-    for position in range(1, count):
-        card = cards[position]
-        card_class = _card_class(card, position, led_suit, trump_suit, trumps_from)
-        if card_class > best_class or (
-            card_class == best_class and card_class > 0 and strength[card] > strength[best]
-        ):
-            best = card
-            best_class = card_class
+    winning = trick_winner(cards, count, trump_suit, trumps_from, strength)
+    best = cards[winning]
+    best_class = _card_class(best, winning, led_suit, trump_suit, trumps_from)
     winners = np.int64(0)
     rest = choices
     while rest != 0:

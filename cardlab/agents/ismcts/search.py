@@ -68,6 +68,7 @@ from cardlab.agents.ismcts.options import (
     WORLD_POOL,
 )
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.layout import copy_state
 from cardlab.core.rng import random_below, random_unit
 from cardlab.games import kernels
 
@@ -219,7 +220,7 @@ def determinize(game, root_state, searcher, stream, pool, cumulative, world):
         return kernels.resample(game, root_state, searcher, stream)
     target = random_unit(stream) * cumulative[-1]
     index = min(np.searchsorted(cumulative, target, side="right"), pool.shape[0] - 1)
-    world[:] = pool[index]
+    copy_state(world, pool[index])
     return world
 
 

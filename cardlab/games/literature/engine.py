@@ -45,6 +45,7 @@ from cardlab.core.layout import (
     NUM_PLAYERS,
     PHASE,
     TO_MOVE,
+    copy_state,
     current_player,
     empty_state,
     record_deal,
@@ -529,21 +530,17 @@ def _settle_claim(s, record):
     team = team_of(claimant)
     h = s[CLAIM_HALF_SUIT]
     cards = HALF_SUIT_MASKS[s[LAYOUT], h]
+    count = popcount(cards)
+    event = EVENT_CLAIM | (claimant << 2) | (h << 6)
+    for i in range(count):
+        event |= (s[CLAIM_SEATS + i] >> 1) << (_NAMED_SHIFT + 3 * i)
+    event = _take_half_suit(s, cards, event)
     all_with_team = True
     all_named_right = True
-    event = EVENT_CLAIM | (claimant << 2) | (h << 6)
-    i = 0
-    cards_left = cards
-    while cards_left != 0:
-        card = lowest_card(cards_left)
-        cards_left &= cards_left - 1
-        seat = holder(s, card)
+    for i in range(count):
+        seat = event_holder(event, i)
         all_with_team &= team_of(seat) == team
         all_named_right &= seat == s[CLAIM_SEATS + i]
-        event |= ((s[CLAIM_SEATS + i] >> 1) << (_NAMED_SHIFT + 3 * i)) | (
-            seat << (_HOLDER_SHIFT + 4 * i))
-        s[HANDS + seat] &= ~card_bit(card)
-        i += 1
     if s[CHALLENGER] >= 0:  # 12.17: right, the challenged team scores; wrong, the challengers
         status = team if all_named_right else team_of(s[CHALLENGER])
     else:
@@ -552,7 +549,7 @@ def _settle_claim(s, record):
     if record:
         in_window = s[WINDOW_POLLS] > 0 and s[FORCED_TEAM] < 0
         _log(s, event | (status << 10) | (np.int64(in_window) << 12))
-        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
+        K.observe_claim(knowledge_of(s), h, shown_holders(event, count))
     s[CLAIMANT] = -1
     s[CLAIM_HALF_SUIT] = -1
     s[CLAIM_COUNT] = 0
@@ -593,6 +590,17 @@ def _resume(s, seat):
 def _show_and_score(s, h, status, event, record):
     """Take half-suit h out of play for ``status``, its holders shown in ``event``."""
     cards = HALF_SUIT_MASKS[s[LAYOUT], h]
+    event = _take_half_suit(s, cards, event)
+    _score(s, h, status)
+    if record:
+        _log(s, event | (h << 8) | (status << 12))
+        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
+
+
+@njit(cache=True)
+def _take_half_suit(s, cards, event):
+    """Take a half-suit's ``cards`` out of their holders' hands; ``event`` with the holders
+    shown, in card order (:func:`event_holder`)."""
     i = 0
     cards_left = cards
     while cards_left != 0:
@@ -602,10 +610,7 @@ def _show_and_score(s, h, status, event, record):
         event |= seat << (_HOLDER_SHIFT + 4 * i)
         s[HANDS + seat] &= ~card_bit(card)
         i += 1
-    _score(s, h, status)
-    if record:
-        _log(s, event | (h << 8) | (status << 12))
-        K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
+    return event
 
 
 @njit(cache=True)
@@ -866,7 +871,7 @@ def play_random_games(template, num_games, stream, results):
     steps = 0
     s = template.copy()
     for i in range(num_games):
-        s[:KNOWLEDGE] = template[:KNOWLEDGE]  # the knowledge and the log are never written
+        copy_state(s[:KNOWLEDGE], template[:KNOWLEDGE])  # the knowledge and the log stay unwritten
         while s[PHASE] != GAME_OVER:
             _apply(s, random_action(s, stream), False)
             steps += 1
