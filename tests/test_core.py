@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import collections
 import itertools
+import pickle
 
 import numpy as np
+import pyspiel
 import pytest
 
+import cardlab  # noqa: F401  (registers the games)
 from cardlab.core import bitboard
 from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
+from cardlab.core.layout import copy_state, seat_after
 from cardlab.core.rng import derive_seed, make_stream, random_below
 from cardlab.core.sampling import sample_hidden_hands
 from cardlab.core.tricks import follow_suit_choices, trick_winner, winning_cards
@@ -145,3 +149,30 @@ def test_derive_seed_takes_any_64_bit_seed_in_any_order():
     big = derive_seed(2**63 + 5, 0)
     assert derive_seed(5, 0) == small and derive_seed(2**63 + 5, 0) == big
     assert derive_seed(np.uint64(2**63 + 5), 0) == big
+
+
+def test_seats_go_round_without_dividing_as_they_did_with_modulo():
+    """seat_after and receiving_seat (a mask for four players) give the seat modulo arithmetic gives."""
+    for players in range(2, 17):
+        for seat in range(players):
+            for steps in range(players):
+                assert seat_after(seat, steps, players) == (seat + steps) % players
+            for k in range(64):
+                assert receiving_seat(seat, k, players) == (seat + 1 + k) % players
+
+
+def test_copy_state_overwrites_every_slot():
+    source, target = np.arange(230, dtype=np.int64), np.full(230, -7, dtype=np.int64)
+    copy_state(target, source)
+    assert np.array_equal(target, source)
+
+
+def test_a_state_shares_its_engine_through_copies_and_pickles():
+    """The engine is a plain attribute of a state: a clone shares it, a pickle names it."""
+    game = pyspiel.load_game("cardlab_kaiser", {"players": 5})
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    assert state.engine is game.engine and state.engine.num_players == 5
+    assert state.clone().engine is state.engine
+    restored = pickle.loads(pickle.dumps(state))
+    assert restored.engine is state.engine and restored.history() == state.history()
