@@ -32,6 +32,7 @@ from cardlab.games import game_spec
 from cardlab.results import ResultsError
 from experiments.frame import data_dir
 
+ROOT = Path(__file__).resolve().parent.parent
 SEED = 2026
 #: ISMCTS budgets (simulations per move) every game is played at.
 BUDGETS = (30, 100, 300)
@@ -68,7 +69,7 @@ def optional_entrants(game: str, pimc_worlds: int = PIMC_WORLDS,
         path = cfr_policy(game, cfr_policy_dir)
         try:
             check_modelled(loaded)
-            if not path.exists():
+            if not path.exists() and not (ROOT / path).exists():  # the notebooks run in notebooks/
                 raise ValueError(f"no policy {path} (train one: python -m experiments.cfr_bidding "
                                  f"--game {game} --policy-dir {cfr_policy_dir})")
             chosen.append(AgentSpec("cfr-bidding", "cfr-bidding", {"policy": str(path)}))
