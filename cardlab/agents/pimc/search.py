@@ -81,21 +81,36 @@ def new_search_memory(bits=TABLE_BITS):
 
 
 @njit(cache=True)
+def world_action_values(game, s, seat, worlds, stream, entries, counters, scratch, out):
+    """Solve ``worlds`` sampled worlds: ``out[w, i]`` is seat's team's points of the hand after
+    legal action ``i`` in world ``w`` (the per-world values PIMC averages).
+
+    Returns the number of legal actions.
+    """
+    actions = np.empty(MAX_ACTIONS, dtype=np.int64)
+    values = np.empty(MAX_ACTIONS, dtype=np.int64)
+    team = team_of(seat)
+    total = kaiser_rules.POINTS_PER_HAND if game == KAISER else twenty_eight_rules.TOTAL_CARD_POINTS
+    n = 0
+    for w in range(worlds):
+        world = kernels.resample(game, s, seat, stream)
+        n = open_action_values(game, world, ALL_TECHNIQUES, entries, counters, scratch, actions, values)
+        for i in range(n):
+            out[w, i] = values[i] if team == 0 else total - values[i]
+    return n
+
+
+@njit(cache=True)
 def add_world_values(game, s, seat, worlds, stream, entries, counters, scratch, sums):
     """Solve ``worlds`` sampled worlds; add seat's team's points after each legal action to ``sums``.
 
     Returns the number of legal actions (``sums`` is in legal-action order).
     """
-    actions = np.empty(MAX_ACTIONS, dtype=np.int64)
-    values = np.empty(MAX_ACTIONS, dtype=np.int64)
-    team = team_of(seat)
-    total = kaiser_rules.POINTS_PER_HAND if game == KAISER else 28
-    n = 0
-    for _ in range(worlds):
-        world = kernels.resample(game, s, seat, stream)
-        n = open_action_values(game, world, ALL_TECHNIQUES, entries, counters, scratch, actions, values)
+    values = np.zeros((worlds, MAX_ACTIONS), dtype=np.int64)
+    n = world_action_values(game, s, seat, worlds, stream, entries, counters, scratch, values)
+    for w in range(worlds):
         for i in range(n):
-            sums[i] += values[i] if team == 0 else total - values[i]
+            sums[i] += values[w, i]
     return n
 
 
