@@ -187,9 +187,23 @@ def main(argv: list[str] | None = None) -> None:
                                   "decisions": records}
         for by, rows in tables.items():
             print(markdown(name, by, rows) + "\n")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=1) + "\n")
+    write_summary(summary, args.out)
     print(f"wrote {args.out}", file=sys.stderr)
+
+
+def write_summary(summary: dict[str, Any], path: Path) -> None:
+    """The JSON, indented but with each column of decisions on one line (thousands of values)."""
+    columns = {}
+    for name, game in summary["games"].items():
+        for column, values in game["decisions"].items():
+            marker = f"@{name}/{column}@"
+            columns[json.dumps(marker)] = json.dumps(values)
+            game["decisions"][column] = marker
+    text = json.dumps(summary, indent=1)
+    for marker, values in columns.items():
+        text = text.replace(marker, values)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + "\n")
 
 
 if __name__ == "__main__":
