@@ -296,7 +296,14 @@ def twenty_eight_bid(s, worlds, stream):
         if hand & SUIT_MASKS[suit]:
             held |= 1 << suit
     bidder_raising = phase == twenty_eight.RAISING and seat == s[twenty_eight.BIDDER]
-    strains = 1 << s[twenty_eight.TRUMP] if bidder_raising else 15
+    high_bidder = s[twenty_eight.HIGH_BIDDER]
+    partner_holds = (phase == twenty_eight.BIDDING and high_bidder >= 0 and high_bidder != seat
+                     and team_of(high_bidder) == team_of(seat))
+    strains = held  # only a suit in hand can be placed: the others need no solve
+    if bidder_raising:
+        strains = 1 << s[twenty_eight.TRUMP]
+    elif phase == twenty_eight.RAISING or partner_holds:
+        strains = 15  # a trump someone else places: any suit
     world_hands = np.zeros((worlds, 4), dtype=np.int64)
     trumps = np.empty(worlds, dtype=np.int64)
     twenty_eight_world_hands(s, seat, stream, world_hands, trumps)
@@ -310,8 +317,6 @@ def twenty_eight_bid(s, worlds, stream):
     if phase == twenty_eight.RAISING:  # pass: the standing contract, in the placed trump
         keep = twenty_eight_mean(points, trumps, high_bid)
     else:
-        high_bidder = s[twenty_eight.HIGH_BIDDER]
-        partner_holds = high_bidder >= 0 and high_bidder != seat and team_of(high_bidder) == team_of(seat)
         keep = twenty_eight_best_suit(points, 15, high_bid)[1] if partner_holds else 0.0
     best_action = legal[0]  # pass, or the opener's redeal
     best = keep
