@@ -1,15 +1,27 @@
 """Strength of the double-dummy PIMC player in duplicate matches, with 95% confidence intervals.
 
     python -m experiments.pimc_strength --game kaiser --opponent rules --deals 2000 --worlds 20
-    python -m experiments.pimc_strength --game kaiser --opponent ismcts --time-ms 50
+    python -m experiments.pimc_strength --game kaiser --opponent ismcts --worlds 20 --deals 2000
 
 ``--opponent rules``: PIMC (``--worlds`` solved worlds per card) against the
-rule-based player. ``--opponent ismcts``: both sides get the same clock per
-move, ``--time-ms`` (PIMC solves worlds until it is spent; ISMCTS iterates).
-The match is the arena's (:func:`cardlab.arena.match.run_match`), resumable
-from ``<out>.partial.json``; deals are split across ``--workers`` processes.
-Writes a JSON summary (mean points per deal of PIMC minus the opponent, its
-95% interval, the deal count and the command) to ``--out``.
+rule-based player, the arena's match (:func:`cardlab.arena.match.run_match`),
+resumable from ``<out>.partial.json``.
+
+``--opponent ismcts``: equal time without a clock. Both sides get fixed
+budgets, so the match is seeded and reproducible and plays in the compiled
+loop: PIMC's ``--worlds``, and an ISMCTS ``simulations`` count calibrated to
+spend the same mean CPU time per decision (:func:`calibrate_ismcts`: measured
+on ``--calibration-deals`` deals, adjusted once). The count is kept in
+``<out>.calibration.json`` and the match is a two-agent tournament in
+``<out>.tournament/`` (:func:`cardlab.arena.tournament.run_tournament`), so a
+rerun resumes without measuring again. The JSON reports both sides' mean time
+per decision, in the calibration (CPU) and in the match (the arena's clock).
+``--time-ms`` instead gives both sides the same clock per move (PIMC then
+solves worlds in the Python loop: results depend on the machine and its load).
+
+Deals are split across ``--workers`` processes. Writes a JSON summary (mean
+points per deal of PIMC minus the opponent, its 95% interval, the deal count
+and the command) to ``--out``.
 """
 
 from __future__ import annotations
@@ -17,15 +29,113 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pyspiel
 
 import cardlab  # noqa: F401
+from cardlab.arena import play_deal
 from cardlab.arena.match import Side, run_match
+from cardlab.arena.native import deal_seeds
 from cardlab.arena.pool import WorkerLostError
 from cardlab.games import game_spec
 from cardlab.results import ResultsError
+
+FIRST_GUESS_SIMULATIONS = 200  # ISMCTS's count at the first calibration measurement
+
+
+class CpuTimed(pyspiel.Bot):
+    """A bot whose thread CPU time and decisions are counted (the load of other jobs is left out)."""
+
+    def __init__(self, bot: pyspiel.Bot):
+        pyspiel.Bot.__init__(self)
+        self.bot = bot
+        self.seconds = 0.0
+        self.decisions = 0
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        self.bot.restart_at(state)
+
+    def step(self, state: pyspiel.State) -> int:
+        start = time.thread_time()
+        action = self.bot.step(state)
+        self.seconds += time.thread_time() - start
+        self.decisions += 1
+        return action
+
+
+def cpu_ms_per_decision(game: pyspiel.Game, side_a: Side, side_b: Side, deals: int, seed: int
+                        ) -> tuple[float, float]:
+    """Mean CPU milliseconds per decision of A and of B, A on the even seats, over ``deals`` deals."""
+    makers = (side_a.factory(), side_b.factory())
+    seconds, decisions = np.zeros(2), np.zeros(2)
+    for deal_seed in deal_seeds(seed, 0, deals):
+        bots = [CpuTimed(makers[seat % 2](game, seat, int(deal_seed) + seat))
+                for seat in range(game.num_players())]
+        play_deal(game, bots, int(deal_seed))
+        for seat, bot in enumerate(bots):
+            seconds[seat % 2] += bot.seconds
+            decisions[seat % 2] += bot.decisions
+    ms = 1000.0 * seconds / np.maximum(decisions, 1)
+    return float(ms[0]), float(ms[1])
+
+
+def calibrate_ismcts(game: pyspiel.Game, pimc: Side, deals: int, seed: int) -> dict[str, Any]:
+    """ISMCTS's simulation count whose mean CPU time per decision matches PIMC's.
+
+    Time per decision grows about linearly with the count: PIMC plays ISMCTS at
+    a first guess, the count is scaled by the ratio of their times, they play
+    again and the count is scaled once more. The deals are the match's first
+    ones (only their time is used).
+    """
+    simulations = FIRST_GUESS_SIMULATIONS
+    measured = []
+    for _ in range(2):
+        ismcts = Side("ismcts", {"simulations": simulations, "rollout": "rules"})
+        pimc_ms, ismcts_ms = cpu_ms_per_decision(game, pimc, ismcts, deals, seed)
+        measured.append({"ismcts_simulations": simulations, "pimc_cpu_ms_per_decision": round(pimc_ms, 3),
+                         "ismcts_cpu_ms_per_decision": round(ismcts_ms, 3)})
+        simulations = max(1, round(simulations * pimc_ms / max(ismcts_ms, 1e-6)))
+    return {"calibration_deals": deals, "measured": measured, "ismcts_simulations": simulations}
+
+
+def calibrated_match(args: argparse.Namespace, game_name: str, pimc_options: dict[str, Any]
+                     ) -> dict[str, Any]:
+    """The fixed-budget match of PIMC against calibrated ISMCTS, in the compiled loop."""
+    from cardlab.analysis.report import build_report
+    from cardlab.arena.agents import AgentSpec
+    from cardlab.arena.tournament import TournamentSettings, default_chunk_size, run_tournament
+
+    base = Path(args.out) if args.out else Path("experiments/data/pimc-strength")
+    kept = Path(f"{base}.calibration.json")
+    if kept.exists():
+        calibration = json.loads(kept.read_text())
+    else:
+        calibration = calibrate_ismcts(pyspiel.load_game(game_name), Side("pimc", pimc_options),
+                                       args.calibration_deals, args.seed)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(json.dumps(calibration, indent=2) + "\n")
+    ismcts_options = {"simulations": calibration["ismcts_simulations"], "rollout": "rules"}
+    entrants = (AgentSpec("pimc", "pimc", pimc_options), AgentSpec("ismcts", "ismcts", ismcts_options))
+    settings = TournamentSettings(game_name, {}, entrants, args.deals, args.seed,
+                                  default_chunk_size(args.deals, True))
+    directory = Path(f"{base}.tournament")
+    start = time.perf_counter()
+    run_tournament(settings, directory, backend="serial" if args.workers == 1 else "processes",
+                   workers=args.workers, progress=True, command=" ".join(sys.argv))
+    report = build_report(directory)
+    scores = report.duplicate.scores[:, 0]
+    return {
+        "opponent_options": ismcts_options, "calibration": calibration,
+        "match_ms_per_decision": {"pimc": round(float(report.ms_per_decision[0]), 3),
+                                  "ismcts": round(float(report.ms_per_decision[1]), 3)},
+        "deals": int(len(scores)), "mean": float(report.pair_mean[0]),
+        "ci95": (float(report.pair_low[0]), float(report.pair_high[0])), "scores": scores,
+        "seconds": round(time.perf_counter() - start, 1), "results_directory": str(directory),
+    }
 
 
 def main() -> None:
@@ -35,45 +145,59 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--worlds", type=int, default=20)
     parser.add_argument("--bid-worlds", type=int, default=8)
-    parser.add_argument("--time-ms", type=float, default=50.0)
+    parser.add_argument("--time-ms", type=float, default=None,
+                        help="against ismcts: the same clock per move for both (default: calibrated "
+                             "fixed budgets)")
+    parser.add_argument("--calibration-deals", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    for name in ("deals", "worlds", "bid_worlds", "workers"):
+    for name in ("deals", "worlds", "bid_worlds", "workers", "calibration_deals"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if not 0 < args.time_ms < float("inf"):
+    if args.time_ms is not None and not 0 < args.time_ms < float("inf"):
         parser.error(f"--time-ms must be positive, got {args.time_ms}")
     game_name = game_spec(args.game).name
     pimc_options: dict = {"worlds": args.worlds, "bid_worlds": args.bid_worlds}
-    opponent = Side("rules")
-    if args.opponent == "ismcts":
-        pimc_options = {"time_ms": args.time_ms, "bid_worlds": args.bid_worlds}
-        opponent = Side("ismcts", {"time_ms": args.time_ms, "rollout": "rules"})
-    partial = Path(f"{args.out}.partial.json") if args.out else None
-    run = run_match(game_name, Side("pimc", pimc_options), opponent, args.deals, args.seed,
-                    workers=args.workers, partial=partial, extra_settings={"opponent": args.opponent})
-    result = run.result
-    scores = np.array(result.scores)
-    low, high = result.confidence_interval()
+    extra: dict[str, Any] = {}
+    if args.opponent == "ismcts" and args.time_ms is None:
+        match = calibrated_match(args, game_name, pimc_options)
+        opponent_options = match.pop("opponent_options")
+        scores = np.array(match.pop("scores"))
+        deals, mean, (low, high), seconds = match.pop("deals"), match.pop("mean"), match.pop("ci95"), \
+            match.pop("seconds")
+        extra = match
+    else:
+        opponent = Side("rules")
+        if args.opponent == "ismcts":
+            pimc_options = {"time_ms": args.time_ms, "bid_worlds": args.bid_worlds}
+            opponent = Side("ismcts", {"time_ms": args.time_ms, "rollout": "rules"})
+        opponent_options = opponent.options
+        partial = Path(f"{args.out}.partial.json") if args.out else None
+        run = run_match(game_name, Side("pimc", pimc_options), opponent, args.deals, args.seed,
+                        workers=args.workers, partial=partial, extra_settings={"opponent": args.opponent})
+        scores = np.array(run.result.scores)
+        deals, mean, seconds = run.result.deals, run.result.mean, run.seconds
+        low, high = run.result.confidence_interval()
     summary = {
         "command": "python -m experiments.pimc_strength " + " ".join(sys.argv[1:]),
         "game": game_name, "side_a": "pimc", "side_b": args.opponent,
-        "pimc_options": pimc_options, "opponent_options": opponent.options,
-        "deals": result.deals, "seed": args.seed,
-        "mean_points_per_deal_a_minus_b": round(result.mean, 3),
+        "pimc_options": pimc_options, "opponent_options": opponent_options,
+        "deals": deals, "seed": args.seed,
+        "mean_points_per_deal_a_minus_b": round(mean, 3),
         "ci95": [round(low, 3), round(high, 3)],
         "deals_won_lost_tied": [int((scores > 0).sum()), int((scores < 0).sum()),
                                 int((scores == 0).sum())],
-        "seconds": run.seconds,
+        **extra,
+        "seconds": seconds,
         "scores": [round(float(score), 6) for score in scores],
     }
     print(json.dumps({key: value for key, value in summary.items() if key != "scores"}, indent=2))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(summary, indent=2) + "\n")
-        partial.unlink(missing_ok=True)
+        Path(f"{args.out}.partial.json").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

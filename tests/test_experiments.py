@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,44 @@ def test_bad_arguments_are_rejected():
     result = subprocess.run([sys.executable, "-m", "experiments.ismcts_strength", "--deals", "0"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 2 and "--deals must be at least 1" in result.stderr
+
+
+def test_strategy_fusion_records_every_pimc_card_decision_of_two_deals(tmp_path):
+    import numpy as np
+
+    from experiments.strategy_fusion import main
+
+    out = tmp_path / "fusion.json"
+    main(["--deals", "2", "--worlds", "2", "--resamples", "50", "--out", str(out)])
+    summary = json.loads(out.read_text())
+    assert summary["parameters"]["deals"] == 2 and "--deals 2" in summary["command"]
+    for game in ("cardlab_kaiser", "cardlab_twenty_eight"):
+        decisions = summary["games"][game]["decisions"]
+        gaps, splits = np.array(decisions["gap"]), np.array(decisions["split"])
+        assert len(gaps) > 0 and set(decisions["deal"]) == {0, 1}
+        assert (gaps >= 0).all() and ((gaps > 0) == splits).all()  # a gap exactly when split
+        assert (np.array(decisions["legal"]) >= 2).all()
+        (overall,) = summary["games"][game]["tables"]["all"]
+        assert overall["decisions"] == len(gaps)
+        assert overall["gap_points"][1] <= overall["gap_points"][0] <= overall["gap_points"][2]
+    assert {row["shown"] for row in summary["games"]["cardlab_twenty_eight"]["tables"]["shown"]} <= {
+        False, True}
+
+
+def test_pimc_against_ismcts_calibrates_fixed_budgets_and_plays_natively(tmp_path):
+    out = tmp_path / "pimc.json"
+    command = [sys.executable, "-m", "experiments.pimc_strength", "--game", "kaiser", "--opponent", "ismcts",
+               "--deals", "2", "--worlds", "2", "--bid-worlds", "1", "--calibration-deals", "1",
+               "--workers", "1", "--seed", "3", "--out", str(out)]
+    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    summary = json.loads(out.read_text())
+    assert summary["deals"] == 2 and len(summary["scores"]) == 2
+    calibration = summary["calibration"]
+    assert [m["ismcts_simulations"] for m in calibration["measured"]][0] == 200
+    assert summary["opponent_options"]["simulations"] == calibration["ismcts_simulations"] >= 1
+    assert min(summary["match_ms_per_decision"].values()) > 0
+    shutil.rmtree(f"{out}.tournament")  # played again with the kept calibration: the same games
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(out.read_text())["scores"] == summary["scores"]

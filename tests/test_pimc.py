@@ -10,10 +10,11 @@ from test_solver import kaiser_ending, random_play_state
 from cardlab import agents
 from cardlab.arena import native
 from cardlab.arena.agents import AgentSpec, bot_factory, native_row
-from cardlab.core.cards import CLUBS, parse_card
+from cardlab.core.cards import CLUBS, HEARTS, parse_card, suit_of
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
 from cardlab.games.kaiser import engine as K
+from cardlab.games.twenty_eight import engine as T
 
 
 @pytest.mark.parametrize("name", ["cardlab_kaiser", "cardlab_twenty_eight"])
@@ -54,6 +55,65 @@ def test_pimc_bids_and_names_trump_legally():
         assert action in state.legal_actions()
         assert action != 57  # simulation bidding never throws the hand in
         state.apply_action(action)
+
+
+def _twenty_eight_first_round(first: list[str], bids: list[str]) -> pyspiel.State:
+    """Stage one dealt from ``first`` (dealer 0, seat 1 opens), then ``bids`` by their strings."""
+    from cardlab.games.twenty_eight.game import deal_chance_actions
+
+    state = pyspiel.load_game("cardlab_twenty_eight").new_initial_state()
+    second = ["JD 9D AD TD", "TH KH QH 8H", "JC 9C AC TC", "JS 9S AS TS"]  # not dealt yet
+    for card in deal_chance_actions(0, [hand.split() for hand in first], [h.split() for h in second])[0]:
+        state.apply_action(card)
+    for text in bids:
+        by_string = {state.action_to_string(state.current_player(), a): a for a in state.legal_actions()}
+        state.apply_action(by_string[text])
+    return state
+
+
+TWENTY_EIGHT_FIRST = ["KD QD KC QC", "JH 9H AH 7C", "8D 7D 8S 7S", "QS KS 8C 7H"]
+
+
+def test_pimc_bids_a_jack_nine_ace_suit_and_places_it_as_the_trump():
+    state = _twenty_eight_first_round(TWENTY_EIGHT_FIRST, [])
+    bot = agents.make("pimc", state.get_game(), 1, seed=3, bid_worlds=4)
+    bid = bot.step(state)
+    assert bid >= T.BID  # the opener must bid; this hand bids above the minimum
+    assert bid - T.BID > 14
+    state.apply_action(bid)
+    for _ in range(3):
+        state.apply_action(T.PASS)
+    assert suit_of(bot.step(state)) == HEARTS
+    assert bot.step(state) == parse_card("AH")  # the weakest heart goes face down
+
+
+def test_pimc_passes_a_weak_hand_over_an_opponents_bid():
+    state = _twenty_eight_first_round(TWENTY_EIGHT_FIRST, ["bid 14"])
+    assert agents.make("pimc", state.get_game(), 2, seed=3, bid_worlds=4).step(state) == T.PASS
+
+
+def test_pimc_bids_twenty_eight_the_same_in_python_and_in_the_compiled_loop():
+    """Whole games of PIMC bidding by simulation against PIMC bidding by the rules: legal,
+    complete, and the same games on both loops for the same seeds."""
+    from cardlab.arena.tournament import _Context, _play_python
+    from cardlab.games import kernels
+
+    game = pyspiel.load_game("cardlab_twenty_eight")
+    seatings = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], dtype=np.int64)
+    settings = [{"worlds": 1, "bid_worlds": 1}, {"worlds": 1, "bidding": "rules"}]
+    options = np.stack([native_row(AgentSpec("pimc", "pimc", o), game_spec("28")) for o in settings])
+    seeds = native.deal_seeds(5, 0, 1)
+    status, actions, offsets, returns, _, _, finals = native.play_games(
+        kernels.TWENTY_EIGHT, game.new_initial_state().array.copy(), seeds, seatings,
+        np.array([native.PIMC, native.PIMC], dtype=np.int64), options, native.empty_policies(2))
+    assert status[0] == native.OK
+    assert (finals[:, 0] == T.GAME_OVER).all()
+    factories = [lambda g, p, s, o=o: agents.make("pimc", g, p, s, **o) for o in settings]
+    py_actions, py_offsets, py_returns, _, _, _ = _play_python(
+        _Context(game, seatings, False, factories=factories), seeds)
+    assert py_actions.tolist() == actions.tolist()
+    assert py_offsets.tolist() == offsets.tolist()
+    assert py_returns.tolist() == returns.tolist()
 
 
 def test_pimc_time_budget_solves_at_least_one_batch_of_worlds():

@@ -23,8 +23,8 @@ OPTIONS = OptionSet("pimc", (
     Option("time_ms", "float", None, "a clock budget per card instead: worlds until it is spent",
            low=0, low_open=True),
     Option("bidding", "choice", "simulation",
-           "bids by simulation (Kaiser: mean score of each contract over sampled worlds) or by "
-           "the rule-based player (Twenty-Eight always bids by the rules)",
+           "bids by simulation (the mean score of each contract over sampled worlds solved "
+           "double-dummy: Kaiser's net score, Twenty-Eight's game points) or by the rule-based player",
            choices={"rules": BID_BY_RULES, "simulation": BID_BY_SIMULATION}, column=BIDDING),
     Option("bid_worlds", "int", 8, "sampled worlds per bidding decision", low=1, column=BID_WORLDS),
 ))

@@ -187,9 +187,15 @@ def _first_round(s, seat, legal, n):
 
 
 @njit(cache=True)
+def indicator_of_suit(hand, suit):
+    """The card of ``suit`` placed face down as the trump: the weakest, so the strong ones stay in hand."""
+    return _weakest(hand & SUIT_MASKS[suit])
+
+
+@njit(cache=True)
 def _place_indicator(s, seat):
     hand = s[E.HANDS + seat]
-    return _weakest(hand & SUIT_MASKS[_longest_suit(hand)])
+    return indicator_of_suit(hand, _longest_suit(hand))
 
 
 @njit(cache=True)
