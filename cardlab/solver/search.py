@@ -80,7 +80,8 @@ NO_CARD = -1
 # bound of the value and the best lead found (as suit and rank among the cards left).
 KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
 TT_COLUMNS = 9
-WAYS = 4  # rows of a bucket: positions of one bucket key that differ in their low cards
+BUCKET_TOP = np.int64(0x0000000F0000000F)  # the top card of each suit in a code half
+WAYS = 8  # rows of a bucket: positions of one bucket key that differ in their low cards
 DEFAULT_TT_BITS = 18
 # Counters: the generation the table's live entries carry, nodes searched, the contract
 # (game, strain, flags) the live entries were searched under, and the bucket row next replaced.
@@ -354,10 +355,16 @@ def boundary_bounds(rules, hands, leader, tricks_left):
 
 
 @njit(cache=True, inline="always")
-def _bucket(lengths, tag, rows):
-    """The first row of the bucket of a bucket key, in a table of ``rows`` rows."""
+def _bucket(lengths, tag, key_low, key_high, rows):
+    """The first row of the bucket of a position, in a table of ``rows`` rows.
+
+    The bucket key is the suit lengths of each hand, the tag and the code of the
+    top cards of each suit (BUCKET_TOP): entries that ignore those cards are found
+    only from positions agreeing on them, but the buckets spread.
+    """
     h = np.uint64(lengths) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(tag) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= np.uint64(((key_low & BUCKET_TOP) << 8) | (key_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(rows - 1)) & ~(WAYS - 1)
 
@@ -599,7 +606,7 @@ def _enter(rules, table, counters, node, hands, trick):
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
                 rules, hands, leader, counters[GENERATION])
-            slot = _bucket(lengths, tag, table.shape[0])
+            slot = _bucket(lengths, tag, key_low, key_high, table.shape[0])
             node[NODE_SLOT] = slot
             node[NODE_KEY_LOW] = key_low
             node[NODE_KEY_HIGH] = key_high
@@ -649,8 +656,41 @@ def _enter(rules, table, counters, node, hands, trick):
 
 
 @njit(cache=True, inline="always")
-def _close(rules, table, counters, hands, node):
-    """The node's value, stored as a bound in the table at a trick boundary."""
+def _cover_skipped(rules, hands, trick, node):
+    """Add to the node's winning ranks the equivalent cards it skipped, where needed.
+
+    A card skipped for an equivalent higher one of the same hand stands for it
+    only in positions where no card of another hand lies between them. When
+    the searched card is among the cards an entry compares (at or above the
+    suit's lowest winning rank), the skipped one must be too; when both lie
+    below, every such low card is alike in the positions the entry matches.
+    """
+    size = node[NODE_SIZE]
+    seat = (node[NODE_LEADER] + size) % NUM_SEATS
+    searched = np.int64(0)
+    for i in range(node[NODE_COUNT]):
+        searched |= np.int64(1) << node[i]
+    skipped = playable(hands[seat], trick, size) & ~searched
+    ranks = node[NODE_RANKS]
+    while skipped != 0:
+        card = highest_card(skipped)
+        bit = np.int64(1) << card
+        skipped ^= bit
+        suit_ranks = ranks & _suit_bits(card // CARDS_PER_SUIT)
+        if suit_ranks != 0 and lowest_card(searched & _above(card)) >= lowest_card(suit_ranks):
+            ranks |= bit
+    node[NODE_RANKS] = ranks
+
+
+@njit(cache=True, inline="always")
+def _close(rules, table, counters, hands, trick, node, cut):
+    """The node's value, stored as a bound in the table at a trick boundary.
+
+    Without a cut-off, every move counted: the skipped equivalent cards too.
+    """
+    if not cut and (rules[FLAGS] & (USE_EQUIVALENCE | USE_WINNING_RANKS)) == (
+            USE_EQUIVALENCE | USE_WINNING_RANKS):
+        _cover_skipped(rules, hands, trick, node)
     if node[NODE_SLOT] >= 0:
         mask_low, mask_high = _rank_masks(rules, hands, node[NODE_RANKS])
         _store(table, counters, node, mask_low, mask_high, _relative_card(hands, node[NODE_BEST_MOVE]))
@@ -706,14 +746,14 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
             if node[NODE_ALPHA] >= node[NODE_BETA]:
                 # A cut-off: the bound rests on this move alone (and the table's window).
                 node[NODE_RANKS] = node[NODE_TABLE_RANKS] | ranks
-                result = _close(rules, table, counters, hands, node)
+                result = _close(rules, table, counters, hands, trick, node, True)
                 continue
             node[NODE_RANKS] |= ranks
             if node[NODE_NEXT] >= node[NODE_COUNT]:
-                result = _close(rules, table, counters, hands, node)
+                result = _close(rules, table, counters, hands, trick, node, False)
                 continue
         elif node[NODE_NEXT] >= node[NODE_COUNT]:
-            result = _close(rules, table, counters, hands, node)
+            result = _close(rules, table, counters, hands, trick, node, False)
             returning = True
             continue
         # Play the node's next move and open the child.
