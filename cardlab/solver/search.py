@@ -599,9 +599,12 @@ def _enter(rules, table, counters, node, hands, trick):
         if flags & USE_QUICK_TRICKS:
             lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
             if lower >= beta or upper <= alpha:
-                node[NODE_RANKS] = (_sure_winners(rules, hands, leader)
-                                    | _master_trumps(rules, hands, leader)
-                                    | _master_trumps(rules, hands, (leader + 1) % NUM_SEATS))
+                # The winning ranks are the sure winners of the side whose bound decided.
+                if (lower >= beta) == ((leader & 1) == 0):
+                    node[NODE_RANKS] = (_sure_winners(rules, hands, leader)
+                                        | _master_trumps(rules, hands, leader))
+                else:
+                    node[NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
                 return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
@@ -616,17 +619,26 @@ def _enter(rules, table, counters, node, hands, trick):
             node[NODE_TAG] = tag
             lower = -1000
             upper = 1000
-            ranks = np.int64(0)
+            lower_row = upper_row = -1
             for row in range(slot, slot + WAYS):
                 if (table[row, TAG] == tag and table[row, LENGTHS] == lengths
                         and (table[row, KEY_LOW] ^ key_low) & (table[row, MASK_LOW] | fixed_low) == 0
                         and (table[row, KEY_HIGH] ^ key_high) & (table[row, MASK_HIGH] | fixed_high) == 0):
-                    lower = max(lower, table[row, LOWER])
-                    upper = min(upper, table[row, UPPER])
-                    ranks |= _ranked_cards(hands, table[row, MASK_LOW], table[row, MASK_HIGH])
+                    if table[row, LOWER] > lower:
+                        lower = table[row, LOWER]
+                        lower_row = row
+                    if table[row, UPPER] < upper:
+                        upper = table[row, UPPER]
+                        upper_row = row
                     if tt_move == NO_CARD:
                         tt_move = _absolute_card(hands, table[row, BEST])
-            node[NODE_RANKS] = ranks
+            # The winning ranks of the entries whose bounds are used.
+            if lower_row >= 0 and not upper <= alpha:
+                node[NODE_RANKS] = _ranked_cards(hands, table[lower_row, MASK_LOW],
+                                                 table[lower_row, MASK_HIGH])
+            if upper_row >= 0 and not (lower >= beta and lower != upper):
+                node[NODE_RANKS] |= _ranked_cards(hands, table[upper_row, MASK_LOW],
+                                                  table[upper_row, MASK_HIGH])
             if lower >= beta or lower == upper:
                 return True, lower
             if upper <= alpha:
