@@ -76,7 +76,7 @@ def check_winning_ranks(game: int, deals: int, endings: int, tricks: tuple[int, 
 
 @pytest.mark.parametrize("game", [KAISER, TWENTY_EIGHT], ids=["kaiser", "twenty_eight"])
 def test_winning_ranks_equal_plain_alpha_beta_on_endings(game):
-    check_winning_ranks(game, 100, 10, (2, 3, 4), seed=21)
+    check_winning_ranks(game, 200, 10, (2, 3, 4), seed=21)
 
 
 @pytest.mark.slow

@@ -20,7 +20,12 @@ included); team 0 maximises, team 1 minimises. What makes the search fast
 (each switchable by a bit of ``flags``, for the ablation benchmark):
 
 * ``USE_TT``: a transposition table at trick boundaries, keyed by the four
-  hands and the leader, storing lower and upper bounds and the best lead;
+  hands (by relative rank) and the leader, storing lower and upper bounds and
+  the best lead;
+* ``USE_WINNING_RANKS``: DDS's *winning ranks*: an entry compares only the
+  top cards of each suit down to the lowest card that won a trick by rank in
+  the search below it (with the suit lengths of each hand and the holders of
+  point cards), so it serves every position agreeing on those;
 * ``USE_EQUIVALENCE``: equivalent cards of one hand searched once;
 * ``USE_ORDERING``: cheap winners first, points onto partner's tricks, low
   discards;
