@@ -78,7 +78,8 @@ NO_CARD = -1
 
 # ---- The transposition table ------------------------------------------------------
 # Buckets of WAYS rows, found by hashing the bucket key: how many cards of each suit each
-# hand holds (LENGTHS, 4 bits a hand and suit) and the tag (generation and leader). A row
+# hand holds (LENGTHS, 4 bits a hand and suit), the tag (generation and leader) and the
+# code of the top card of each suit (BUCKET_TOP; it spreads the buckets). A row
 # holds the position's relative code (two halves: suits 0|1 and 2|3, see _position_key),
 # the *winning-ranks* masks saying which of its code bits the entry depends on (the top
 # cards of each suit down to the lowest that won a trick by rank), the lower and upper
