@@ -14,10 +14,16 @@ whose ratio does not depend on the machine's load. Goal: Kaiser (a) mean
 Times are CPU seconds of the solving thread (``time.thread_time``): the
 machine these run on is shared, and waiting for a core is not the solver's
 time; the wall-clock mean of (a) is reported beside it.
+
+``python benchmarks/bench_solver.py --a-only GAME [DEALS]`` prints only (a)
+with a 95% interval of the mean; run as a file with ``PYTHONPATH`` set to
+another checkout, it times that checkout's solver on the same deals (the
+before/after figures of docs/solver.md).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -110,5 +116,19 @@ def main() -> dict:
     })
 
 
+def full_solve_figures(game: str, deals: int = DEALS) -> str:
+    """(a) alone: mean with its 95% interval (normal approximation), p99 and nodes, one line."""
+    hands = [deal_from_seed(GAMES[game], seed) for seed in range(deals)]
+    trumps = [seed % 4 for seed in range(deals)]
+    solve_times(GAMES[game], hands[:2], trumps[:2], ALL_TECHNIQUES)  # compile
+    cpu, _, nodes = solve_times(GAMES[game], hands, trumps, ALL_TECHNIQUES)
+    half = 1.96 * cpu.std(ddof=1) / np.sqrt(deals)
+    return (f"{game} {deals} deals: mean {_ms(cpu.mean())} ms CPU [{_ms(cpu.mean() - half)}, "
+            f"{_ms(cpu.mean() + half)}], p99 {_ms(float(np.percentile(cpu, 99)))} ms, {nodes:.0f} nodes")
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 2 and sys.argv[1] == "--a-only":
+        print(full_solve_figures(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else DEALS))
+    else:
+        main()

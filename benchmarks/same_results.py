@@ -1,9 +1,11 @@
 """Same results for the same seeds: one digest per configuration, to compare two versions.
 
 Speed work must not change what the games do. Run this on both versions (``all``, ``lit``
-or ``tricks``) and compare the outputs line by line: Literature random games and deals on
+``tricks`` or ``solver``) and compare the outputs line by line: Literature random games and deals on
 its variant sets, and compiled arena games (random, rules and ISMCTS agents with random and
-rules rollouts) on Literature, Kaiser and Twenty-Eight variant sets.
+rules rollouts) on Literature, Kaiser and Twenty-Eight variant sets; ``solver``: PIMC arena
+games and double-dummy tables (solver speed work must keep every value). A checkout without
+the group runs this file with ``PYTHONPATH`` set to it.
 
     CARDLAB_NUMBA_CACHE=/tmp/numba-a PYTHONPATH=<version a> python benchmarks/same_results.py > a.txt
 """
@@ -68,8 +70,23 @@ def ismcts_row(name, **o):
     return ISMCTS_OPTIONS.resolve(o, game_spec(name)).row()
 
 
+def solver_digests() -> None:
+    """PIMC (6 worlds) against rules on 12 deals, and the full tables of 40 deals, each game."""
+    from cardlab.agents.pimc.options import OPTIONS as PIMC_OPTIONS
+    from cardlab.solver.analysis import analyse, deal_from_seed
+
+    for name in ("cardlab_kaiser", "cardlab_twenty_eight"):
+        row = PIMC_OPTIONS.resolve({"worlds": 6, "bid_worlds": 4}, game_spec(name)).row()
+        print(name, "pimc-vs-rules", arena(name, {}, [native.PIMC, native.RULES], [row, np.zeros(1)], 12, 9))
+        tables = [np.asarray(analyse(name, deal_from_seed(name, seed)).points) for seed in range(40)]
+        print(name, "tables", digest(*tables))
+
+
 def main(which: str) -> None:
-    """Print the digests of the ``which`` group: all, lit or tricks."""
+    """Print the digests of the ``which`` group: all, lit, tricks or solver."""
+    if which == "solver":
+        solver_digests()
+        return
     if which in ("all", "lit"):
         for i, params in enumerate(LIT):
             game = pyspiel.load_game("cardlab_literature", params)

@@ -20,7 +20,12 @@ included); team 0 maximises, team 1 minimises. What makes the search fast
 (each switchable by a bit of ``flags``, for the ablation benchmark):
 
 * ``USE_TT``: a transposition table at trick boundaries, keyed by the four
-  hands and the leader, storing lower and upper bounds and the best lead;
+  hands (by relative rank) and the leader, storing lower and upper bounds and
+  the best lead;
+* ``USE_WINNING_RANKS``: DDS's *winning ranks*: an entry compares only the
+  top cards of each suit down to the lowest card that won a trick by rank in
+  the search below it (with the suit lengths of each hand and the holders of
+  point cards), so it serves every position agreeing on those;
 * ``USE_EQUIVALENCE``: equivalent cards of one hand searched once;
 * ``USE_ORDERING``: cheap winners first, points onto partner's tricks, low
   discards;
@@ -55,13 +60,15 @@ USE_EQUIVALENCE = 2
 USE_ORDERING = 4
 USE_QUICK_TRICKS = 8
 USE_MTD = 16
-ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD
+USE_WINNING_RANKS = 32
+ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
     "equivalent_cards": USE_EQUIVALENCE,
     "move_ordering": USE_ORDERING,
     "quick_tricks": USE_QUICK_TRICKS,
     "zero_window_mtd": USE_MTD,
+    "winning_ranks": USE_WINNING_RANKS,
 }
 
 NUM_SEATS = 4
@@ -70,16 +77,22 @@ SUIT_BITS = np.int64(0xFF)
 NO_CARD = -1
 
 # ---- The transposition table ------------------------------------------------------
-# One row per entry: the two halves of the key (suits 0|1 and 2|3, see _relative_key), a
-# tag (generation, suit lengths and leader), the lower and upper bound of the value and
-# the best lead found (as suit and rank among the cards left, so it fits every match).
-KEY_LOW, KEY_HIGH, TAG, LOWER, UPPER, BEST = 0, 1, 2, 3, 4, 5
-TT_COLUMNS = 6
+# Buckets of WAYS rows, found by hashing the bucket key: how many cards of each suit each
+# hand holds (LENGTHS, 4 bits a hand and suit), the tag (generation and leader) and the
+# code of the top card of each suit (BUCKET_TOP; it spreads the buckets). A row
+# holds the position's relative code (two halves: suits 0|1 and 2|3, see _position_key),
+# the *winning-ranks* masks saying which of its code bits the entry depends on (the top
+# cards of each suit down to the lowest that won a trick by rank), the lower and upper
+# bound of the value and the best lead found (as suit and rank among the cards left).
+KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
+TT_COLUMNS = 9
+BUCKET_TOP = np.int64(0x0000000F0000000F)  # the top card of each suit in a code half
+WAYS = 8  # rows of a bucket: positions of one bucket key that differ in their low cards
 DEFAULT_TT_BITS = 18
-# Counters: the generation the table's live entries carry, nodes searched, and the
-# contract (game, strain, flags) the live entries were searched under.
-GENERATION, NODES, CONTRACT = 0, 1, 2
-NUM_COUNTERS = 3
+# Counters: the generation the table's live entries carry, nodes searched, the contract
+# (game, strain, flags) the live entries were searched under, and the bucket row next replaced.
+GENERATION, NODES, CONTRACT, REPLACE = 0, 1, 2, 3
+NUM_COUNTERS = 4
 MAX_DEPTH = 33  # one row of move scratch per card played, plus the root
 
 
@@ -288,10 +301,12 @@ def _master_trumps(rules, hands, seat):
 
 @njit(cache=True)
 def _last_trick(rules, hands, leader):
-    """Team 0's points of the last trick, each seat playing its one card."""
+    """``(points, rank)``: team 0's points of the last trick, each seat playing its one card,
+    and the winning card if it won by rank (see :func:`_rank_winner`)."""
     best = leader
     best_card = lowest_card(hands[leader])
     taken = rules[TRICK_BASE] + rules[POINTS + best_card]
+    live = hands[0] | hands[1] | hands[2] | hands[3]
     for step in range(1, NUM_SEATS):
         seat = (leader + step) % NUM_SEATS
         card = lowest_card(hands[seat])
@@ -299,7 +314,10 @@ def _last_trick(rules, hands, leader):
         if beats(rules, card, step, best_card, 0, 0):
             best = seat
             best_card = card
-    return taken if (best & 1) == 0 else 0
+    rank = np.int64(0)
+    if popcount(live & _suit_bits(best_card // CARDS_PER_SUIT)) > 1:
+        rank = np.int64(1) << best_card
+    return (taken if (best & 1) == 0 else 0), rank
 
 
 @njit(cache=True)
@@ -342,45 +360,115 @@ def boundary_bounds(rules, hands, leader, tricks_left):
     return other, total - leading
 
 
-@njit(cache=True)
-def _hash(key_low, key_high, tag, mask):
-    h = np.uint64(key_low) * np.uint64(0x9E3779B97F4A7C15)
-    h ^= np.uint64(key_high) * np.uint64(0xC2B2AE3D27D4EB4F)
-    h ^= np.uint64(tag) * np.uint64(0x165667B19E3779F9)
+@njit(cache=True, inline="always")
+def _bucket(lengths, tag, key_low, key_high, rows):
+    """The first row of the bucket of a position, in a table of ``rows`` rows.
+
+    The bucket key is the suit lengths of each hand, the tag and the code of the
+    top cards of each suit (BUCKET_TOP): entries that ignore those cards are found
+    only from positions agreeing on them, but the buckets spread.
+    """
+    h = np.uint64(lengths) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(tag) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= np.uint64(((key_low & BUCKET_TOP) << 8) | (key_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
-    return np.int64(h & np.uint64(mask))
+    return np.int64(h & np.uint64(rows - 1)) & ~(WAYS - 1)
 
 
 @njit(cache=True, inline="always")
-def _relative_key(rules, hands, leader, generation):
-    """``(key_low, key_high, tag)`` of a trick boundary, by *relative* rank (as DDS keys).
+def _position_key(rules, hands, leader, generation):
+    """``(code_low, code_high, fixed_low, fixed_high, lengths, tag)`` of a trick boundary.
 
-    Only the order of the cards left in each suit matters, not which cards
-    have gone: every suit is written as the list, weakest first, of who holds
-    each card left and which of the game's point values it carries (4 bits a
-    card). Two positions that differ only in the cards already played share
-    an entry. The tag adds the suit lengths, the leader and the generation.
+    By *relative* rank, as DDS keys: only the order of the cards left in each
+    suit matters, not which have gone. Each suit's code lists, weakest card
+    first (the strongest ends in the lowest 4 bits), who holds each card left
+    and which of the game's point values it carries: 4 bits a card. The
+    *fixed* bits every entry compares whatever its winning ranks: the point
+    value of every card, and the holder of every card carrying points (who
+    takes a point card's points depends on its holder even when its rank
+    never mattered). The bucket key is each hand's length in each suit, and
+    the tag the leader and the generation.
     """
     live = hands[0] | hands[1] | hands[2] | hands[3]
-    key_low = np.int64(0)
-    key_high = np.int64(0)
-    lengths = 0
+    code_low = np.int64(0)
+    code_high = np.int64(0)
+    fixed_low = np.int64(0)
+    fixed_high = np.int64(0)
     for suit in range(4):
         code = np.int64(0)
+        fixed = np.int64(0)
         cards = live & _suit_bits(suit)
-        count = popcount(cards)
         while cards != 0:
             card = lowest_card(cards)
             bit = cards & -cards
             cards ^= bit
             seat = 0 if hands[0] & bit else (1 if hands[1] & bit else (2 if hands[2] & bit else 3))
             code = (code << 4) | (rules[POINT_CLASS + card] << 2) | seat
+            fixed = (fixed << 4) | (12 if rules[POINTS + card] == 0 else 15)
         if suit < 2:
-            key_low |= code << (32 * suit)
+            code_low |= code << (32 * suit)
+            fixed_low |= fixed << (32 * suit)
         else:
-            key_high |= code << (32 * (suit - 2))
-        lengths = lengths * 16 + count
-    return key_low, key_high, (generation * 65536 + lengths) * NUM_SEATS + leader
+            code_high |= code << (32 * (suit - 2))
+            fixed_high |= fixed << (32 * (suit - 2))
+    lengths = np.int64(0)
+    for seat in range(NUM_SEATS):
+        for suit in range(4):
+            lengths = (lengths << 4) | popcount(hands[seat] & _suit_bits(suit))
+    return code_low, code_high, fixed_low, fixed_high, lengths, generation * NUM_SEATS + leader
+
+
+@njit(cache=True, inline="always")
+def _rank_masks(rules, hands, relevant):
+    """``(mask_low, mask_high)``: the code bits of the top cards of each suit down to the
+    lowest card of ``relevant`` (the winning ranks; every card when they are switched off)."""
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    if (rules[FLAGS] & USE_WINNING_RANKS) == 0:
+        relevant = live
+    mask_low = np.int64(0)
+    mask_high = np.int64(0)
+    for suit in range(4):
+        cards = live & _suit_bits(suit)
+        mine = relevant & cards
+        if mine == 0:
+            continue
+        top = popcount(cards & ~((np.int64(1) << lowest_card(mine)) - 1))
+        mask = (np.int64(1) << (4 * top)) - 1
+        if suit < 2:
+            mask_low |= mask << (32 * suit)
+        else:
+            mask_high |= mask << (32 * (suit - 2))
+    return mask_low, mask_high
+
+
+@njit(cache=True, inline="always")
+def _ranked_cards(hands, mask_low, mask_high):
+    """The live cards an entry's winning-ranks masks cover in the position ``hands``."""
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    covered = np.int64(0)
+    for suit in range(4):
+        mask = (mask_low if suit < 2 else mask_high) >> (32 * (suit % 2)) & np.int64(0xFFFFFFFF)
+        top = popcount(mask) // 4
+        cards = live & _suit_bits(suit)
+        for _ in range(popcount(cards) - top):
+            cards &= cards - 1
+        covered |= cards
+    return covered
+
+
+@njit(cache=True, inline="always")
+def _rank_winner(trick, winning):
+    """The trick's winning card if it won by rank (a card of its own suit is in the trick).
+
+    Those are DDS's *winning ranks*: a trick won by the only card of its suit
+    (a lone ruff, a lone card of the led suit) would be won by any card there.
+    """
+    card = trick[winning]
+    suit = card // CARDS_PER_SUIT
+    for position in range(NUM_SEATS):
+        if position != winning and trick[position] // CARDS_PER_SUIT == suit:
+            return np.int64(1) << card
+    return np.int64(0)
 
 
 @njit(cache=True)
@@ -471,12 +559,15 @@ def _list_moves(rules, hands, trick, size, seat, live, out):
 # ---- One node of the search: a row of the scratch array ------------------------------
 # Columns 0..7 hold the node's moves, 8..15 their ordering scores; the rest are the node's
 # fields. The search walks the tree with an explicit stack of these rows (numba cannot
-# cache recursive kernels).
+# cache recursive kernels). NODE_RANKS is the node's *winning ranks*: the cards whose
+# ranks its value depended on (a position agreeing on them, and on everything the table
+# key fixes, has the same bound).
 MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
 (NODE_SIZE, NODE_LEADER, NODE_TRICKS_LEFT, NODE_TRUMPS_FROM, NODE_ALPHA, NODE_BETA,
  NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
- NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_TAG, NODE_GAINED, NODE_BEST_POSITION,
- NODE_TRICK_POINTS, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 20)
+ NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_FIXED_LOW, NODE_FIXED_HIGH, NODE_LENGTHS, NODE_TAG,
+ NODE_GAINED, NODE_BEST_POSITION, NODE_TRICK_POINTS, NODE_RANKS, NODE_TABLE_RANKS, NODE_TRICK_RANK,
+ NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 26)
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
@@ -490,7 +581,8 @@ def new_scratch():
 def _enter(rules, table, counters, node, hands, trick):
     """Open the node whose position fields are set: ``(True, value)`` if decided at once.
 
-    Otherwise lists and orders its moves and returns ``(False, 0)``.
+    Otherwise lists and orders its moves and returns ``(False, 0)``. Either way
+    ``node[NODE_RANKS]`` holds the winning ranks known so far.
     """
     counters[NODES] += 1
     flags = rules[FLAGS]
@@ -500,35 +592,66 @@ def _enter(rules, table, counters, node, hands, trick):
     trumps_from = node[NODE_TRUMPS_FROM]
     alpha = node[NODE_ALPHA]
     beta = node[NODE_BETA]
+    node[NODE_RANKS] = 0
     if size == 0 and tricks_left <= 1:
-        return True, (_last_trick(rules, hands, leader) if tricks_left == 1 else 0)
+        if tricks_left == 0:
+            return True, 0
+        taken, rank = _last_trick(rules, hands, leader)
+        node[NODE_RANKS] = rank
+        return True, taken
     node[NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:
         if flags & USE_QUICK_TRICKS:
             lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
-            if lower >= beta:
-                return True, lower
-            if upper <= alpha:
-                return True, upper
+            if lower >= beta or upper <= alpha:
+                # The winning ranks are the sure winners of the side whose bound decided.
+                if (lower >= beta) == ((leader & 1) == 0):
+                    node[NODE_RANKS] = (_sure_winners(rules, hands, leader)
+                                        | _master_trumps(rules, hands, leader))
+                else:
+                    node[NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
+                return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
-            key_low, key_high, tag = _relative_key(rules, hands, leader, counters[GENERATION])
-            slot = _hash(key_low, key_high, tag, table.shape[0] - 1)
+            key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
+                rules, hands, leader, counters[GENERATION])
+            slot = _bucket(lengths, tag, key_low, key_high, table.shape[0])
             node[NODE_SLOT] = slot
             node[NODE_KEY_LOW] = key_low
             node[NODE_KEY_HIGH] = key_high
+            node[NODE_FIXED_LOW] = fixed_low
+            node[NODE_FIXED_HIGH] = fixed_high
+            node[NODE_LENGTHS] = lengths
             node[NODE_TAG] = tag
-            if (table[slot, TAG] == tag and table[slot, KEY_LOW] == key_low
-                    and table[slot, KEY_HIGH] == key_high):
-                lower = table[slot, LOWER]
-                upper = table[slot, UPPER]
-                if lower >= beta or lower == upper:
-                    return True, lower
-                if upper <= alpha:
-                    return True, upper
-                alpha = max(alpha, lower)
-                beta = min(beta, upper)
-                tt_move = _absolute_card(hands, table[slot, BEST])
+            lower = -1000
+            upper = 1000
+            lower_row = upper_row = -1
+            for row in range(slot, slot + WAYS):
+                if (table[row, TAG] == tag and table[row, LENGTHS] == lengths
+                        and (table[row, KEY_LOW] ^ key_low) & (table[row, MASK_LOW] | fixed_low) == 0
+                        and (table[row, KEY_HIGH] ^ key_high) & (table[row, MASK_HIGH] | fixed_high) == 0):
+                    if table[row, LOWER] > lower:
+                        lower = table[row, LOWER]
+                        lower_row = row
+                    if table[row, UPPER] < upper:
+                        upper = table[row, UPPER]
+                        upper_row = row
+                    if tt_move == NO_CARD:
+                        tt_move = _absolute_card(hands, table[row, BEST])
+            # The winning ranks of the entries whose bounds are used.
+            if lower_row >= 0 and not upper <= alpha:
+                node[NODE_RANKS] = _ranked_cards(hands, table[lower_row, MASK_LOW],
+                                                 table[lower_row, MASK_HIGH])
+            if upper_row >= 0 and not (lower >= beta and lower != upper):
+                node[NODE_RANKS] |= _ranked_cards(hands, table[upper_row, MASK_LOW],
+                                                  table[upper_row, MASK_HIGH])
+            if lower >= beta or lower == upper:
+                return True, lower
+            if upper <= alpha:
+                return True, upper
+            alpha = max(alpha, lower)
+            beta = min(beta, upper)
+    node[NODE_TABLE_RANKS] = node[NODE_RANKS]
     node[NODE_ALPHA] = node[NODE_WINDOW_ALPHA] = alpha
     node[NODE_BETA] = node[NODE_WINDOW_BETA] = beta
     seat = (leader + size) % NUM_SEATS
@@ -551,12 +674,44 @@ def _enter(rules, table, counters, node, hands, trick):
 
 
 @njit(cache=True, inline="always")
-def _close(table, hands, node):
-    """The node's value, stored as a bound in the table at a trick boundary."""
+def _cover_skipped(rules, hands, trick, node):
+    """Add to the node's winning ranks the equivalent cards it skipped, where needed.
+
+    A card skipped for an equivalent higher one of the same hand stands for it
+    only in positions where no card of another hand lies between them. When
+    the searched card is among the cards an entry compares (at or above the
+    suit's lowest winning rank), the skipped one must be too; when both lie
+    below, every such low card is alike in the positions the entry matches.
+    """
+    size = node[NODE_SIZE]
+    seat = (node[NODE_LEADER] + size) % NUM_SEATS
+    searched = np.int64(0)
+    for i in range(node[NODE_COUNT]):
+        searched |= np.int64(1) << node[i]
+    skipped = playable(hands[seat], trick, size) & ~searched
+    ranks = node[NODE_RANKS]
+    while skipped != 0:
+        card = highest_card(skipped)
+        bit = np.int64(1) << card
+        skipped ^= bit
+        suit_ranks = ranks & _suit_bits(card // CARDS_PER_SUIT)
+        if suit_ranks != 0 and lowest_card(searched & _above(card)) >= lowest_card(suit_ranks):
+            ranks |= bit
+    node[NODE_RANKS] = ranks
+
+
+@njit(cache=True, inline="always")
+def _close(rules, table, counters, hands, trick, node, cut):
+    """The node's value, stored as a bound in the table at a trick boundary.
+
+    Without a cut-off, every move counted: the skipped equivalent cards too.
+    """
+    if not cut and (rules[FLAGS] & (USE_EQUIVALENCE | USE_WINNING_RANKS)) == (
+            USE_EQUIVALENCE | USE_WINNING_RANKS):
+        _cover_skipped(rules, hands, trick, node)
     if node[NODE_SLOT] >= 0:
-        _store(table, node[NODE_SLOT], node[NODE_KEY_LOW], node[NODE_KEY_HIGH], node[NODE_TAG],
-               node[NODE_BEST], node[NODE_WINDOW_ALPHA], node[NODE_WINDOW_BETA],
-               _relative_card(hands, node[NODE_BEST_MOVE]))
+        mask_low, mask_high = _rank_masks(rules, hands, node[NODE_RANKS])
+        _store(table, counters, node, mask_low, mask_high, _relative_card(hands, node[NODE_BEST_MOVE]))
     return node[NODE_BEST]
 
 
@@ -582,6 +737,7 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
         if returning:
             if depth == 0:
                 return result
+            ranks = scratch[depth][NODE_RANKS]
             depth -= 1
             node = scratch[depth]
             size = node[NODE_SIZE]
@@ -592,6 +748,7 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
                 trick[0] = node[NODE_SAVED]
                 trick[1] = node[NODE_SAVED + 1]
                 trick[2] = node[NODE_SAVED + 2]
+            ranks |= node[NODE_TRICK_RANK]
             v = node[NODE_GAINED] + result
             if (seat & 1) == 0:
                 if v > node[NODE_BEST]:
@@ -604,11 +761,17 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
                     node[NODE_BEST_MOVE] = card
                 node[NODE_BETA] = min(node[NODE_BETA], v)
             node[NODE_NEXT] += 1
-            if node[NODE_ALPHA] >= node[NODE_BETA] or node[NODE_NEXT] >= node[NODE_COUNT]:
-                result = _close(table, hands, node)
+            if node[NODE_ALPHA] >= node[NODE_BETA]:
+                # A cut-off: the bound rests on this move alone (and the table's window).
+                node[NODE_RANKS] = node[NODE_TABLE_RANKS] | ranks
+                result = _close(rules, table, counters, hands, trick, node, True)
+                continue
+            node[NODE_RANKS] |= ranks
+            if node[NODE_NEXT] >= node[NODE_COUNT]:
+                result = _close(rules, table, counters, hands, trick, node, False)
                 continue
         elif node[NODE_NEXT] >= node[NODE_COUNT]:
-            result = _close(table, hands, node)
+            result = _close(rules, table, counters, hands, trick, node, False)
             returning = True
             continue
         # Play the node's next move and open the child.
@@ -623,6 +786,7 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
         child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT]
         child[NODE_LEADER] = leader
         gained = 0
+        node[NODE_TRICK_RANK] = 0
         if size < NUM_SEATS - 1:
             child[NODE_SIZE] = size + 1
         else:
@@ -633,6 +797,7 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
             winner = (leader + winning) % NUM_SEATS
             if (winner & 1) == 0:
                 gained = node[NODE_TRICK_POINTS] + rules[POINTS + card] + rules[TRICK_BASE]
+            node[NODE_TRICK_RANK] = _rank_winner(trick, winning)
             node[NODE_SAVED] = trick[0]
             node[NODE_SAVED + 1] = trick[1]
             node[NODE_SAVED + 2] = trick[2]
@@ -649,19 +814,48 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
 
 
 @njit(cache=True)
-def _store(table, slot, key_low, key_high, tag, value, alpha, beta, best_move):
-    if not (table[slot, TAG] == tag and table[slot, KEY_LOW] == key_low
-            and table[slot, KEY_HIGH] == key_high):
-        table[slot, KEY_LOW] = key_low
-        table[slot, KEY_HIGH] = key_high
-        table[slot, TAG] = tag
-        table[slot, LOWER] = -1000
-        table[slot, UPPER] = 1000
-    if value > alpha:
-        table[slot, LOWER] = max(table[slot, LOWER], value)
-    if value < beta:
-        table[slot, UPPER] = min(table[slot, UPPER], value)
-    table[slot, BEST] = best_move
+def _store(table, counters, node, mask_low, mask_high, best_move):
+    """Keep the node's bound: in the row of the same key and winning ranks if there is one,
+    else in a row of the bucket left by an older generation, else in the next row in turn."""
+    slot = node[NODE_SLOT]
+    key_low = node[NODE_KEY_LOW]
+    key_high = node[NODE_KEY_HIGH]
+    match_low = mask_low | node[NODE_FIXED_LOW]
+    match_high = mask_high | node[NODE_FIXED_HIGH]
+    tag = node[NODE_TAG]
+    lengths = node[NODE_LENGTHS]
+    target = -1
+    stale = -1
+    for row in range(slot, slot + WAYS):
+        if table[row, TAG] == tag:
+            if (table[row, LENGTHS] == lengths and table[row, MASK_LOW] == mask_low
+                    and table[row, MASK_HIGH] == mask_high
+                    and (table[row, KEY_LOW] ^ key_low) & match_low == 0
+                    and (table[row, KEY_HIGH] ^ key_high) & match_high == 0):
+                target = row
+                break
+        elif stale < 0 and table[row, TAG] // NUM_SEATS != tag // NUM_SEATS:
+            stale = row
+    if target < 0:
+        if stale >= 0:
+            target = stale
+        else:
+            target = slot + counters[REPLACE] % WAYS
+            counters[REPLACE] += 1
+        table[target, KEY_LOW] = key_low
+        table[target, KEY_HIGH] = key_high
+        table[target, LENGTHS] = lengths
+        table[target, TAG] = tag
+        table[target, MASK_LOW] = mask_low
+        table[target, MASK_HIGH] = mask_high
+        table[target, LOWER] = -1000
+        table[target, UPPER] = 1000
+    value = node[NODE_BEST]
+    if value > node[NODE_WINDOW_ALPHA]:
+        table[target, LOWER] = max(table[target, LOWER], value)
+    if value < node[NODE_WINDOW_BETA]:
+        table[target, UPPER] = min(table[target, UPPER], value)
+    table[target, BEST] = best_move
 
 
 @njit(cache=True)

@@ -1,0 +1,85 @@
+"""The winning-ranks table keeps the solver exact: sweeps against plain alpha-beta.
+
+A table entry with winning ranks stands for every position agreeing on the
+cards whose ranks mattered, so its faults show only when one table serves
+many positions of one deal. The sweeps solve endings of random deals, several
+from each deal with one shared table (as a full solve and PIMC's worlds do),
+and compare each value with the same search with every technique off (plain
+full-window alpha-beta over the same moves; `tests/test_solver.py` checks
+that against exhaustive minimax over the engines' states).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardlab.solver.position import KAISER, TWENTY_EIGHT, game_tables
+from cardlab.solver.search import (
+    ALL_TECHNIQUES,
+    USE_WINNING_RANKS,
+    Table,
+    exact_value,
+    make_rules,
+    playable,
+    trick_leader_position,
+)
+
+STRAINS = {KAISER: 6, TWENTY_EIGHT: 4}
+
+
+def _random_ending(rng: np.random.Generator, rules: np.ndarray, hands: np.ndarray, tricks_left: int):
+    """Play random legal cards from the full deal ``hands`` (changed in place) until
+    ``tricks_left`` tricks remain, maybe mid-trick: ``(trick, size, leader)``."""
+    trick = np.full(4, -1, dtype=np.int64)
+    size, leader = 0, int(rng.integers(4))
+    stop = 4 * tricks_left - int(rng.integers(4))
+    while int(sum(bin(int(h)).count("1") for h in hands)) > stop:
+        seat = (leader + size) % 4
+        cards = int(playable(hands[seat], trick, size))
+        choices = [c for c in range(32) if cards >> c & 1]
+        card = choices[int(rng.integers(len(choices)))]
+        hands[seat] &= ~(1 << card)
+        trick[size] = card
+        size += 1
+        if size == 4:
+            leader = (leader + int(trick_leader_position(rules, trick, 4, 0))) % 4
+            trick[:] = -1
+            size = 0
+    return trick, size, leader
+
+
+def check_winning_ranks(game: int, deals: int, endings: int, tricks: tuple[int, ...], seed: int) -> None:
+    """``deals`` random deals, ``endings`` endings of each solved with one table."""
+    rng = np.random.default_rng(seed)
+    reference_table = Table(10)
+    for _ in range(deals):
+        strain = int(rng.integers(STRAINS[game]))
+        trump_of, _, _, points, trick_points = game_tables(game, strain)
+        fast = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        plain = make_rules(trump_of, trick_points, points, 0)
+        ranks_only = make_rules(trump_of, trick_points, points, 1 | USE_WINNING_RANKS)
+        table, bare_table = Table(12), Table(12)  # small tables: entries get replaced too
+        deal = rng.permutation(32)
+        for _ in range(endings):
+            hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                             dtype=np.int64)
+            tricks_left = tricks[int(rng.integers(len(tricks)))]
+            trick, size, leader = _random_ending(rng, plain, hands, tricks_left)
+            position = (hands, trick, size, leader, tricks_left, 0)
+            expected = exact_value(plain, reference_table.entries, reference_table.counters,
+                                   reference_table.scratch, *position)
+            assert exact_value(fast, table.entries, table.counters, table.scratch, *position) == expected
+            assert exact_value(ranks_only, bare_table.entries, bare_table.counters, bare_table.scratch,
+                               *position) == expected
+
+
+@pytest.mark.parametrize("game", [KAISER, TWENTY_EIGHT], ids=["kaiser", "twenty_eight"])
+def test_winning_ranks_equal_plain_alpha_beta_on_endings(game):
+    check_winning_ranks(game, 200, 10, (2, 3, 4), seed=21)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [KAISER, TWENTY_EIGHT], ids=["kaiser", "twenty_eight"])
+def test_winning_ranks_equal_plain_alpha_beta_on_many_endings(game):
+    check_winning_ranks(game, 1000, 20, (2, 3, 4, 5), seed=22)
