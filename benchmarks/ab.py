@@ -66,6 +66,27 @@ print(best, digest.hexdigest())
 """
 for short in ("kaiser", "twenty_eight", "literature"):
     CONTENDERS[f"{short}_wrapper_games"] = WRAPPER.format(game=f"cardlab_{short}")
+#: ISMCTS simulations per second at bench_ismcts's mid-hand decision; the hash is of the
+#: root visit counts of every search (the bot's seeded stream runs on across them).
+SEARCH = """
+import hashlib, time, pyspiel
+import cardlab
+from benchmarks.bench_ismcts import MID_HAND, SIMULATIONS, mid_hand_state
+from cardlab.agents.ismcts import ISMCTSBot
+from cardlab.games import game_spec, kernels
+name = "cardlab_{game}"
+game, game_id = pyspiel.load_game(name), game_spec(name).kernel_id
+state = mid_hand_state(game, 1, MID_HAND[name], lambda s: kernels.dominant_action(game_id, s.array) < 0)
+bot = ISMCTSBot(game, state.current_player(), seed=1, simulations=SIMULATIONS, rollout="{rollout}")
+digest = hashlib.md5(repr(bot.step_with_policy(state)[0]).encode()); best = 0.0
+for _ in range(7):
+    start = time.thread_time(); policy = bot.step_with_policy(state)[0]
+    best = max(best, SIMULATIONS / (time.thread_time() - start)); digest.update(repr(policy).encode())
+print(best, digest.hexdigest())
+"""
+for short in ("kaiser", "twenty_eight", "literature"):
+    for rollout in ("random", "rules"):
+        CONTENDERS[f"{short}_ismcts_{rollout}"] = SEARCH.format(game=short, rollout=rollout)
 
 
 def measure(checkout: Path, code: str) -> tuple[float, str]:

@@ -65,6 +65,20 @@ def apply_action(game, s, action):
 
 
 @njit(cache=True)
+def apply_in_random_playout(game, s, action):
+    """:func:`apply_action` in a playout of uniformly random moves: the same game, without
+    the bookkeeping only a reasoning player reads (Literature's event log and knowledge).
+
+    The state's record is then stale: only the rules (legal actions, returns, the
+    static evaluation) may read it afterwards.
+    """
+    if game == LITERATURE:
+        literature_engine.apply_unrecorded(s, action)
+    else:
+        apply_action(game, s, action)
+
+
+@njit(cache=True)
 def returns(game, s, out):
     if game == TWENTY_EIGHT:
         twenty_eight_engine.returns(s, out)

@@ -83,6 +83,7 @@ NODE_COLUMNS = 5
 # Columns of the edge table, an open-addressing hash table from an edge's key to its child.
 KEY, CHILD = 0, 1
 NO_KEY = -1
+GOLDEN = np.int64(-0x61C8864680B583EB)  # 2**64 / golden ratio, as a signed 64-bit integer
 
 
 class Tree:
@@ -139,8 +140,15 @@ def reset(nodes, reward, edges, size):
 
 @njit(cache=True, inline="always")
 def _slot(edges, key):
+    """The key's slot, or the empty one where it would go (linear probing).
+
+    Fibonacci hashing, folded: a product's low bits depend only on the key's
+    low bits, which are the action's, so every node's child for one card would
+    share a slot; the product's high bits, folded down, mix in the parent.
+    """
     mask = edges.shape[0] - 1
-    slot = (key * 0x9E3779B1) & mask
+    mixed = key * GOLDEN
+    slot = (mixed ^ (mixed >> 32)) & mask
     while edges[slot, KEY] != NO_KEY and edges[slot, KEY] != key:
         slot = (slot + 1) & mask
     return slot
@@ -393,7 +401,10 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
                 return
             action = policy_action(game, world, policy, stream, legal)
             moves += 1
-        kernels.apply_action(game, world, action)
+        if policy == ROLLOUT_RULES:  # the rule-based player reads what the game recorded
+            kernels.apply_action(game, world, action)
+        else:
+            kernels.apply_in_random_playout(game, world, action)
     kernels.returns(game, world, seat_returns)
 
 
