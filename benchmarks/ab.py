@@ -8,7 +8,9 @@ processes costs both sides alike; base and head alternate round by round and eac
 keeps its best. Both sides play the same seeds, so a speed change that also changed
 results would show in the ``same_results`` column (a hash of every game's outcome).
 This is how issue 13's "the standard games keep their speed" is checked: the
-checkout before the variants (74c971b) against today's.
+checkout before the variants (74c971b) against today's. The ``*_ismcts_*`` figures
+time bench_ismcts's searches (their hash: every search's root visit counts), with
+OpenSpiel's C++ ISMCTS on hearts as the peer in the same run (issue 18).
 """
 
 from __future__ import annotations
@@ -87,6 +89,11 @@ print(best, digest.hexdigest())
 for short in ("kaiser", "twenty_eight", "literature"):
     for rollout in ("random", "rules"):
         CONTENDERS[f"{short}_ismcts_{rollout}"] = SEARCH.format(game=short, rollout=rollout)
+#: The ISMCTS figures' peer, OpenSpiel's C++ ISMCTSBot on hearts: the same code on both sides.
+CONTENDERS["openspiel_cpp_ismcts_hearts"] = """
+from benchmarks.bench_ismcts import openspiel_hearts_rate
+print(openspiel_hearts_rate(), "peer")
+"""
 
 
 def measure(checkout: Path, code: str) -> tuple[float, str]:
