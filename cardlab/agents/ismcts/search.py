@@ -64,6 +64,7 @@ from cardlab.agents.ismcts.options import (
     ROLLOUT,
     ROLLOUT_DEPTH,
     ROLLOUT_EVALUATOR,
+    ROLLOUT_RANDOM,
     ROLLOUT_RULES,
     SIMULATIONS,
     WIDENING,
@@ -378,6 +379,9 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
     A positive ``depth`` stops after that many moves and scores the position
     with the game's static evaluation (``kernels.static_returns``), if it has one.
     """
+    if policy == ROLLOUT_RANDOM and kernels.random_playout(game, world, stream, legal):
+        kernels.returns(game, world, seat_returns)
+        return
     moves = 0
     while True:
         player = kernels.current_player(game, world)
