@@ -219,3 +219,25 @@ def test_random_literature_playouts_skip_the_record_yet_play_the_same_game():
             kernels.apply_in_random_playout(kernels.LITERATURE, unrecorded, action)
         before_record = slice(0, L.LOG_LENGTH)  # hands, turn, scores: all but the log and knowledge
         assert np.array_equal(full[before_record], unrecorded[before_record])
+
+
+@pytest.mark.parametrize("game_name", ["cardlab_kaiser", "cardlab_twenty_eight"])
+def test_a_random_playout_plays_the_moves_of_random_action(game_name):
+    """``kernels.random_playout`` chooses the game once; the moves, chance included, are those
+    of ``random_action`` then ``apply_action``, from the deal or from the middle of a hand."""
+    game = pyspiel.load_game(game_name)
+    game_id = game_spec(game_name).kernel_id
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    rng = np.random.default_rng(6)
+    starts = [game.new_initial_state().array.copy()] + [
+        s.array.copy() for s in decisions(game.new_initial_state(), rng, lambda s: s.legal_actions()[
+            rng.integers(len(s.legal_actions()))])][::4]
+    for seed, start in enumerate(starts):
+        by_move, at_once = start.copy(), start.copy()
+        stream = make_stream(seed)
+        while kernels.current_player(game_id, by_move) != TERMINAL_PLAYER:
+            kernels.apply_action(game_id, by_move, kernels.random_action(game_id, by_move, stream, legal))
+        other = make_stream(seed)
+        assert kernels.random_playout(game_id, at_once, other, legal)
+        assert np.array_equal(by_move, at_once) and np.array_equal(stream, other)
+    assert not kernels.random_playout(kernels.LITERATURE, np.zeros(0, dtype=np.int64), stream, legal)
