@@ -8,7 +8,9 @@ processes costs both sides alike; base and head alternate round by round and eac
 keeps its best. Both sides play the same seeds, so a speed change that also changed
 results would show in the ``same_results`` column (a hash of every game's outcome).
 This is how issue 13's "the standard games keep their speed" is checked: the
-checkout before the variants (74c971b) against today's.
+checkout before the variants (74c971b) against today's. The ``*_ismcts_*`` figures
+time bench_ismcts's searches (their hash: every search's root visit counts), with
+OpenSpiel's C++ ISMCTS on hearts as the peer in the same run (issue 18).
 """
 
 from __future__ import annotations
@@ -66,6 +68,32 @@ print(best, digest.hexdigest())
 """
 for short in ("kaiser", "twenty_eight", "literature"):
     CONTENDERS[f"{short}_wrapper_games"] = WRAPPER.format(game=f"cardlab_{short}")
+#: ISMCTS simulations per second at bench_ismcts's mid-hand decision; the hash is of the
+#: root visit counts of every search (the bot's seeded stream runs on across them).
+SEARCH = """
+import hashlib, time, pyspiel
+import cardlab
+from benchmarks.bench_ismcts import MID_HAND, SIMULATIONS, mid_hand_state
+from cardlab.agents.ismcts import ISMCTSBot
+from cardlab.games import game_spec, kernels
+name = "cardlab_{game}"
+game, game_id = pyspiel.load_game(name), game_spec(name).kernel_id
+state = mid_hand_state(game, 1, MID_HAND[name], lambda s: kernels.dominant_action(game_id, s.array) < 0)
+bot = ISMCTSBot(game, state.current_player(), seed=1, simulations=SIMULATIONS, rollout="{rollout}")
+digest = hashlib.md5(repr(bot.step_with_policy(state)[0]).encode()); best = 0.0
+for _ in range(7):
+    start = time.thread_time(); policy = bot.step_with_policy(state)[0]
+    best = max(best, SIMULATIONS / (time.thread_time() - start)); digest.update(repr(policy).encode())
+print(best, digest.hexdigest())
+"""
+for short in ("kaiser", "twenty_eight", "literature"):
+    for rollout in ("random", "rules"):
+        CONTENDERS[f"{short}_ismcts_{rollout}"] = SEARCH.format(game=short, rollout=rollout)
+#: The ISMCTS figures' peer, OpenSpiel's C++ ISMCTSBot on hearts: the same code on both sides.
+CONTENDERS["openspiel_cpp_ismcts_hearts"] = """
+from benchmarks.bench_ismcts import openspiel_hearts_rate
+print(openspiel_hearts_rate(), "peer")
+"""
 
 
 def measure(checkout: Path, code: str) -> tuple[float, str]:

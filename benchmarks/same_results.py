@@ -102,6 +102,11 @@ def main(which: str) -> None:
             row = ismcts_row("cardlab_literature", simulations=60, rollout="random")
             print("lit-ismcts", i, arena("cardlab_literature", params, [native.ISMCTS, native.RANDOM],
                                         [row, np.zeros(1)], 2, 11))
+        for i, params in enumerate(LIT[6:]):  # the rules rollouts, and every searcher's seat
+            for rollout in ("rules", "random"):
+                row = ismcts_row("cardlab_literature", simulations=40, rollout=rollout)
+                print("lit-ismcts-" + rollout, i, arena("cardlab_literature", params,
+                                                        [native.ISMCTS, native.ISMCTS], [row, row], 1, 13))
 
     games = (("cardlab_kaiser", KAISER, "kaiser"), ("cardlab_twenty_eight", TWENTY_EIGHT, "28"))
     for name, configs, tag in games:

@@ -8,10 +8,14 @@ import pytest
 from conftest import decisions
 
 from cardlab import agents
+from cardlab.agents.ismcts import search
 from cardlab.arena import play_deal, play_duplicate_match
 from cardlab.core.cards import mask_of, parse_card
-from cardlab.games import game_names, kernels
+from cardlab.core.engine import TERMINAL_PLAYER
+from cardlab.core.rng import make_stream
+from cardlab.games import game_names, game_spec, kernels
 from cardlab.games.kaiser import engine as E
+from cardlab.games.literature import engine as L
 
 GAMES = game_names()
 
@@ -170,3 +174,70 @@ def test_naming_a_known_holder_in_a_claim_is_not_searched():
             assert bot.last_search == {}  # no search ran
             forced_seen += 1
     assert forced_seen >= 6
+
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_every_node_is_found_again_from_its_parent(game_name):
+    """The children threaded through the node table: each node's edge (parent, mover, action)
+    leads back to it, and the root's children share every simulation."""
+    game = pyspiel.load_game(game_name)
+    game_id = game_spec(game_name).kernel_id
+    state = next(s for s in decisions(game.new_initial_state(), np.random.default_rng(3),
+                                      lambda s: s.legal_actions()[0])
+                 if len(s.legal_actions()) > 2 and kernels.dominant_action(game_id, s.array) < 0)
+    bot = agents.make("ismcts", game, state.current_player(), seed=2, simulations=300, widening=0.0)
+    bot.step(state)
+    nodes, size = bot._tree.nodes, int(bot._tree.size[0])
+    assert size > 50
+    for node in range(1, size):
+        edge = nodes[node, search.PARENT], nodes[node, search.MOVER], nodes[node, search.ACTION]
+        assert search.find_child(nodes, *edge) == node
+    assert search.find_child(nodes, 0, state.current_player(), 4000) == search.NO_NODE
+    visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    assert search.root_statistics(game_id, state.array, bot.player, 0, nodes, visits) == len(
+        state.legal_actions())
+    assert visits.sum() >= 300
+
+
+def test_random_literature_playouts_skip_the_record_yet_play_the_same_game():
+    """A random rollout applies moves without the log and knowledge it never reads: the same
+    moves, hands and scores as applying them in full."""
+    game = pyspiel.load_game("cardlab_literature")
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    rng = np.random.default_rng(5)
+    starts = [s.array.copy() for s in decisions(game.new_initial_state(), rng, lambda s: s.legal_actions()[
+        rng.integers(len(s.legal_actions()))])][::15]
+    assert len(starts) >= 5
+    for start in starts:
+        full, unrecorded = start.copy(), start.copy()
+        streams = make_stream(7), make_stream(7)
+        while kernels.current_player(kernels.LITERATURE, full) != TERMINAL_PLAYER:
+            action = kernels.random_action(kernels.LITERATURE, full, streams[0], legal)
+            assert kernels.random_action(kernels.LITERATURE, unrecorded, streams[1], legal) == action
+            kernels.apply_action(kernels.LITERATURE, full, action)
+            kernels.apply_in_random_playout(kernels.LITERATURE, unrecorded, action)
+        before_record = slice(0, L.LOG_LENGTH)  # hands, turn, scores: all but the log and knowledge
+        assert np.array_equal(full[before_record], unrecorded[before_record])
+
+
+@pytest.mark.parametrize("game_name", ["cardlab_kaiser", "cardlab_twenty_eight"])
+def test_a_random_playout_plays_the_moves_of_random_action(game_name):
+    """``kernels.random_playout`` chooses the game once; the moves, chance included, are those
+    of ``random_action`` then ``apply_action``, from the deal or from the middle of a hand."""
+    game = pyspiel.load_game(game_name)
+    game_id = game_spec(game_name).kernel_id
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    rng = np.random.default_rng(6)
+    starts = [game.new_initial_state().array.copy()] + [
+        s.array.copy() for s in decisions(game.new_initial_state(), rng, lambda s: s.legal_actions()[
+            rng.integers(len(s.legal_actions()))])][::4]
+    for seed, start in enumerate(starts):
+        by_move, at_once = start.copy(), start.copy()
+        stream = make_stream(seed)
+        while kernels.current_player(game_id, by_move) != TERMINAL_PLAYER:
+            kernels.apply_action(game_id, by_move, kernels.random_action(game_id, by_move, stream, legal))
+        other = make_stream(seed)
+        assert kernels.random_playout(game_id, at_once, other, legal)
+        assert np.array_equal(by_move, at_once) and np.array_equal(stream, other)
+    assert not kernels.random_playout(kernels.LITERATURE, np.zeros(0, dtype=np.int64), stream, legal)

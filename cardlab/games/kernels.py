@@ -65,6 +65,37 @@ def apply_action(game, s, action):
 
 
 @njit(cache=True)
+def apply_in_random_playout(game, s, action):
+    """:func:`apply_action` in a playout of uniformly random moves: the same game, without
+    the bookkeeping only a reasoning player reads (Literature's event log and knowledge).
+
+    The state's record is then stale: only the rules (legal actions, returns, the
+    static evaluation) may read it afterwards.
+    """
+    if game == LITERATURE:
+        literature_engine.apply_unrecorded(s, action)
+    else:
+        apply_action(game, s, action)
+
+
+@njit(cache=True)
+def random_playout(game, s, stream, legal):
+    """Play ``s`` to its end with uniformly random moves, the game chosen once, not at every move.
+
+    The moves are those of :func:`random_action` and :func:`apply_action` in turn.
+    Returns False, having played nothing, for a game whose random rollouts may stop
+    early at its static evaluation (Literature: the caller plays move by move).
+    """
+    if game == KAISER:
+        kaiser_engine.play_out_randomly(s, stream, legal)
+        return True
+    if game == TWENTY_EIGHT:
+        twenty_eight_engine.play_out_randomly(s, stream, legal)
+        return True
+    return False
+
+
+@njit(cache=True)
 def returns(game, s, out):
     if game == TWENTY_EIGHT:
         twenty_eight_engine.returns(s, out)

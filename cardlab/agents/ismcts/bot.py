@@ -104,7 +104,7 @@ class ISMCTSBot(pyspiel.Bot):
             if history[:len(self._tree_history)] == self._tree_history:
                 since = np.array(history[len(self._tree_history):], dtype=np.int64)
                 node = search.descend(self.game_id, self._tree_state, since, self.player,
-                                      tree.root, tree.edges)
+                                      tree.root, tree.nodes)
                 if node != search.NO_NODE and tree.size[0] + self.capacity // 2 < tree.capacity:
                     tree.root = int(node)
                     return tree
@@ -162,7 +162,7 @@ def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndar
 
     def iterate(count: int, worlds_out: np.ndarray) -> int:
         return search.run_iterations(game_id, root_state, searcher, row, count, tree.root,
-                                     tree.nodes, tree.reward, tree.edges, tree.size, stream, pool,
+                                     tree.nodes, tree.reward, tree.size, stream, pool,
                                      cumulative, worlds_out)
 
     if time_ms is None:
@@ -177,8 +177,7 @@ def root_visits(game_id: int, root_state: np.ndarray, searcher: int,
                 tree: search.Tree) -> np.ndarray:
     """The visits of each legal action at the root, in legal-action order."""
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    n = search.root_statistics(game_id, root_state, searcher, tree.root, tree.nodes, tree.edges,
-                               visits)
+    n = search.root_statistics(game_id, root_state, searcher, tree.root, tree.nodes, visits)
     return visits[:n]
 
 

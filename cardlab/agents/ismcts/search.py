@@ -43,9 +43,11 @@ Each step is a kernel of its own (:func:`determinize`, :func:`select_and_expand`
 :func:`evaluate_leaf`, :func:`back_up`), driven by :func:`run_iterations`; the
 agent's options arrive as one float row whose columns are named in
 :mod:`cardlab.agents.ismcts.options`, the same row the compiled arena passes.
-The tree lives in preallocated arrays, children are found through an
-open-addressing hash table keyed by ``(parent, mover, action)``, and the search
-runs in chunks so that Python can stop it on a clock without numba reading one.
+The tree lives in preallocated arrays, each node's children in a list threaded
+through the node table (a node is entered once per simulation, and its few
+children are laid out by action there, so each legal action costs one array
+read), and the search runs in chunks so that Python can stop it on a clock
+without numba reading one.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from cardlab.agents.ismcts.options import (
     ROLLOUT,
     ROLLOUT_DEPTH,
     ROLLOUT_EVALUATOR,
+    ROLLOUT_RANDOM,
     ROLLOUT_RULES,
     SIMULATIONS,
     WIDENING,
@@ -72,98 +75,80 @@ from cardlab.core.layout import copy_state
 from cardlab.core.rng import random_below, random_unit
 from cardlab.games import kernels
 
-ACTION_KEY_SPACE = 4096  # every action id of every game is below this
+ACTION_KEY_SPACE = 4096  # every action id of every game, and HIDDEN_ACTION, is below this
 MAX_SEATS = 16
 MAX_DEPTH = 4096  # more moves than any game has: the longest path through a tree
 NO_NODE = -1
 
-# Columns of the node table.
-PARENT, ACTION, MOVER, VISITS, AVAILABLE = 0, 1, 2, 3, 4
-NODE_COLUMNS = 5
-# Columns of the edge table, an open-addressing hash table from an edge's key to its child.
-KEY, CHILD = 0, 1
-NO_KEY = -1
+# Columns of the node table: the edge into the node, its counts, and its place among its
+# parent's children (the newest first).
+PARENT, ACTION, MOVER, VISITS, AVAILABLE, FIRST_CHILD, NEXT_SIBLING = 0, 1, 2, 3, 4, 5, 6
+NODE_COLUMNS = 7
 
 
 class Tree:
     """The arrays of one search tree (a plain holder; all work is in the kernels).
 
-    ``nodes`` has a row per node (columns ``PARENT`` .. ``AVAILABLE``),
-    ``reward`` each node's summed return for the player who chose it,
-    ``edges`` the hash table from ``edge_key(parent, mover, action)`` to the
-    child, and ``size[0]`` the number of nodes in use.
+    ``nodes`` has a row per node (columns ``PARENT`` .. ``NEXT_SIBLING``),
+    ``reward`` each node's summed return for the player who chose it, and
+    ``size[0]`` the number of nodes in use.
     """
 
     def __init__(self, capacity: int):
         self.capacity = int(capacity)
-        self.nodes, self.reward, self.edges, self.size = new_tree(self.capacity)
+        self.nodes, self.reward, self.size = new_tree(self.capacity)
         self.root = 0
 
     @property
     def nbytes(self) -> int:
-        return self.nodes.nbytes + self.reward.nbytes + self.edges.nbytes
+        return self.nodes.nbytes + self.reward.nbytes
 
     def clear(self) -> None:
         """Back to the root alone."""
-        reset(self.nodes, self.reward, self.edges, self.size)
+        reset(self.nodes, self.reward, self.size)
         self.root = 0
 
 
 @njit(cache=True)
 def new_tree(capacity):
-    """The arrays of an empty tree with room for ``capacity`` nodes: nodes, reward, edges, size."""
+    """The arrays of an empty tree with room for ``capacity`` nodes: nodes, reward, size."""
     nodes = np.zeros((capacity, NODE_COLUMNS), dtype=np.int64)
     reward = np.zeros(capacity, dtype=np.float64)
-    table = 1
-    while table < 2 * capacity:
-        table *= 2
-    edges = np.empty((table, 2), dtype=np.int64)
     size = np.zeros(1, dtype=np.int64)
-    reset(nodes, reward, edges, size)
-    return nodes, reward, edges, size
+    reset(nodes, reward, size)
+    return nodes, reward, size
 
 
 @njit(cache=True)
-def reset(nodes, reward, edges, size):
-    """Empty the tree: the root alone, no edges."""
-    edges[:, KEY] = NO_KEY
-    edges[:, CHILD] = NO_NODE
+def reset(nodes, reward, size):
+    """Empty the tree: the root alone, no children."""
     nodes[0, PARENT] = NO_NODE
     nodes[0, ACTION] = -1
     nodes[0, MOVER] = -1
     nodes[0, VISITS] = 0
     nodes[0, AVAILABLE] = 0
+    nodes[0, FIRST_CHILD] = NO_NODE
+    nodes[0, NEXT_SIBLING] = NO_NODE
     reward[0] = 0.0
     size[0] = 1
 
 
-@njit(cache=True, inline="always")
-def _slot(edges, key):
-    mask = edges.shape[0] - 1
-    slot = (key * 0x9E3779B1) & mask
-    while edges[slot, KEY] != NO_KEY and edges[slot, KEY] != key:
-        slot = (slot + 1) & mask
-    return slot
+@njit(cache=True)
+def find_child(nodes, parent, mover, action):
+    """The child ``parent`` reaches by ``mover``'s ``action``, or NO_NODE.
 
-
-@njit(cache=True, inline="always")
-def edge_key(parent, mover, action):
-    """An edge is an action *of a given player*: who moves next can depend on hidden cards.
-
-    (In Literature a failed ask hands the turn to the target, a successful one
-    keeps it, so one node is reached with different players to move.)
+    An edge is an action *of a given player*: who moves next can depend on
+    hidden cards (in Literature a failed ask hands the turn to the target, a
+    successful one keeps it, so one node is reached with different players to move).
     """
-    return (parent * MAX_SEATS + mover) * ACTION_KEY_SPACE + action
+    child = nodes[parent, FIRST_CHILD]
+    while child != NO_NODE and (nodes[child, ACTION] != action or nodes[child, MOVER] != mover):
+        child = nodes[child, NEXT_SIBLING]
+    return child
 
 
 @njit(cache=True)
-def find_child(edges, parent, mover, action):
-    slot = _slot(edges, edge_key(parent, mover, action))
-    return edges[slot, CHILD] if edges[slot, KEY] != NO_KEY else NO_NODE
-
-
-@njit(cache=True)
-def add_child(nodes, reward, edges, size, parent, action, mover):
+def add_child(nodes, reward, size, parent, action, mover):
     """Create the child; NO_NODE when the tree is full (the search then just rolls out)."""
     if size[0] >= nodes.shape[0]:
         return NO_NODE
@@ -174,11 +159,10 @@ def add_child(nodes, reward, edges, size, parent, action, mover):
     nodes[child, MOVER] = mover
     nodes[child, VISITS] = 0
     nodes[child, AVAILABLE] = 0
+    nodes[child, FIRST_CHILD] = NO_NODE
+    nodes[child, NEXT_SIBLING] = nodes[parent, FIRST_CHILD]
+    nodes[parent, FIRST_CHILD] = child
     reward[child] = 0.0
-    key = edge_key(parent, mover, action)
-    slot = _slot(edges, key)
-    edges[slot, KEY] = key
-    edges[slot, CHILD] = child
     return child
 
 
@@ -237,15 +221,28 @@ def observe_actions(game, world, searcher, legal, n, observed):
 
 
 @njit(cache=True, forceinline=True)
-def known_children(nodes, edges, node, player, observed, n, children):
-    """Each action's child, or NO_NODE; counts one availability per child; returns the missing."""
+def known_children(nodes, node, player, observed, n, children, child_of, laid_out):
+    """Each action's child, or NO_NODE; counts one availability per child; returns the missing.
+
+    ``player``'s children of ``node`` are first laid out by action: ``child_of[a]``
+    holds where ``laid_out[a]`` names this node and player (a node's child by an
+    action never changes, so an older lay-out of the same node is still right).
+    """
+    stamp = node * MAX_SEATS + player
+    child = nodes[node, FIRST_CHILD]
+    while child != NO_NODE:
+        if nodes[child, MOVER] == player:
+            child_of[nodes[child, ACTION]] = child
+            laid_out[nodes[child, ACTION]] = stamp
+        child = nodes[child, NEXT_SIBLING]
     unexpanded = 0
     for i in range(n):
-        children[i] = find_child(edges, node, player, observed[i])
-        if children[i] == NO_NODE:
-            unexpanded += 1
-        else:
+        if laid_out[observed[i]] == stamp:
+            children[i] = child_of[observed[i]]
             nodes[children[i], AVAILABLE] += 1
+        else:
+            children[i] = NO_NODE
+            unexpanded += 1
     return unexpanded
 
 
@@ -312,12 +309,13 @@ def ucb_choice(nodes, reward, children, n, exploration):
 
 
 @njit(cache=True, forceinline=True)
-def select_and_expand(game, world, searcher, options, root, nodes, reward, edges, size, stream,
-                      legal, observed, children, scores, path):
+def select_and_expand(game, world, searcher, options, root, nodes, reward, size, stream,
+                      legal, observed, children, scores, child_of, laid_out, path):
     """Play ``world`` down the tree from ``root``, adding one node; return the path's length.
 
     ``path`` receives the nodes entered, the new one last if the tree had
-    room; ``world`` is left at the leaf. ``legal`` .. ``scores`` are buffers.
+    room; ``world`` is left at the leaf. ``legal`` .. ``laid_out`` are buffers
+    (the last two of :func:`known_children`).
     """
     node = root
     depth = 0
@@ -337,9 +335,9 @@ def select_and_expand(game, world, searcher, options, root, nodes, reward, edges
         if observe_actions(game, world, searcher, legal, n, observed) and n > 1:
             # A choice hidden from the searcher is one edge; the rollout policy picks the action.
             action = policy_action(game, world, np.int64(options[ROLLOUT]), stream, legal)
-            child = find_child(edges, node, player, observed[0])
+            child = find_child(nodes, node, player, observed[0])
             if child == NO_NODE and not expanded:
-                child = add_child(nodes, reward, edges, size, node, observed[0], player)
+                child = add_child(nodes, reward, size, node, observed[0], player)
                 expanded = True
             kernels.apply_action(game, world, action)
             if child == NO_NODE:
@@ -349,13 +347,13 @@ def select_and_expand(game, world, searcher, options, root, nodes, reward, edges
             depth += 1
             node = child
             continue
-        unexpanded = known_children(nodes, edges, node, player, observed, n, children)
+        unexpanded = known_children(nodes, node, player, observed, n, children, child_of, laid_out)
         widening = options[WIDENING]
         if (unexpanded > 0 and not expanded
                 and n - unexpanded < widened_width(widening, nodes[node, VISITS], n)):
             chosen = expansion_choice(game, world, legal, n, children, unexpanded, widening, stream,
                                       scores)
-            child = add_child(nodes, reward, edges, size, node, observed[chosen], player)
+            child = add_child(nodes, reward, size, node, observed[chosen], player)
             kernels.apply_action(game, world, legal[chosen])
             if child != NO_NODE:
                 nodes[child, AVAILABLE] += 1
@@ -381,6 +379,9 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
     A positive ``depth`` stops after that many moves and scores the position
     with the game's static evaluation (``kernels.static_returns``), if it has one.
     """
+    if policy == ROLLOUT_RANDOM and kernels.random_playout(game, world, stream, legal):
+        kernels.returns(game, world, seat_returns)
+        return
     moves = 0
     while True:
         player = kernels.current_player(game, world)
@@ -393,7 +394,10 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
                 return
             action = policy_action(game, world, policy, stream, legal)
             moves += 1
-        kernels.apply_action(game, world, action)
+        if policy == ROLLOUT_RULES:  # the rule-based player reads what the game recorded
+            kernels.apply_action(game, world, action)
+        else:
+            kernels.apply_in_random_playout(game, world, action)
     kernels.returns(game, world, seat_returns)
 
 
@@ -424,12 +428,12 @@ def back_up(nodes, reward, root, path, depth, seat_returns, scale):
 
 
 @njit(cache=True)
-def run_iterations(game, root_state, searcher, options, iterations, root, nodes, reward, edges,
-                   size, stream, pool, cumulative, worlds_out):
+def run_iterations(game, root_state, searcher, options, iterations, root, nodes, reward, size,
+                   stream, pool, cumulative, worlds_out):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
 
     ``options`` is the agent's options row (``cardlab.agents.ismcts.OPTIONS``);
-    ``nodes`` .. ``size`` are a :class:`Tree`'s arrays. Worlds come from
+    ``nodes``, ``reward`` and ``size`` are a :class:`Tree`'s arrays. Worlds come from
     ``pool`` (weighted by ``cumulative``) when it is not empty, and
     ``worlds_out`` (shape ``(k, state_size)``) receives the first k of them,
     for the debug check that every determinization fits the searcher's view.
@@ -438,6 +442,8 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
     observed = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     children = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     scores = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.float64)
+    child_of = np.empty(ACTION_KEY_SPACE, dtype=np.int64)
+    laid_out = np.full(ACTION_KEY_SPACE, -1, dtype=np.int64)
     path = np.empty(MAX_DEPTH, dtype=np.int64)
     seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
     world_buffer = np.empty(root_state.shape[0], dtype=np.int64)
@@ -446,8 +452,8 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
         world = determinize(game, root_state, searcher, stream, pool, cumulative, world_buffer)
         if iteration < worlds_out.shape[0]:
             worlds_out[iteration, :] = world
-        depth = select_and_expand(game, world, searcher, options, root, nodes, reward, edges, size,
-                                  stream, legal, observed, children, scores, path)
+        depth = select_and_expand(game, world, searcher, options, root, nodes, reward, size, stream,
+                                  legal, observed, children, scores, child_of, laid_out, path)
         evaluate_leaf(game, world, options, stream, legal, seat_returns)
         back_up(nodes, reward, root, path, depth, seat_returns, scale)
     return iterations
@@ -455,19 +461,19 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
 
 # ---- using the tree ------------------------------------------------------------------------
 @njit(cache=True)
-def root_statistics(game, root_state, searcher, root, nodes, edges, out_visits):
+def root_statistics(game, root_state, searcher, root, nodes, out_visits):
     """Visits of each legal root action (in legal-action order); returns the count."""
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, root_state, legal)
     for i in range(n):
-        child = find_child(edges, root, searcher,
+        child = find_child(nodes, root, searcher,
                            kernels.observed_action(game, root_state, legal[i], searcher))
         out_visits[i] = nodes[child, VISITS] if child != NO_NODE else 0
     return n
 
 
 @njit(cache=True)
-def descend(game, state_before, actions, searcher, root, edges):
+def descend(game, state_before, actions, searcher, root, nodes):
     """The node reached from ``root`` by ``actions`` applied to ``state_before``; NO_NODE if absent.
 
     Used to keep the tree between moves: chance actions are skipped (merged),
@@ -478,7 +484,7 @@ def descend(game, state_before, actions, searcher, root, edges):
     for action in actions:
         player = kernels.current_player(game, world)
         if player != CHANCE_PLAYER:
-            node = find_child(edges, node, player,
+            node = find_child(nodes, node, player,
                               kernels.observed_action(game, world, action, searcher))
             if node == NO_NODE:
                 return NO_NODE
@@ -501,13 +507,13 @@ def decide(game, state, searcher, options, stream):
     if forced >= 0:
         return forced
     simulations = np.int64(options[SIMULATIONS])
-    nodes, reward, edges, size = new_tree(simulations + 1)
+    nodes, reward, size = new_tree(simulations + 1)
     pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
     worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
-    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, edges, size,
-                   stream, pool, cumulative, worlds)
+    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
+                   pool, cumulative, worlds)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_statistics(game, state, searcher, 0, nodes, edges, visits)
+    root_statistics(game, state, searcher, 0, nodes, visits)
     best = 0
     for i in range(1, n):
         if visits[i] > visits[best]:

@@ -36,6 +36,7 @@ from cardlab.core.layout import (
     copy_state,
     current_player,
     empty_state,
+    is_terminal,
     record_deal,
     seat_after,
     start_deal,
@@ -587,6 +588,17 @@ def random_action(s, stream, legal):
         return draw_card(playable_cards(s, s[TO_MOVE]), stream)
     n = legal_actions(s, legal)
     return legal[random_below(stream, n)]
+
+
+@njit(cache=True)
+def play_out_randomly(s, stream, legal):
+    """Play ``s`` to its end with uniformly random moves, chance included: the moves of
+    :func:`random_action` and :func:`apply_action` in turn, the tricks without their dispatch."""
+    while not is_terminal(s):
+        if s[PHASE] == PLAYING:
+            _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
+        else:
+            apply_action(s, random_action(s, stream, legal))
 
 
 @njit(cache=True)

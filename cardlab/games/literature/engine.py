@@ -403,6 +403,13 @@ def apply_action(s, action):
 
 
 @njit(cache=True)
+def apply_unrecorded(s, action):
+    """:func:`apply_action` without the public log and knowledge, for play that reads
+    neither (uniform random playouts): the game's course is the same, its record goes stale."""
+    _apply(s, action, False)
+
+
+@njit(cache=True)
 def _apply(s, action, record):
     """:func:`apply_action`; with ``record`` False the public log and knowledge are not kept
     (random play, which reads neither: the game's course is the same)."""

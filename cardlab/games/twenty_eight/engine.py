@@ -52,6 +52,7 @@ from cardlab.core.layout import (
     copy_state,
     current_player,
     empty_state,
+    is_terminal,
     record_deal,
     seat_after,
     start_deal,
@@ -475,6 +476,14 @@ def random_action(s, stream, legal):
         return CALL_TRUMP if k == count else nth_card(cards, k)
     n = legal_actions(s, legal)
     return legal[random_below(stream, n)]
+
+
+@njit(cache=True)
+def play_out_randomly(s, stream, legal):
+    """Play ``s`` to its end with uniformly random moves, chance included: the moves of
+    :func:`random_action` and :func:`apply_action` in turn."""
+    while not is_terminal(s):
+        apply_action(s, random_action(s, stream, legal))
 
 
 @njit(cache=True)
