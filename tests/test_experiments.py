@@ -101,3 +101,16 @@ def test_pimc_against_ismcts_calibrates_fixed_budgets_and_plays_natively(tmp_pat
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert json.loads(out.read_text())["scores"] == summary["scores"]
+
+
+def test_pimc_strength_can_let_pimc_bid_by_the_rules(tmp_path):
+    out = tmp_path / "pimc-28.json"
+    command = [sys.executable, "-m", "experiments.pimc_strength", "--game", "twenty_eight", "--opponent",
+               "rules", "--bidding", "rules", "--deals", "2", "--worlds", "2", "--workers", "1",
+               "--out", str(out)]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(out.read_text())
+    assert summary["pimc_options"] == {"worlds": 2, "bid_worlds": 8, "bidding": "rules"}
+    assert summary["deals"] == 2 and len(summary["scores"]) == 2
+    assert "--bidding rules" in summary["command"]
