@@ -11,18 +11,21 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import nth_card, popcount
-from cardlab.core.rng import random_below
+from cardlab.core.rng import random_below, small_remainder
 
 
 @njit(cache=True, inline="always")
 def receiving_seat(dealer, k, num_players):
     """Seat that receives the k-th card of a deal stage.
 
-    Four players, the usual table, take a mask instead of the integer division a
-    table size known only at run time needs: a deal asks this for every card.
+    Four players, the usual table, take a mask, other tables a reciprocal multiplication,
+    instead of the integer division a table size known only at run time needs: a deal asks
+    this for every card.
     """
     later = dealer + 1 + k
-    return later & 3 if num_players == 4 else later % num_players
+    if num_players == 4:
+        return later & 3
+    return np.int64(small_remainder(np.uint64(later), num_players))
 
 
 @njit(cache=True)

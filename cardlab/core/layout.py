@@ -107,7 +107,7 @@ def start_deal(s, dealer):
         s[DEALT + seat] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record_deal(s, seat, card):
     """Book ``card`` as dealt to ``seat`` (the game puts it in the seat's hand)."""
     bit = np.int64(1) << card

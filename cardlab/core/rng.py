@@ -9,7 +9,9 @@ a fast, well-tested 64-bit mixer (Steele, Lea & Flood, 2014).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -38,19 +40,93 @@ def next_u64(stream):
     return mix64(stream[0])
 
 
+#: Bounds up to this one are reduced by a reciprocal multiplication instead of a division.
+RECIPROCAL_BOUNDS = 256
+
+
+def _division_magic(divisor: int) -> tuple[int, int, int]:
+    """libdivide's unsigned 64-bit magic for ``divisor``: ``(multiplier, shift, add)``.
+
+    ``n // divisor`` is then ``high64(n * multiplier) >> shift``, or, when ``add`` is 1,
+    ``(((n - q) >> 1) + q) >> shift`` with ``q = high64(n * multiplier)`` (the multiplier
+    needs 65 bits); a power of two has multiplier 0 and is a plain shift. Exact for every
+    64-bit ``n`` (Granlund & Montgomery 1994; Fish, libdivide).
+    """
+    log2 = divisor.bit_length() - 1
+    if divisor & (divisor - 1) == 0:
+        return 0, log2, 0
+    proposed, remainder = divmod(1 << (64 + log2), divisor)
+    if divisor - remainder < (1 << log2):
+        return (proposed + 1) & (2**64 - 1), log2, 0
+    proposed = 2 * proposed + (1 if 2 * remainder >= divisor else 0)
+    return (proposed + 1) & (2**64 - 1), log2, 1
+
+
+def _magic_table() -> np.ndarray:
+    table = np.zeros((RECIPROCAL_BOUNDS + 1, 3), dtype=np.uint64)
+    for divisor in range(1, RECIPROCAL_BOUNDS + 1):
+        table[divisor] = _division_magic(divisor)
+    return table
+
+
+_MAGIC = _magic_table()
+
+
+@intrinsic
+def _multiply_high(typingctx, a, b):
+    """The high 64 bits of the 128-bit product ``a * b`` (one ``mul`` instruction)."""
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        wide = ir.IntType(128)
+        x = builder.zext(context.cast(builder, args[0], signature.args[0], types.uint64), wide)
+        y = builder.zext(context.cast(builder, args[1], signature.args[1], types.uint64), wide)
+        product = builder.mul(x, y)
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return types.uint64(a, b), codegen
+
+
+@njit(cache=True, inline="always")
+def small_remainder(r, n):
+    """``r % n`` for an unsigned 64-bit ``r`` and ``1 <= n``, without a division up to
+    RECIPROCAL_BOUNDS.
+
+    A 64-bit division is the costliest instruction of a random card draw (and of a seat count
+    round a table whose size is known only at run time); a multiplication by ``n``'s
+    precomputed reciprocal gives the same quotient, so every draw stays what it was.
+    """
+    if n > RECIPROCAL_BOUNDS:
+        return r % np.uint64(n)
+    divisor = np.uint64(n)
+    multiplier = _MAGIC[n, 0]
+    shift = _MAGIC[n, 1]
+    if multiplier == 0:
+        quotient = r >> shift
+    else:
+        quotient = _multiply_high(r, multiplier)
+        if _MAGIC[n, 2] != 0:
+            quotient = (((r - quotient) >> np.uint64(1)) + quotient) >> shift
+        else:
+            quotient = quotient >> shift
+    return r - quotient * divisor
+
+
 @njit(cache=True)
 def random_below(stream, n):
     """Uniform integer in ``[0, n)`` (n >= 1), by Lemire-style rejection.
 
     A draw is rejected below ``threshold = 2**64 mod n``, which is below ``n``: a draw of at
-    least ``n`` (all but n / 2**64 of them) is accepted without computing it, one division
-    instead of two, and the same draws.
+    least ``n`` (all but n / 2**64 of them) is accepted without computing it. The remainder
+    comes from :func:`small_remainder`, a multiplication instead of a division, and the same
+    draws.
     """
     bound = np.uint64(n)
     while True:
         r = next_u64(stream)
         if r >= bound or r >= (np.uint64(0) - bound) % bound:
-            return np.int64(r % bound)
+            return np.int64(small_remainder(r, n))
 
 
 @njit(cache=True)

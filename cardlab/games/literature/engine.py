@@ -49,6 +49,7 @@ from cardlab.core.layout import (
     current_player,
     empty_state,
     record_deal,
+    seat_after,
     start_deal,
     team_of,
     undealt_cards,
@@ -183,18 +184,18 @@ def knowledge_of(s):
     return s[KNOWLEDGE:KNOWLEDGE + K.KNOWLEDGE_SIZE]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def half_suit_cards(s, h):
     return HALF_SUIT_MASKS[s[LAYOUT], h]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def side_of(s, seat):
     """The side ``seat`` scores with: Literature always has two teams, by parity (contract)."""
     return team_of(seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def team_cards(s, team):
     """Every card the seats of ``team`` hold."""
     mask = np.int64(0)
@@ -203,7 +204,7 @@ def team_cards(s, team):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def holder(s, card):
     """The seat holding ``card``, -1 if nobody does (claimed, or not in the deck)."""
     for seat in range(s[NUM_PLAYERS]):
@@ -212,7 +213,7 @@ def holder(s, card):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def askable_cards(s, seat):
     """Cards ``seat`` may ask for: the others of each half-suit it holds a card of.
 
@@ -304,7 +305,7 @@ def _write_claims(s, out, n=0, first=CLAIM):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unresolved_half_suits(s):
     """The half-suits still in play, as a mask (bit h)."""
     mask = np.int64(0)
@@ -314,7 +315,7 @@ def unresolved_half_suits(s):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _seats_with_cards(s, first):
     """The seats ``first``, ``first + 2``, ... holding cards, as a mask (bit seat)."""
     seats = np.int64(0)
@@ -334,7 +335,7 @@ def _at(mask, first):
     return mask << (first - HIGH_ACTIONS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_action_set(s):
     """The legal actions as ``(targets, cards, high)``: ``64 * target + card`` for every
     target of ``targets`` and card of ``cards`` (asks; a deal's cards have target 0), then
@@ -378,7 +379,7 @@ def legal_action_set(s):
     return none, none, claims
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_action(s, stream):
     """A uniformly random legal action: the same draw as ``legal[random_below(stream, n)]``
     after :func:`legal_actions`, without the list."""
@@ -409,7 +410,7 @@ def apply_unrecorded(s, action):
     _apply(s, action, False)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(s, action, record):
     """:func:`apply_action`; with ``record`` False the public log and knowledge are not kept
     (random play, which reads neither: the game's course is the same)."""
@@ -463,7 +464,7 @@ def _log(s, event):
     s[LOG_LENGTH] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deal_card(s, card):
     num_players = s[NUM_PLAYERS]
     seat = receiving_seat(s[DEALER], s[CARDS_DEALT], num_players)
@@ -472,13 +473,14 @@ def _deal_card(s, card):
     if s[CARDS_DEALT] == popcount(s[DECK]):
         s[PHASE] = ASKING
         first = s[DEALER] + 1 if s[FIRST_ASK_LEFT_OF_DEALER] else s[DEALER]
-        s[TO_MOVE] = first % num_players
+        first = first - num_players if first >= num_players else first
+        s[TO_MOVE] = first
         # LAST_TURN of the team not on turn before its first turn: its first seat in turn order
-        s[LAST_TURN + team_of(first + 1)] = (first + 1) % num_players
+        s[LAST_TURN + team_of(first + 1)] = seat_after(first, 1, num_players)
         _begin_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ask(s, target, card, record):
     asker = s[TO_MOVE]
     bit = card_bit(card)
@@ -507,13 +509,13 @@ def _ask(s, target, card, record):
         _begin_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_being_named(s):
     """In a claim, the card whose holder the claimant names next (the half-suit's in rank order)."""
     return cards_in(HALF_SUIT_MASKS[s[LAYOUT], s[CLAIM_HALF_SUIT]])[s[CLAIM_COUNT]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _assign(s, seat, record):
     s[CLAIM_SEATS + s[CLAIM_COUNT]] = seat
     s[CLAIM_COUNT] += 1
@@ -521,7 +523,7 @@ def _assign(s, seat, record):
         _settle_claim(s, record)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def claim_status(claimant_team, all_with_team, all_named_right, misclaim_to_opponents):
     """Ruling 3: the team scores, the opponents score, or the half-suit is void."""
     if not all_with_team:
@@ -531,7 +533,7 @@ def claim_status(claimant_team, all_with_team, all_named_right, misclaim_to_oppo
     return 1 - claimant_team if misclaim_to_opponents else VOID
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _settle_claim(s, record):
     claimant = s[CLAIMANT]
     team = team_of(claimant)
@@ -572,14 +574,14 @@ def _settle_claim(s, record):
     _resume(s, claimant)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score(s, h, status):
     s[STATUS + h] = status
     if status != VOID:
         s[SCORES + status] += HALF_SUIT_VALUES[s[MAJOR_SETS_WORTH_TWO], h]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _resume(s, seat):
     """After ``seat``'s claim or challenge: the game ends with the last half-suit; a window
     polls on (12.5: the turn stays where it was); on turn, ``seat`` keeps it (ruling 3)."""
@@ -604,7 +606,7 @@ def _show_and_score(s, h, status, event, record):
         K.observe_claim(knowledge_of(s), h, shown_holders(event, popcount(cards)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_half_suit(s, cards, event):
     """Take a half-suit's ``cards`` out of their holders' hands; ``event`` with the holders
     shown, in card order (:func:`event_holder`)."""
@@ -664,7 +666,7 @@ def _forced_pass(s, record):
     team = s[FORCED_TEAM]
     s[FORCED_PASSES] += 1
     if s[FORCED_PASSES] < s[NUM_PLAYERS] * popcount(s[FORCED_SET]):  # 2 m F = N F
-        s[TO_MOVE] = (s[TO_MOVE] + 2) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(s[TO_MOVE], 2, s[NUM_PLAYERS])
         return
     if s[CHALLENGER] >= 0:
         other = team_of(s[CHALLENGER])
@@ -690,12 +692,12 @@ def _end_forced(s):
         s[PHASE] = GAME_OVER  # the endgame's procedure resolves every half-suit left
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def both_teams_hold_cards(s):
     return team_cards(s, 0) != 0 and team_cards(s, 1) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _begin_turn(s):
     """The turn structure before the decision of the seat on turn (``TO_MOVE``).
 
@@ -707,12 +709,12 @@ def _begin_turn(s):
     if (s[CLAIM_ANY_TIME] == 1 or s[CHALLENGES] == 1) and both_teams_hold_cards(s):
         s[TURN_SEAT] = s[TO_MOVE]
         s[WINDOW_POLLS] = s[NUM_PLAYERS] - 1
-        s[TO_MOVE] = (s[TO_MOVE] + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(s[TO_MOVE], 1, s[NUM_PLAYERS])
         return
     _decide(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _decide(s):
     """The decision of the seat on turn: once a team holds no cards under 12.15, the forced
     procedure of the team holding them, from LAST_TURN(team); else (12.11) an opponent may
@@ -730,14 +732,14 @@ def _next_poll(s):
     cards, the decision of the seat on turn."""
     s[WINDOW_POLLS] -= 1
     if s[WINDOW_POLLS] > 0 and both_teams_hold_cards(s):
-        s[TO_MOVE] = (s[TO_MOVE] + 1) % s[NUM_PLAYERS]
+        s[TO_MOVE] = seat_after(s[TO_MOVE], 1, s[NUM_PLAYERS])
         return
     s[WINDOW_POLLS] = 0
     s[TO_MOVE] = s[TURN_SEAT]
     _decide(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _let_an_opponent_pick(s, seat):
     """12.11: an empty-handed seat on turn, both teams holding cards: the opponent who last
     asked it decides who takes the turn (V-L5: nobody asked it, it decides itself).
