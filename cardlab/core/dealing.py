@@ -28,7 +28,7 @@ def receiving_seat(dealer, k, num_players):
     return np.int64(small_remainder(np.uint64(later), num_players))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_card(undealt, stream):
     """A uniformly drawn card of the ``undealt`` mask (a chance outcome)."""
     return nth_card(undealt, random_below(stream, popcount(undealt)))

@@ -125,7 +125,7 @@ def recount_undealt(s):
     s[UNDEALT] = s[DECK] & ~dealt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def current_player(s):
     """Seat to act, ``CHANCE_PLAYER`` while dealing, ``TERMINAL_PLAYER`` once the game is over."""
     phase = s[PHASE]
@@ -136,7 +136,7 @@ def current_player(s):
     return s[TO_MOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_terminal(s):
     return s[PHASE] == s[GAME_OVER_PHASE]
 
@@ -150,7 +150,7 @@ def team_of(seat):
     return seat & 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def undealt_cards(s):
     """Cards of the deck not yet dealt this hand: the chance outcomes of the next deal node.
 
