@@ -9,13 +9,14 @@ import pickle
 import numpy as np
 import pyspiel
 import pytest
+from numba import njit
 
 import cardlab  # noqa: F401  (registers the games)
 from cardlab.core import bitboard
 from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
 from cardlab.core.layout import copy_state, seat_after
-from cardlab.core.rng import derive_seed, make_stream, random_below
+from cardlab.core.rng import RECIPROCAL_BOUNDS, derive_seed, make_stream, random_below, small_remainder
 from cardlab.core.sampling import sample_hidden_hands
 from cardlab.core.tricks import follow_suit_choices, trick_winner, winning_cards
 
@@ -159,6 +160,48 @@ def test_seats_go_round_without_dividing_as_they_did_with_modulo():
                 assert seat_after(seat, steps, players) == (seat + steps) % players
             for k in range(64):
                 assert receiving_seat(seat, k, players) == (seat + 1 + k) % players
+
+
+@njit(cache=True)
+def _remainders(values, divisor, out):
+    for i in range(len(values)):
+        out[i] = small_remainder(values[i], divisor)
+
+
+def test_small_remainder_is_the_remainder_for_every_divisor():
+    """The reciprocal multiplication gives ``r % n`` exactly, so random draws are what the
+    division gave: random and edge 64-bit values (0, near 2**63 and 2**64, multiples and
+    their neighbours) for every divisor with a reciprocal and a few past them."""
+    values = np.random.default_rng(0).integers(0, 2**64, size=20_000, dtype=np.uint64)
+    for divisor in range(1, RECIPROCAL_BOUNDS + 4):
+        edges = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1]
+        for k in (1, 2**40 // divisor, (2**64 - 1) // divisor):
+            edges += [k * divisor + j for j in (-1, 0, 1) if 0 <= k * divisor + j < 2**64]
+        sample = np.concatenate([values, np.array(edges, dtype=np.uint64)])
+        out = np.empty_like(sample)
+        _remainders(sample, divisor, out)
+        assert np.array_equal(out, sample % np.uint64(divisor)), divisor
+
+
+@njit(cache=True)
+def _nth_cards_agree(masks):
+    for mask in masks:
+        for n in range(bitboard.popcount(mask) + 1):
+            if bitboard.nth_card(mask, n) != bitboard._nth_card_by_clearing(mask, n):
+                return False
+    return True
+
+
+def test_nth_card_by_bit_deposit_is_the_nth_card():
+    """``pdep`` (where the CPU has a fast one) and the clearing loop name the same card,
+    -1 past the mask's end."""
+    rng = np.random.default_rng(1)
+    masks = rng.integers(0, 2**62, size=20_000, dtype=np.int64) & rng.integers(0, 2**62, size=20_000,
+                                                                                 dtype=np.int64)
+    edges = np.array([0, 1, (1 << 54) - 1, (1 << 62) | 5], dtype=np.int64)
+    assert _nth_cards_agree(np.concatenate([masks, edges]))
+    assert bitboard.nth_card(np.int64(0b1011000), 2) == 6
+    assert bitboard.nth_card(np.int64(0b1011000), 3) == -1
 
 
 def test_copy_state_overwrites_every_slot():
