@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, highest_card, popcount, write_cards
+from cardlab.core.bitboard import card_bit, highest_card, popcount, select_card, write_cards
 from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
@@ -595,7 +595,9 @@ def play_out_randomly(s, stream, legal):
     """Play ``s`` to its end with uniformly random moves, chance included: the moves of
     :func:`random_action` and :func:`apply_action` in turn, the tricks without their dispatch."""
     while not is_terminal(s):
-        if s[PHASE] == PLAYING:
+        if s[PHASE] == PLAYING and s[PLAIN_TRICKS]:
+            play_plain_tricks_randomly(s, stream, legal)
+        elif s[PHASE] == PLAYING:
             _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
         else:
             apply_action(s, random_action(s, stream, legal))
@@ -934,27 +936,102 @@ def _finish_trick(s):
     if s[FORM] != STANDARD:
         points = _form_trick_points(s, leader, winning)
     else:
-        points = 1
+        cards = np.int64(0)
         for position in range(players):
-            card = s[TRICK + position]
-            if card == FIVE_OF_HEARTS:
-                points += FIVE_OF_HEARTS_POINTS
-                s[FIVE_HEARTS_TEAM] = team
-            elif card == THREE_OF_SPADES:
-                points += THREE_OF_SPADES_POINTS
-                s[THREE_SPADES_TEAM] = team
+            cards |= card_bit(s[TRICK + position])
+        points = _standard_trick_points(s, cards, team)
     for position in range(players):
         s[TRICK + position] = -1
-    s[TRICKS_WON + team] += 1
-    s[HAND_POINTS + team] += points
-    s[TRICK_LEADERS + s[TRICK_NUMBER]] = leader
-    s[TRICK_WINNERS + s[TRICK_NUMBER]] = winner
+    _record_trick(s, s[TRICK_NUMBER], leader, winner, team, points)
     s[TRICK_NUMBER] += 1
     s[TRICK_SIZE] = 0
     s[TRICK_LEADER] = winner
     s[TO_MOVE] = winner
     if s[TRICK_NUMBER] == tricks_per_hand(s):
         _score_hand(s)
+
+
+@njit(cache=True, inline="always")
+def _standard_trick_points(s, cards, team):
+    """A trick of the standard game (``cards``, its mask) won by ``team``: 1, the 5H's +5 and the
+    3S's -3; the hand remembers which side took those two (11.20, 11.26)."""
+    points = 1
+    if (cards >> FIVE_OF_HEARTS) & 1:
+        points += FIVE_OF_HEARTS_POINTS
+        s[FIVE_HEARTS_TEAM] = team
+    if (cards >> THREE_OF_SPADES) & 1:
+        points += THREE_OF_SPADES_POINTS
+        s[THREE_SPADES_TEAM] = team
+    return points
+
+
+@njit(cache=True, inline="always")
+def _record_trick(s, number, leader, winner, team, points):
+    """The hand's record of trick ``number``: who led it, who won it, what the winning side took."""
+    s[TRICKS_WON + team] += 1
+    s[HAND_POINTS + team] += points
+    s[TRICK_LEADERS + number] = leader
+    s[TRICK_WINNERS + number] = winner
+
+
+@njit(cache=True)
+def play_plain_tricks_randomly(s, stream, trick):
+    """Play the hand's remaining cards at random and score it, for PLAIN_TRICKS hands.
+
+    The cards, the draws from ``stream`` and the state at the end are those of ``_play_card``
+    with ``draw_card(playable_cards(...))`` card by card; the trick, its leader and the cards
+    played stay in locals, and the trick's slots are written once, when it ends. ``trick`` is
+    scratch for one trick's cards (``trick_winner`` reads them there). Returns the cards played.
+    """
+    players = s[NUM_PLAYERS]
+    tricks = tricks_per_hand(s)
+    trump = s[TRUMP]
+    strength = card_strength(s)
+    seat = s[TO_MOVE]
+    leader = s[TRICK_LEADER]
+    number = s[TRICK_NUMBER]
+    position = s[TRICK_SIZE]
+    played = s[PLAYED]
+    cards = np.int64(0)  # the trick's cards so far
+    for earlier in range(position):
+        trick[earlier] = s[TRICK + earlier]
+        cards |= card_bit(trick[earlier])
+    led_suit = suit_of(trick[0]) if position > 0 else -1
+    count = players * (tricks - number) - position
+    while number < tricks:
+        history = TRICK_HISTORY + players * number
+        while position < players:
+            hand = s[HANDS + seat]
+            choices = follow_suit_choices(hand, led_suit)
+            card = select_card(choices, random_below(stream, popcount(choices)))
+            if position == 0:
+                led_suit = suit_of(card)
+            elif suit_of(card) != led_suit:  # _show_void
+                s[VOIDS + seat] |= 1 << led_suit
+            s[HANDS + seat] = hand & ~card_bit(card)
+            s[history + position] = card
+            trick[position] = card
+            cards |= card_bit(card)
+            position += 1
+            seat = seat_after(seat, 1, players)
+        winner = seat_after(leader, trick_winner(trick, players, trump, 0, strength), players)
+        team = side_of(s, winner)
+        _record_trick(s, number, leader, winner, team, _standard_trick_points(s, cards, team))
+        played |= cards
+        number += 1
+        leader = seat = winner
+        position = 0
+        cards = np.int64(0)
+        led_suit = -1
+    for slot in range(players):
+        s[TRICK + slot] = -1
+    s[PLAYED] = played
+    s[TRICK_NUMBER] = number
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = leader
+    s[TO_MOVE] = leader
+    _score_hand(s)
+    return count
 
 
 @njit(cache=True)
@@ -1292,7 +1369,9 @@ def play_random_hands(template, num_hands, stream, results):
         copy_state(s, template)
         while s[PHASE] != GAME_OVER:
             phase = s[PHASE]
-            if phase == PLAYING:  # the hot path: no listing, no dispatch
+            if phase == PLAYING and s[PLAIN_TRICKS]:  # the hot path: the hand's tricks in one go
+                steps += play_plain_tricks_randomly(s, stream, legal)
+            elif phase == PLAYING:  # no listing, no dispatch
                 _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
                 steps += 1
             elif phase == DEALING:
