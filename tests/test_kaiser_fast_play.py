@@ -13,6 +13,7 @@ import pytest
 from numba import njit
 
 from cardlab.core.bitboard import nth_card, select_card
+from cardlab.core.dealing import draw_card
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.game import new_engine_state
@@ -32,10 +33,20 @@ VARIANT_SETS = [
 
 
 @njit(cache=True)
+def _listed_random_action(s, stream, legal):
+    """The reference draw: a card of the mask at a deal or a card play, else from the list."""
+    if s[E.PHASE] == E.DEALING:
+        return draw_card(E.undealt_cards(s), stream)
+    if s[E.PHASE] == E.PLAYING:
+        return draw_card(E.playable_cards(s, s[E.TO_MOVE]), stream)
+    return legal[random_below(stream, E.legal_actions(s, legal))]
+
+
+@njit(cache=True)
 def _step_by_step(s, stream, legal):
     """The reference: one random legal action at a time, applied through the dispatch."""
     while s[E.PHASE] != E.GAME_OVER:
-        E.apply_action(s, E.random_action(s, stream, legal))
+        E.apply_action(s, _listed_random_action(s, stream, legal))
 
 
 @njit(cache=True)
@@ -50,7 +61,7 @@ def _mismatches(template, hands, stream, picks):
         for _ in range(random_below(picks, 60)):
             if s[E.PHASE] == E.GAME_OVER:
                 break
-            E.apply_action(s, E.random_action(s, stream, legal))
+            E.apply_action(s, _listed_random_action(s, stream, legal))
         reference, reference_stream = s.copy(), stream.copy()
         _step_by_step(reference, reference_stream, legal)
         fast, fast_stream = s.copy(), stream.copy()
@@ -85,7 +96,7 @@ def _hands_step_by_step(template, num_hands, stream, results):
                 steps += E.cards_to_deal(s) - s[E.CARDS_DEALT]
                 E.deal_at_random(s, stream)
             else:
-                E.apply_action(s, E.random_action(s, stream, legal))
+                E.apply_action(s, _listed_random_action(s, stream, legal))
                 steps += 1
         E.returns(s, seat_returns)
         results[i, 0] = seat_returns[0]
@@ -108,6 +119,32 @@ def test_play_random_hands_matches_the_step_by_step_hands(parameters):
     assert fast_steps == reference_steps
     assert fast_stream[0] == reference_stream[0]
     np.testing.assert_array_equal(fast, reference)
+
+
+@njit(cache=True)
+def _bid_mismatches(template, hands, stream):
+    """At every bidding node of ``hands`` random hands, ``random_bid`` against the listed draw."""
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    mismatches = nodes = 0
+    for _ in range(hands):
+        s = template.copy()
+        while s[E.PHASE] != E.GAME_OVER:
+            if s[E.PHASE] == E.BIDDING:
+                listed_stream = stream.copy()
+                listed = legal[random_below(listed_stream, E.legal_actions(s, legal))]
+                action = E.random_bid(s, stream, legal)
+                nodes += 1
+                mismatches += action != listed or stream[0] != listed_stream[0]
+            else:
+                action = _listed_random_action(s, stream, legal)
+            E.apply_action(s, action)
+    return mismatches, nodes
+
+
+@pytest.mark.parametrize("parameters", VARIANT_SETS, ids=lambda p: ",".join(p) or "standard")
+def test_random_bid_is_the_listed_draw(parameters):
+    mismatches, nodes = _bid_mismatches(new_engine_state(parameters), 500, make_stream(3))
+    assert nodes >= 500 and mismatches == 0
 
 
 def test_select_card_is_the_nth_card():

@@ -419,6 +419,44 @@ def legal_actions(s, out):
 
 
 @njit(cache=True)
+def random_bid(s, stream, legal):
+    """``legal[random_below(stream, legal_actions(s, legal))]`` at a bidding node, counted rather
+    than listed (``legal`` is scratch only for the Lost Heir dealer's node).
+
+    The bids of the value-kind loop rank in their listed order (``bid_rank`` never decreases), so
+    the ones ``may_bid`` allows are the loop's last ones: the draw's index maps straight to one.
+    """
+    seat = s[TO_MOVE]
+    is_dealer = seat == s[DEALER]
+    if is_dealer and s[FORM] == LOST_HEIR:
+        return legal[random_below(stream, sale_actions(s, legal))]
+    may_pass = not (is_dealer and s[HIGH_BID] < 0) or s[DEALER_MAY_PASS]
+    misdeal = may_throw_in(s, seat)
+    kinds = bid_kinds(s)
+    first_bid = 3 * s[MIN_BID]
+    bids = (s[TOP_BID] - s[MIN_BID] + 1) * kinds  # the loop's bids, in listed order
+    skipped = 0  # the loop's first bids that may not be made
+    while skipped < bids and not may_bid(s, first_bid + 3 * (skipped // kinds) + skipped % kinds, is_dealer):
+        skipped += 1
+    kaiser = offers_kaiser_bid(s) and may_bid(s, KAISER_RANK, is_dealer)
+    kaiser_40 = s[KAISER_40] and may_bid(s, KAISER_40_RANK, is_dealer)
+    k = random_below(stream, may_pass + misdeal + bids - skipped + kaiser + kaiser_40)
+    if may_pass:
+        if k == 0:
+            return PASS
+        k -= 1
+    if misdeal:
+        if k == 0:
+            return MISDEAL
+        k -= 1
+    if k < bids - skipped:
+        listed = skipped + k
+        return BID + first_bid + 3 * (listed // kinds) + listed % kinds
+    k -= bids - skipped
+    return BID + (KAISER_RANK if kaiser and k == 0 else KAISER_40_RANK)
+
+
+@njit(cache=True)
 def sale_actions(s, out):
     """The Lost Heir dealer's node (V-K15): facing a high bid v, 52 accepts (sells it) and 60 + 3v
     refuses (he declares at v, never higher); with no bid he declares at m (or, with
@@ -586,6 +624,8 @@ def random_action(s, stream, legal):
         return draw_card(undealt_cards(s), stream)
     if phase == PLAYING:
         return draw_card(playable_cards(s, s[TO_MOVE]), stream)
+    if phase == BIDDING:
+        return random_bid(s, stream, legal)
     n = legal_actions(s, legal)
     return legal[random_below(stream, n)]
 
@@ -1378,7 +1418,7 @@ def play_random_hands(template, num_hands, stream, results):
                 steps += cards_to_deal(s) - s[CARDS_DEALT]
                 deal_shuffled(s, stream, deck)
             elif phase == BIDDING:  # what apply_action would call, without its dispatch
-                _bid(s, legal[random_below(stream, legal_actions(s, legal))])
+                _bid(s, random_bid(s, stream, legal))
                 steps += 1
             else:
                 apply_action(s, random_action(s, stream, legal))
