@@ -44,7 +44,7 @@ from cardlab.core.layout import (
     undealt_cards,
 )
 from cardlab.core.rng import random_below
-from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
+from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, takes_the_lead, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
     BLANKS,
@@ -637,7 +637,7 @@ def play_out_randomly(s, stream, legal):
     :func:`random_action` and :func:`apply_action` in turn, the tricks without their dispatch."""
     while not is_terminal(s):
         if s[PHASE] == PLAYING and s[PLAIN_TRICKS]:
-            play_plain_tricks_randomly(s, stream, legal)
+            play_plain_tricks_randomly(s, stream)
         elif s[PHASE] == PLAYING:
             _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
         else:
@@ -1016,13 +1016,13 @@ def _record_trick(s, number, leader, winner, team, points):
 
 
 @borrowing_kernel
-def play_plain_tricks_randomly(s, stream, trick):
+def play_plain_tricks_randomly(s, stream):
     """Play the hand's remaining cards at random and score it, for PLAIN_TRICKS hands.
 
     The cards, the draws from ``stream`` and the state at the end are those of ``_play_card``
-    with ``draw_card(playable_cards(...))`` card by card; the trick, its leader and the cards
-    played stay in locals, and the trick's slots are written once, when it ends. ``trick`` is
-    scratch for one trick's cards (``trick_winner`` reads them there). Returns the cards played.
+    with ``draw_card(playable_cards(...))`` card by card; the trick's leading card, its seat and
+    the cards played stay in locals (``takes_the_lead`` compares each card as it comes), and the
+    trick's record is written once, when it ends. Returns the number of cards played.
     """
     players = s[NUM_PLAYERS]
     tricks = tricks_per_hand(s)
@@ -1034,10 +1034,15 @@ def play_plain_tricks_randomly(s, stream, trick):
     position = s[TRICK_SIZE]
     played = s[PLAYED]
     cards = np.int64(0)  # the trick's cards so far
-    for earlier in range(position):
-        trick[earlier] = s[TRICK + earlier]
-        cards |= card_bit(trick[earlier])
-    led_suit = suit_of(trick[0]) if position > 0 else -1
+    led_suit = suit_of(s[TRICK]) if position > 0 else -1
+    best, best_class, winner = -1, -1, leader  # the card leading the trick, and its seat
+    if position > 0:
+        best_position = trick_winner(s[TRICK:TRICK + position], position, trump, 0, strength)
+        best = s[TRICK + best_position]
+        best_class = takes_the_lead(best, best_position, -1, -1, led_suit, trump, 0, strength)
+        winner = seat_after(leader, best_position, players)
+        for earlier in range(position):
+            cards |= card_bit(s[TRICK + earlier])
     count = players * (tricks - number) - position
     while number < tricks:
         history = TRICK_HISTORY + players * number
@@ -1049,13 +1054,14 @@ def play_plain_tricks_randomly(s, stream, trick):
                 led_suit = suit_of(card)
             elif suit_of(card) != led_suit:  # _show_void
                 s[VOIDS + seat] |= 1 << led_suit
+            card_class = takes_the_lead(card, position, best, best_class, led_suit, trump, 0, strength)
+            if card_class >= 0:
+                best, best_class, winner = card, card_class, seat
             s[HANDS + seat] = hand & ~card_bit(card)
             s[history + position] = card
-            trick[position] = card
             cards |= card_bit(card)
             position += 1
             seat = seat_after(seat, 1, players)
-        winner = seat_after(leader, trick_winner(trick, players, trump, 0, strength), players)
         team = side_of(s, winner)
         _record_trick(s, number, leader, winner, team, _standard_trick_points(s, cards, team))
         played |= cards
@@ -1063,7 +1069,7 @@ def play_plain_tricks_randomly(s, stream, trick):
         leader = seat = winner
         position = 0
         cards = np.int64(0)
-        led_suit = -1
+        led_suit = best = best_class = -1
     for slot in range(players):
         s[TRICK + slot] = -1
     s[PLAYED] = played
@@ -1415,7 +1421,7 @@ def _play_random_hands(template, num_hands, stream, results, s, legal, deck, sea
         while s[PHASE] != GAME_OVER:
             phase = s[PHASE]
             if phase == PLAYING and s[PLAIN_TRICKS]:  # the hot path: the hand's tricks in one go
-                steps += play_plain_tricks_randomly(s, stream, legal)
+                steps += play_plain_tricks_randomly(s, stream)
             elif phase == PLAYING:  # no listing, no dispatch
                 _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
                 steps += 1
