@@ -70,8 +70,14 @@ KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
 @borrowing_kernel
 def places_from_top(strength, card):
-    """How many ranks of its suit stand above ``card`` in ``strength`` (0: an ace, or a form's 7)."""
-    return np.max(strength) - strength[card]
+    """How many ranks of its suit stand above ``card`` in ``strength`` (0: an ace, or a form's 7).
+
+    The table's top is found by a loop: ``np.max`` allocates an iterator, which a borrowing
+    kernel may not."""
+    top = strength[0]
+    for other in range(1, len(strength)):
+        top = max(top, strength[other])
+    return top - strength[card]
 
 
 @borrowing_kernel
