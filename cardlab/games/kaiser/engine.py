@@ -634,7 +634,8 @@ def random_action(s, stream, legal):
 @borrowing_kernel
 def play_out_randomly(s, stream, legal):
     """Play ``s`` to its end with uniformly random moves, chance included: the moves of
-    :func:`random_action` and :func:`apply_action` in turn, the tricks without their dispatch."""
+    :func:`random_action` and :func:`apply_action` in turn, a plain hand's tricks in one call
+    (:func:`play_plain_tricks_randomly`), the others' cards without the dispatch."""
     while not is_terminal(s):
         if s[PHASE] == PLAYING and s[PLAIN_TRICKS]:
             play_plain_tricks_randomly(s, stream)
