@@ -124,7 +124,7 @@ def _nth_card_by_clearing(mask, n):
 _nth_card = _nth_card_by_deposit if HAS_FAST_PDEP else _nth_card_by_clearing
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nth_card(mask, n):
     """The ``n``-th smallest card of the mask (0-based), -1 past its end; used for uniform draws.
 

@@ -82,3 +82,21 @@ def _card_class(card, position, led_suit, trump_suit, trumps_from):
     if suit == led_suit:
         return 1
     return 0
+
+
+@njit(cache=True, inline="always")
+def takes_the_lead(card, position, best, best_class, led_suit, trump_suit, trumps_from, strength):
+    """The class (:func:`trick_winner`'s order: 2 trump, 1 led suit, 0 other) of ``card`` played at
+    ``position`` if it beats ``best``, the trick's leading card of class ``best_class``, else -1.
+
+    ``trick_winner``'s comparison one card at a time, for a playout that keeps the trick's
+    leading card in a register instead of reading the trick again at its end; the first card
+    of a trick (``best_class`` -1) always leads.
+    """
+    card_class = _card_class(card, position, led_suit, trump_suit, trumps_from)
+    if card_class > best_class or (
+        card_class == best_class and card_class > 0 and strength[card] > strength[best]
+    ):
+        return card_class
+    return -1
+

@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, highest_card, popcount, write_cards
+from cardlab.core.bitboard import card_bit, highest_card, nth_card, popcount, write_cards
 from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.core.layout import (
     CARDS_DEALT,
     DEALER,
@@ -43,7 +44,7 @@ from cardlab.core.layout import (
     undealt_cards,
 )
 from cardlab.core.rng import random_below
-from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, trick_winner
+from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, takes_the_lead, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
     BLANKS,
@@ -232,7 +233,7 @@ def new_state(parameters):
     return s
 
 
-@njit(cache=True)
+@borrowing_kernel
 def seat_sides(s):
     """Fill the side table (§0 "Sides", §2.3): partners alternate with four players and with six
     (two teams of three); ``three_teams`` pairs opposite seats (team = seat mod 3); two, three
@@ -263,7 +264,7 @@ def tricks_per_hand(s):
     return 2 * NUM_TRICKS if has_piles(s) else s[HAND_CARDS]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def takes_kitty(s):
     """The declarer takes a 2-card kitty: the 34-card game (11.1) and three players' missy (11.12)."""
     return s[KITTY_34_CARD] or s[NUM_PLAYERS] == 3
@@ -278,7 +279,7 @@ def parameter_values(s):
     return values
 
 
-@njit(cache=True)
+@borrowing_kernel
 def start_hand(s, dealer):
     """Clear the hand slots and wait for the deal (chance nodes)."""
     start_deal(s, dealer)
@@ -307,7 +308,7 @@ def start_hand(s, dealer):
     s[DELIVERED] = 0
 
 
-@njit(cache=True)
+@borrowing_kernel
 def may_throw_in(s, seat):
     """Misdeal: no ace, no picture card, neither the 5 of hearts nor the 3 of spades.
 
@@ -336,13 +337,13 @@ def bid_rank(s, bid):
     return bid
 
 
-@njit(cache=True)
+@borrowing_kernel
 def offers_kaiser_bid(s):
     """Bid 99 (11.29 or 11.30) is in the auction."""
     return s[KAISER_BID_SOLO] or s[KAISER_BID_TEAM]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def bid_kinds(s):
     """How many bid kinds the auction has: with trump and no trump, low no trump too (11.2);
     the forms bid with trump only."""
@@ -351,7 +352,7 @@ def bid_kinds(s):
     return 3 if s[ALLOW_LOW_NO_TRUMP] else 2
 
 
-@njit(cache=True)
+@borrowing_kernel
 def names_trump(bid):
     """The declarer of ``bid`` names trump: a trump bid, not a Kaiser bid."""
     return bid < KAISER_RANK and bid % 3 == WITH_TRUMP
@@ -366,7 +367,7 @@ def may_bid(s, bid, is_dealer):
     return rank > high or (is_dealer and rank == high)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def legal_actions(s, out):
     """Write the legal actions in ascending order into ``out``; return how many."""
     phase = s[PHASE]
@@ -418,7 +419,45 @@ def legal_actions(s, out):
     return n
 
 
-@njit(cache=True)
+@borrowing_kernel
+def random_bid(s, stream, legal):
+    """``legal[random_below(stream, legal_actions(s, legal))]`` at a bidding node, counted rather
+    than listed (``legal`` is scratch only for the Lost Heir dealer's node).
+
+    The bids of the value-kind loop rank in their listed order (``bid_rank`` never decreases), so
+    the ones ``may_bid`` allows are the loop's last ones: the draw's index maps straight to one.
+    """
+    seat = s[TO_MOVE]
+    is_dealer = seat == s[DEALER]
+    if is_dealer and s[FORM] == LOST_HEIR:
+        return legal[random_below(stream, sale_actions(s, legal))]
+    may_pass = not (is_dealer and s[HIGH_BID] < 0) or s[DEALER_MAY_PASS]
+    misdeal = may_throw_in(s, seat)
+    kinds = bid_kinds(s)
+    first_bid = 3 * s[MIN_BID]
+    bids = (s[TOP_BID] - s[MIN_BID] + 1) * kinds  # the loop's bids, in listed order
+    skipped = 0  # the loop's first bids that may not be made
+    while skipped < bids and not may_bid(s, first_bid + 3 * (skipped // kinds) + skipped % kinds, is_dealer):
+        skipped += 1
+    kaiser = offers_kaiser_bid(s) and may_bid(s, KAISER_RANK, is_dealer)
+    kaiser_40 = s[KAISER_40] and may_bid(s, KAISER_40_RANK, is_dealer)
+    k = random_below(stream, may_pass + misdeal + bids - skipped + kaiser + kaiser_40)
+    if may_pass:
+        if k == 0:
+            return PASS
+        k -= 1
+    if misdeal:
+        if k == 0:
+            return MISDEAL
+        k -= 1
+    if k < bids - skipped:
+        listed = skipped + k
+        return BID + first_bid + 3 * (listed // kinds) + listed % kinds
+    k -= bids - skipped
+    return BID + (KAISER_RANK if kaiser and k == 0 else KAISER_40_RANK)
+
+
+@borrowing_kernel
 def sale_actions(s, out):
     """The Lost Heir dealer's node (V-K15): facing a high bid v, 52 accepts (sells it) and 60 + 3v
     refuses (he declares at v, never higher); with no bid he declares at m (or, with
@@ -431,7 +470,7 @@ def sale_actions(s, out):
     return n + 1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def sold(s):
     """The Lost Heir dealer accepted the high bid: his side scores its value for the sale (V-K15)."""
     return s[FORM] == LOST_HEIR and s[HIGH_BID] >= 0 and s[SPOKEN + s[DEALER]] == PASS
@@ -445,7 +484,7 @@ def playable_cards(s, seat):
     return follow_suit_choices(held_cards(s, seat), led_suit)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def suit_cards(s, suit):
     """The cards that belong to ``suit``: its printed cards, except in Lost Heir, where the blanks
     belong to no suit and the Lost Heir and the Wrong Boy to the trump suit (V-K13)."""
@@ -455,7 +494,7 @@ def suit_cards(s, suit):
     return cards | TRUMP_SPECIALS if suit == s[TRUMP] else cards
 
 
-@njit(cache=True)
+@borrowing_kernel
 def card_suit(s, card):
     """The suit ``card`` belongs to (:func:`suit_cards`): -1 for a blank, and for the Lost Heir
     and the Wrong Boy before the first lead fixes trump."""
@@ -468,7 +507,7 @@ def card_suit(s, card):
     return suit_of(card)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def led_suit_of(s, cards, count):
     """The led suit of the trick ``cards[:count]``, -1 while none: the first card's suit, or in
     Lost Heir that of the first card that is not a blank (V-K13)."""
@@ -479,7 +518,7 @@ def led_suit_of(s, cards, count):
     return -1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def lost_heir_playable_cards(s, seat):
     """V-K13: the declarer's first lead is a suit card (it fixes trump); a blank is led only from
     a hand of blanks; after a blank lead anything goes until a card fixes the led suit; then
@@ -506,7 +545,7 @@ def winning_position(s, cards, count):
     return trick_winner(cards, count, s[TRUMP], 0, card_strength(s))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _lost_heir_winning_position(s, cards, count):
     """V-K13: a trump (the Lost Heir and the Wrong Boy among them) beats the led suit, which beats
     everything else; blanks never win."""
@@ -524,7 +563,7 @@ def _lost_heir_winning_position(s, cards, count):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _show_lost_heir_voids(s, seat, card, position):
     """What a Lost Heir card shows (V-K13): not following the led suit shows a void in it, and
     leading a blank shows a hand of blanks only (a void in every suit)."""
@@ -545,7 +584,7 @@ def held_cards(s, seat):
     return s[HANDS + seat]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def own_pile_cards(s, seat):
     """The cards of ``seat``'s piles not played yet, face up or down (11.11)."""
     mine = np.int64(0)
@@ -555,7 +594,7 @@ def own_pile_cards(s, seat):
     return mine & s[PILE_CARDS]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _play_pile_card(s, seat, card):
     """A face-up pile card leaves its pile; the card beneath a played top turns face up (11.11)."""
     s[PILE_CARDS] &= ~card_bit(card)
@@ -565,7 +604,7 @@ def _play_pile_card(s, seat, card):
             s[FACE_UP] |= card_bit(s[PILES + place - 1])
 
 
-@njit(cache=True)
+@borrowing_kernel
 def advance(s, action, out):
     """Apply ``action`` (none if negative), then list the legal actions: one call per step.
 
@@ -578,7 +617,7 @@ def advance(s, action, out):
     return legal_actions(s, out), current_player(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def random_action(s, stream, legal):
     """A uniformly random legal action, drawn straight from the card masks when it can."""
     phase = s[PHASE]
@@ -586,22 +625,27 @@ def random_action(s, stream, legal):
         return draw_card(undealt_cards(s), stream)
     if phase == PLAYING:
         return draw_card(playable_cards(s, s[TO_MOVE]), stream)
+    if phase == BIDDING:
+        return random_bid(s, stream, legal)
     n = legal_actions(s, legal)
     return legal[random_below(stream, n)]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def play_out_randomly(s, stream, legal):
     """Play ``s`` to its end with uniformly random moves, chance included: the moves of
-    :func:`random_action` and :func:`apply_action` in turn, the tricks without their dispatch."""
+    :func:`random_action` and :func:`apply_action` in turn, a plain hand's tricks in one call
+    (:func:`play_plain_tricks_randomly`), the others' cards without the dispatch."""
     while not is_terminal(s):
-        if s[PHASE] == PLAYING:
+        if s[PHASE] == PLAYING and s[PLAIN_TRICKS]:
+            play_plain_tricks_randomly(s, stream)
+        elif s[PHASE] == PLAYING:
             _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
         else:
             apply_action(s, random_action(s, stream, legal))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def apply_action(s, action):
     """Apply a legal action (chance: the dealt card id)."""
     phase = s[PHASE]
@@ -623,7 +667,7 @@ def apply_action(s, action):
         _play_card(s, action)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def cards_to_deal(s):
     """The chance nodes of a deal: the hands, then the kitty's two cards (11.1, 11.12) or the
     two players' piles (11.11)."""
@@ -632,7 +676,7 @@ def cards_to_deal(s):
     return s[NUM_PLAYERS] * s[HAND_CARDS] + (KITTY_SIZE if takes_kitty(s) else 0)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def pile_place(dealer, k):
     """The PILES index (seat * 8 + pile * 2 + level) of the deal's card ``k`` >= 16 (11.11):
     pile (k - 16) mod 8 // 2 of seat (dealer + 1 + k) % 2, bottoms first, then tops."""
@@ -642,7 +686,7 @@ def pile_place(dealer, k):
     return seat * 2 * NUM_PILES + pile * 2 + level
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _deal_card(s, card):
     players = s[NUM_PLAYERS]
     if has_piles(s) and s[CARDS_DEALT] >= PILE_DEAL_START:  # face down, seen by nobody
@@ -662,14 +706,14 @@ def _deal_card(s, card):
         _end_deal(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _end_deal(s):
     """The last card is dealt: the cards are given, or the auction starts, left of the dealer."""
     s[PHASE] = GIVING if passes_before_auction(s) else BIDDING
     s[TO_MOVE] = seat_after(s[DEALER], 1, s[NUM_PLAYERS])
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _bid(s, action):
     seat = s[TO_MOVE]
     if action == MISDEAL:
@@ -694,7 +738,7 @@ def _bid(s, action):
         s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _after_auction(s):
     """The declarer's steps after the auction (and 11.35's exchange): piles, trump, high or low."""
     s[TO_MOVE] = s[DECLARER]
@@ -715,13 +759,13 @@ def passes_before_auction(s):
     return s[PASSING_RULE] != NO_PASSING and s[PASSING_RULE] != EXCHANGE_AFTER_BIDDING
 
 
-@njit(cache=True)
+@borrowing_kernel
 def cards_to_give(s):
     """c: how many cards each seat gives (0 without a passing rule)."""
     return CARDS_GIVEN[s[PASSING_RULE]]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def receiver_of(s, giver):
     """Who receives ``giver``'s cards: the partner, or with 11.34 left, right, partner by the
     hands scored so far (V-K29: a thrown-in deal keeps the direction; hand mode passes left)."""
@@ -730,7 +774,7 @@ def receiver_of(s, giver):
     return (giver + 2) % 4
 
 
-@njit(cache=True)
+@borrowing_kernel
 def giver_to(s, receiver):
     """The seat whose cards ``receiver`` gets (the receivers are a permutation of the seats)."""
     for giver in range(s[NUM_PLAYERS]):
@@ -739,7 +783,7 @@ def giver_to(s, receiver):
     return -1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def giving_choices(s):
     """The mover's next card to give, in ascending id order (§0 multi-card choice): above his
     previous choice, leaving enough higher cards for the choices still to come."""
@@ -753,14 +797,14 @@ def giving_choices(s):
     return eligible
 
 
-@njit(cache=True)
+@borrowing_kernel
 def may_throw_in_before_giving(s, seat):
     """V-K28: before the auction the misdeal is declared at the seat's first giving node, on its
     dealt cards (its hand then); never at 11.35's exchange (clarification 8)."""
     return passes_before_auction(s) and s[GIVEN + seat] == 0 and may_throw_in(s, seat)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _give(s, action):
     """A card leaves the giver's hand at once; after the last node every given card is
     delivered together (§0 simultaneous choices)."""
@@ -786,14 +830,14 @@ def _give(s, action):
         _after_auction(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def kitty_taken(s):
     """The declarer has taken the kitty up (11.1, 11.12). GIVING's code comes after DISCARDING's
     but 11.35's exchange is before it, hence this test rather than a comparison of phases."""
     return takes_kitty(s) and s[PHASE] >= DISCARDING and s[PHASE] != GIVING
 
 
-@njit(cache=True)
+@borrowing_kernel
 def chooses_high_or_low(s):
     """The declarer announces high or low: 11.5 for no-trump contracts, 11.6 for all (never 99, 100)."""
     bid = s[HIGH_BID]
@@ -802,7 +846,7 @@ def chooses_high_or_low(s):
     return s[ANY_CONTRACT_HIGH_OR_LOW] or (s[HIGH_OR_LOW_AFTER_BID] and bid % 3 != WITH_TRUMP)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _after_trump(s):
     """The steps between trump and the first lead (spec order: trump, high or low, play)."""
     if chooses_high_or_low(s):
@@ -811,7 +855,7 @@ def _after_trump(s):
         _take_kitty_or_play(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _take_kitty_or_play(s):
     """With a kitty (11.1, 11.12) the declarer takes it up and discards two cards; then play begins."""
     if takes_kitty(s):
@@ -822,7 +866,7 @@ def _take_kitty_or_play(s):
         _start_play(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def discard_choices(s):
     """The declarer's next discard: one card at a time, in ascending id order (multi-card choice).
 
@@ -835,7 +879,7 @@ def discard_choices(s):
     return eligible & above
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _discard(s, card):
     s[HANDS + s[DECLARER]] &= ~card_bit(card)
     s[DISCARDS] |= card_bit(card)
@@ -843,7 +887,7 @@ def _discard(s, card):
         _start_play(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _start_play(s):
     """The declarer leads the first trick."""
     s[PHASE] = PLAYING
@@ -851,7 +895,7 @@ def _start_play(s):
     s[TRICK_LEADER] = s[DECLARER]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _throw_in(s):
     """A misdeal, or every seat passing (11.27): nothing is scored and the same dealer redeals."""
     s[HAND_NUMBER] += 1  # counts deals, so a match of endless misdeals still ends
@@ -862,7 +906,7 @@ def _throw_in(s):
         s[PHASE] = GAME_OVER
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _play_card(s, card):
     seat = s[TO_MOVE]
     position = s[TRICK_SIZE]
@@ -891,7 +935,7 @@ def _show_void(s, seat, card):
         s[VOIDS + seat] |= 1 << led_suit
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _play_form_or_pile_card(s, seat, card, position):
     """What a card does beyond leaving the hand, in a form (11.7-11.10) or with piles (11.11): it
     may fix trump, show voids by the form's suits, or come from a pile."""
@@ -908,7 +952,7 @@ def _play_form_or_pile_card(s, seat, card, position):
         s[HANDS + seat] &= ~card_bit(card)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def high_strength(s):
     """The game's high order: A high, or the form's (11.7-11.9)."""
     return FORM_STRENGTH[s[FORM]]
@@ -924,7 +968,7 @@ def card_strength(s):
     return LOST_HEIR_PLAY_STRENGTH if s[FORM] == LOST_HEIR else high_strength(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _finish_trick(s):
     leader = s[TRICK_LEADER]
     players = s[NUM_PLAYERS]
@@ -934,21 +978,13 @@ def _finish_trick(s):
     if s[FORM] != STANDARD:
         points = _form_trick_points(s, leader, winning)
     else:
-        points = 1
+        cards = np.int64(0)
         for position in range(players):
-            card = s[TRICK + position]
-            if card == FIVE_OF_HEARTS:
-                points += FIVE_OF_HEARTS_POINTS
-                s[FIVE_HEARTS_TEAM] = team
-            elif card == THREE_OF_SPADES:
-                points += THREE_OF_SPADES_POINTS
-                s[THREE_SPADES_TEAM] = team
+            cards |= card_bit(s[TRICK + position])
+        points = _standard_trick_points(s, cards, team)
     for position in range(players):
         s[TRICK + position] = -1
-    s[TRICKS_WON + team] += 1
-    s[HAND_POINTS + team] += points
-    s[TRICK_LEADERS + s[TRICK_NUMBER]] = leader
-    s[TRICK_WINNERS + s[TRICK_NUMBER]] = winner
+    _record_trick(s, s[TRICK_NUMBER], leader, winner, team, points)
     s[TRICK_NUMBER] += 1
     s[TRICK_SIZE] = 0
     s[TRICK_LEADER] = winner
@@ -957,25 +993,114 @@ def _finish_trick(s):
         _score_hand(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _standard_trick_points(s, cards, team):
+    """A trick of the standard game (``cards``, its mask) won by ``team``: 1, the 5H's +5 and the
+    3S's -3; the hand remembers which side took those two (11.20, 11.26)."""
+    points = 1
+    if (cards >> FIVE_OF_HEARTS) & 1:
+        points += FIVE_OF_HEARTS_POINTS
+        s[FIVE_HEARTS_TEAM] = team
+    if (cards >> THREE_OF_SPADES) & 1:
+        points += THREE_OF_SPADES_POINTS
+        s[THREE_SPADES_TEAM] = team
+    return points
+
+
+@njit(cache=True, inline="always")
+def _record_trick(s, number, leader, winner, team, points):
+    """The hand's record of trick ``number``: who led it, who won it, what the winning side took."""
+    s[TRICKS_WON + team] += 1
+    s[HAND_POINTS + team] += points
+    s[TRICK_LEADERS + number] = leader
+    s[TRICK_WINNERS + number] = winner
+
+
+@borrowing_kernel
+def play_plain_tricks_randomly(s, stream):
+    """Play the hand's remaining cards at random and score it, for PLAIN_TRICKS hands.
+
+    The cards, the draws from ``stream`` and the state at the end are those of ``_play_card``
+    with ``draw_card(playable_cards(...))`` card by card; the trick's leading card, its seat and
+    the cards played stay in locals (``takes_the_lead`` compares each card as it comes), and the
+    trick's record is written once, when it ends. Returns the number of cards played.
+    """
+    players = s[NUM_PLAYERS]
+    tricks = tricks_per_hand(s)
+    trump = s[TRUMP]
+    strength = card_strength(s)
+    seat = s[TO_MOVE]
+    leader = s[TRICK_LEADER]
+    number = s[TRICK_NUMBER]
+    position = s[TRICK_SIZE]
+    played = s[PLAYED]
+    cards = np.int64(0)  # the trick's cards so far
+    led_suit = suit_of(s[TRICK]) if position > 0 else -1
+    best, best_class, winner = -1, -1, leader  # the card leading the trick, and its seat
+    if position > 0:
+        best_position = trick_winner(s[TRICK:TRICK + position], position, trump, 0, strength)
+        best = s[TRICK + best_position]
+        best_class = takes_the_lead(best, best_position, -1, -1, led_suit, trump, 0, strength)
+        winner = seat_after(leader, best_position, players)
+        for earlier in range(position):
+            cards |= card_bit(s[TRICK + earlier])
+    count = players * (tricks - number) - position
+    while number < tricks:
+        history = TRICK_HISTORY + players * number
+        while position < players:
+            hand = s[HANDS + seat]
+            choices = follow_suit_choices(hand, led_suit)
+            card = nth_card(choices, random_below(stream, popcount(choices)))
+            if position == 0:
+                led_suit = suit_of(card)
+            elif suit_of(card) != led_suit:  # _show_void
+                s[VOIDS + seat] |= 1 << led_suit
+            card_class = takes_the_lead(card, position, best, best_class, led_suit, trump, 0, strength)
+            if card_class >= 0:
+                best, best_class, winner = card, card_class, seat
+            s[HANDS + seat] = hand & ~card_bit(card)
+            s[history + position] = card
+            cards |= card_bit(card)
+            position += 1
+            seat = seat_after(seat, 1, players)
+        team = side_of(s, winner)
+        _record_trick(s, number, leader, winner, team, _standard_trick_points(s, cards, team))
+        played |= cards
+        number += 1
+        leader = seat = winner
+        position = 0
+        cards = np.int64(0)
+        led_suit = best = best_class = -1
+    for slot in range(players):
+        s[TRICK + slot] = -1
+    s[PLAYED] = played
+    s[TRICK_NUMBER] = number
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = leader
+    s[TO_MOVE] = leader
+    _score_hand(s)
+    return count
+
+
+@borrowing_kernel
 def trump_to_be_led(s):
     """The declarer's first lead is still to fix trump (11.8-11.10)."""
     return TRUMP_BY_FIRST_LEAD[s[FORM]] and s[TRUMP] == NO_TRUMP and s[PHASE] == PLAYING
 
 
-@njit(cache=True)
+@borrowing_kernel
 def bonus_card(s):
     """The card whose trick scores extra: the 5H, or a form's KH."""
     return BONUS_CARD[s[FORM]]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def penalty_card(s):
     """The card whose trick scores less: the 3S, or a form's KS."""
     return PENALTY_CARD[s[FORM]]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _form_trick_points(s, leader, winning):
     """A form's trick (11.7-11.10): 1, plus its bonus and penalty cards' points, to the winner;
     in Lost Heir a blank in the trick cancels them (V-K14).
@@ -1006,7 +1131,7 @@ def _form_trick_points(s, leader, winning):
     return points
 
 
-@njit(cache=True)
+@borrowing_kernel
 def three_spades_needs_three_tricks_points(s, team):
     """11.26: the 5H counts only with three tricks, and two tricks or fewer with the 3S score -3."""
     tricks = s[TRICKS_WON + team]
@@ -1019,13 +1144,13 @@ def three_spades_needs_three_tricks_points(s, team):
     return points
 
 
-@njit(cache=True)
+@borrowing_kernel
 def is_no_trump(bid):
     """A no-trump contract: kind NT or LNT, or a Kaiser bid (played at no trump, V-K27)."""
     return bid >= KAISER_RANK or bid % 3 != WITH_TRUMP
 
 
-@njit(cache=True)
+@borrowing_kernel
 def tricks_of_seat(s, seat):
     count = 0
     for trick in range(tricks_per_hand(s)):
@@ -1034,7 +1159,7 @@ def tricks_of_seat(s, seat):
     return count
 
 
-@njit(cache=True)
+@borrowing_kernel
 def seat_winning(s, card):
     """The seat that won the trick holding ``card`` this hand, -1 if none did."""
     players = s[NUM_PLAYERS]
@@ -1044,7 +1169,7 @@ def seat_winning(s, card):
     return -1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def made_contract(s):
     """The declaring side fulfilled its contract: its bid's value in hand points, or the
     conditions of a Kaiser bid (11.29-11.31, four players only)."""
@@ -1063,7 +1188,7 @@ def made_contract(s):
     return s[HAND_POINTS + side_of(s, declarer)] >= bid // 3
 
 
-@njit(cache=True)
+@borrowing_kernel
 def hand_utility_bound(s):
     """A bound on a seat's hand-mode return: a doubled 12 against 10 points (two players: a
     doubled 21 against -3), the Kaiser bid's +-target (V-K26), Kaiser 40's +-40 against 13 points."""
@@ -1083,7 +1208,7 @@ def hand_deltas(s):
     return deltas
 
 
-@njit(cache=True)
+@borrowing_kernel
 def write_hand_deltas(s, out, first):
     """Write into ``out[first + side]`` each side's match-score change for the finished hand
     (rulings 4, 5 and V-K2, V-K18; variants 11.20-11.25): the declaring side by its contract, every
@@ -1120,7 +1245,7 @@ def write_hand_deltas(s, out, first):
         out[first + side_of(s, s[DEALER])] += value
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _score_hand(s):
     if s[THREE_SPADES_NEEDS_THREE_TRICKS]:
         for team in range(s[NUM_SIDES]):
@@ -1136,7 +1261,7 @@ def _score_hand(s):
         s[PHASE] = GAME_OVER
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _after_match_hand(s):
     """A match goes on after a scored hand unless a side won (ruling V-K3) or it ran too long."""
     made = made_contract(s)
@@ -1155,7 +1280,7 @@ def _after_match_hand(s):
         start_hand(s, seat_after(s[DEALER], 1, s[NUM_PLAYERS]))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _leading_team(s, candidates):
     """The candidate side (bit t of ``candidates``) with the highest score; a tie goes to the
     side of the seat nearest ``dealer + 1`` in turn order (ruling V-K3)."""
@@ -1168,7 +1293,7 @@ def _leading_team(s, candidates):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def match_winner(s, made):
     """The end check after a scored hand (ruling V-K3): the winning side, or -1 to play on."""
     target = s[TARGET_IN_FORCE]
@@ -1199,13 +1324,13 @@ def match_winner(s, made):
     return -1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def pot_stake(s):
     """11.36's stake per failed contract (stored as the bits of a float64)."""
     return s[POT:POT + 1].view(np.float64)[0]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def returns(s, out):
     """Per-seat returns (§0 "Sides"): hand mode, own side's delta minus the mean of the other
     sides'; match, +1 to the winning side and -1 / (m - 1) to every other, plus the pot."""
@@ -1244,7 +1369,7 @@ def deal_at_random(s, stream):
     deal_shuffled(s, stream, np.empty(64, dtype=np.int64))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def deal_shuffled(s, stream, deck):
     """:func:`deal_at_random` with the caller's 64-slot scratch array (a playout loop allocates it
     once). The hands' cards go round the table seat by seat; the kitty or the piles after them
@@ -1283,23 +1408,29 @@ def play_random_hands(template, num_hands, stream, results):
     the declarer and the winning bid rank (3 * value + kind, -1 if thrown in).
     Returns the total number of actions applied, chance included.
     """
-    legal = np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64)
-    deck = np.empty(64, dtype=np.int64)
-    seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
-    s = template.copy()
+    return _play_random_hands(template, num_hands, stream, results, template.copy(),
+                              np.empty(MAX_LEGAL_ACTIONS, dtype=np.int64), np.empty(64, dtype=np.int64),
+                              np.empty(MAX_SEATS, dtype=np.float64))
+
+
+@borrowing_kernel
+def _play_random_hands(template, num_hands, stream, results, s, legal, deck, seat_returns):
+    """:func:`play_random_hands` in the state ``s`` with the scratch arrays it allocated."""
     steps = 0
     for i in range(num_hands):
         copy_state(s, template)
         while s[PHASE] != GAME_OVER:
             phase = s[PHASE]
-            if phase == PLAYING:  # the hot path: no listing, no dispatch
+            if phase == PLAYING and s[PLAIN_TRICKS]:  # the hot path: the hand's tricks in one go
+                steps += play_plain_tricks_randomly(s, stream)
+            elif phase == PLAYING:  # no listing, no dispatch
                 _play_card(s, draw_card(playable_cards(s, s[TO_MOVE]), stream))
                 steps += 1
             elif phase == DEALING:
                 steps += cards_to_deal(s) - s[CARDS_DEALT]
                 deal_shuffled(s, stream, deck)
             elif phase == BIDDING:  # what apply_action would call, without its dispatch
-                _bid(s, legal[random_below(stream, legal_actions(s, legal))])
+                _bid(s, random_bid(s, stream, legal))
                 steps += 1
             else:
                 apply_action(s, random_action(s, stream, legal))

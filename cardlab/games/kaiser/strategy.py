@@ -34,6 +34,7 @@ from numba import njit
 from cardlab.core import tricks
 from cardlab.core.bitboard import card_bit, lowest_card, popcount
 from cardlab.core.cards import NINE, QUEEN, SUIT_MASKS, suit_of
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.core.layout import NUM_PLAYERS
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import (
@@ -67,13 +68,19 @@ KAISER_BID_ESTIMATE = 9.0  # no-trump points a hand needs for bid 99 (seven tric
 KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
 
-@njit(cache=True)
+@borrowing_kernel
 def places_from_top(strength, card):
-    """How many ranks of its suit stand above ``card`` in ``strength`` (0: an ace, or a form's 7)."""
-    return np.max(strength) - strength[card]
+    """How many ranks of its suit stand above ``card`` in ``strength`` (0: an ace, or a form's 7).
+
+    The table's top is found by a loop: ``np.max`` allocates an iterator, which a borrowing
+    kernel may not."""
+    top = strength[0]
+    for other in range(1, len(strength)):
+        top = max(top, strength[other])
+    return top - strength[card]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def in_suit_order(cards, strength):
     """The cards of ``cards`` that rank in their printed suit (``strength`` >= 0): all of them but
     Lost Heir's four kings, which belong to the trump suit or to none (V-K13)."""
@@ -87,7 +94,7 @@ def in_suit_order(cards, strength):
     return kept
 
 
-@njit(cache=True)
+@borrowing_kernel
 def suit_score(hand, suit, strength):
     """How well ``suit`` would serve as trump: length first, then high cards."""
     cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
@@ -106,7 +113,7 @@ def suit_score(hand, suit, strength):
     return score
 
 
-@njit(cache=True)
+@borrowing_kernel
 def best_trump_suit(hand, strength):
     best = 0
     best_score = -1.0
@@ -118,7 +125,7 @@ def best_trump_suit(hand, strength):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def estimated_points(s, hand, trump):
     """Points the hand should take by itself with ``trump`` (NO_TRUMP: -1), by the game's high
     order and point cards (the 5H and 3S, or a form's KH and KS). Lost Heir's Lost Heir is a
@@ -156,7 +163,7 @@ def estimated_points(s, hand, trump):
     return points
 
 
-@njit(cache=True)
+@borrowing_kernel
 def partners_expected_points(s):
     """What the seat's unknown partners add on average: a fair share of the hand's points each
     (PARTNER_EXPECTED_POINTS with four players, nothing for a seat playing alone); two players
@@ -168,14 +175,14 @@ def partners_expected_points(s):
     return partners * POINTS_PER_HAND / players
 
 
-@njit(cache=True)
+@borrowing_kernel
 def partner_holds_contract(s, seat):
     """Another seat of this seat's side is the declarer."""
     declarer = s[E.DECLARER]
     return declarer >= 0 and declarer != seat and E.side_of(s, declarer) == E.side_of(s, seat)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_kaiser_bid(s, seat, is_dealer):
     """Bid 100 or 99 with an overwhelming no-trump hand holding the 5H and not the 3S, else -1."""
     hand = s[E.HANDS + seat]
@@ -191,14 +198,14 @@ def choose_kaiser_bid(s, seat, is_dealer):
     return -1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def declaring_estimate(s, hand):
     """The points the seat's side should take declaring with the hand's best suit as trump."""
     trump = best_trump_suit(hand, E.high_strength(s))
     return estimated_points(s, hand, trump) + partners_expected_points(s)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_sale(s, seat):
     """The Lost Heir dealer (V-K15): accept (52) or refuse (declare at v), or declare at m.
 
@@ -220,7 +227,7 @@ def choose_sale(s, seat):
     return BID + s[E.HIGH_BID]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_bid(s, seat):
     hand = s[E.HANDS + seat]
     if E.may_throw_in(s, seat):
@@ -259,7 +266,7 @@ def choose_bid(s, seat):
     return PASS
 
 
-@njit(cache=True)
+@borrowing_kernel
 def highest_unplayed(s, suit, excluding):
     """The highest card of ``suit`` not yet played and not in ``excluding``."""
     remaining = s[E.DECK] & E.suit_cards(s, suit) & ~s[E.PLAYED] & ~excluding
@@ -276,7 +283,7 @@ def highest_unplayed(s, suit, excluding):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def is_master(s, card):
     """True when no unplayed card of the suit outside our own hand beats ``card``."""
     seat = s[E.TO_MOVE]
@@ -291,7 +298,7 @@ def is_master(s, card):
     return True
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_lead(s, seat, choices):
     strength = E.card_strength(s)
     trump = s[E.TRUMP]
@@ -341,7 +348,7 @@ def choose_lead(s, seat, choices):
     return lowest_of(strength, pool)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def highest_of(strength, cards):
     """The strongest card of ``cards`` by ``strength``."""
     best = -1
@@ -354,7 +361,7 @@ def highest_of(strength, cards):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def lowest_of(strength, cards):
     """The weakest card of ``cards`` by the contract's strength order."""
     best = -1
@@ -367,16 +374,22 @@ def lowest_of(strength, cards):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_follow(s, seat, choices):
+    """The card to play to a trick already led. Lost Heir's checks try cards in the trick's next
+    slot of the state, which is empty before and after (a copy would cost a reference count)."""
+    card = _choose_follow(s, seat, choices, s[E.TRICK:E.TRICK + MAX_SEATS])
+    s[E.TRICK + s[E.TRICK_SIZE]] = -1
+    return card
+
+
+@borrowing_kernel
+def _choose_follow(s, seat, choices, trick):
     strength = E.card_strength(s)
     trump = s[E.TRUMP]
     position = s[E.TRICK_SIZE]
     players = s[NUM_PLAYERS]
     form = s[E.FORM]
-    trick = s[E.TRICK:E.TRICK + MAX_SEATS]
-    if form == LOST_HEIR:
-        trick = trick.copy()  # its checks try cards in the next place
     leader = s[E.TRICK_LEADER]
     winning = E.winning_position(s, trick, position)  # -1: only Lost Heir blanks so far
     partner_winning = winning >= 0 and E.side_of(s, (leader + winning) % players) == E.side_of(s, seat)
@@ -436,7 +449,7 @@ def choose_follow(s, seat, choices):
     return lowest_of(strength, pool)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def winning_cards(s, choices, trick, position):
     """The cards of ``choices`` that would take the trick ``trick[:position]`` played next
     (Lost Heir's blanks and specials card by card, writing ``trick[position]``: a copy)."""
@@ -453,7 +466,7 @@ def winning_cards(s, choices, trick, position):
     return winners
 
 
-@njit(cache=True)
+@borrowing_kernel
 def trick_has_blank(trick, count):
     """A Lost Heir blank lies in the trick: its Lost Heir and Wrong Boy score nothing (V-K14)."""
     for i in range(count):
@@ -462,7 +475,7 @@ def trick_has_blank(trick, count):
     return False
 
 
-@njit(cache=True)
+@borrowing_kernel
 def lost_heir_blank(s, choices, trick, position, partner_winning):
     """A blank to play, or -1: one that cancels the other side's Lost Heir (whoever plays it wins
     the trick) or, on a trick the partner wins without it, the Wrong Boy's -3 (V-K14)."""
@@ -478,13 +491,13 @@ def lost_heir_blank(s, choices, trick, position, partner_winning):
     return -1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _cost(s, card, trump, strength):
     """What spending ``card`` costs: trumps cost more than side cards."""
     return strength[card] + (20 if E.card_suit(s, card) == trump else 0)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def is_master_in_trick(s, card, trump):
     """``card`` cannot be beaten by any card still unseen (no ruff considered for side suits)."""
     seat = s[E.TO_MOVE]
@@ -502,7 +515,7 @@ def is_master_in_trick(s, card, trump):
     return True
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_discard(s):
     """The weakest card the declarer may discard next, a trump only when nothing else is left."""
     choices = E.discard_choices(s)
@@ -511,7 +524,7 @@ def choose_discard(s):
     return lowest_of(E.card_strength(s), side if side != 0 else choices)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def prefers_low(hand):
     """Low when the hand holds more of the lowest cards (7, 8, 9) than of the highest (A, K, Q)."""
     high = 0
@@ -528,7 +541,7 @@ def prefers_low(hand):
     return low > high
 
 
-@njit(cache=True)
+@borrowing_kernel
 def partner_plays_alone(s, seat):
     """The partner declared a bid he must make without a trick from this seat (11.29, 11.31)."""
     bid = s[E.HIGH_BID]
@@ -536,7 +549,7 @@ def partner_plays_alone(s, seat):
         bid == KAISER_40_RANK or (bid == KAISER_RANK and s[E.KAISER_BID_SOLO]))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def play_under_partner(s, seat, choices):
     """Stay out of the partner's way: the 5H onto his winning trick, otherwise the lowest card."""
     strength = E.card_strength(s)
@@ -550,7 +563,7 @@ def play_under_partner(s, seat, choices):
     return lowest_of(strength, pool if pool != 0 else choices)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def gift_score(s, card, to_partner):
     """How much this seat wants to give ``card`` (the heuristic of the module docstring)."""
     strength = E.high_strength(s)[card]
@@ -561,7 +574,7 @@ def gift_score(s, card, to_partner):
     return strength if to_partner else -strength
 
 
-@njit(cache=True)
+@borrowing_kernel
 def choose_gift(s):
     """The next card to give (11.32-11.35): the lowest not yet given of the c cards the seat gives."""
     seat = s[E.TO_MOVE]
@@ -584,7 +597,7 @@ def choose_gift(s):
     return lowest_card(choices) if choices != 0 else lowest_card(E.giving_choices(s))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def rules_action(s, stream):
     """The rule-based action for the player to move (``stream`` is unused: it is deterministic)."""
     seat = s[E.TO_MOVE]
