@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import nth_card, popcount
+from cardlab.core.bitboard import nth_card, popcount, select_card
 from cardlab.core.rng import random_below
 
 
@@ -59,3 +59,9 @@ def chance_sequence(hands: dict[int, list[int]], dealer: int, num_players: int) 
             raise ValueError(f"seat {seat} has too few cards for the dealing order at card {k}")
         sequence.append(int(queues[seat].pop(0)))
     return sequence
+
+
+@njit(cache=True, inline="always")
+def pick_card(undealt, stream):
+    """:func:`draw_card`'s card from the same draw, found by :func:`select_card` (no loop)."""
+    return select_card(undealt, random_below(stream, popcount(undealt)))

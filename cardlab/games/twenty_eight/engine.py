@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, nth_card, popcount, write_cards
+from cardlab.core.bitboard import card_bit, nth_card, popcount, select_card, write_cards
 from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
@@ -481,9 +481,44 @@ def random_action(s, stream, legal):
 @njit(cache=True)
 def play_out_randomly(s, stream, legal):
     """Play ``s`` to its end with uniformly random moves, chance included: the moves of
-    :func:`random_action` and :func:`apply_action` in turn."""
+    :func:`random_action` and :func:`apply_action` in turn (the play through
+    :func:`play_cards_randomly`, which leaves the same state and stream)."""
     while not is_terminal(s):
-        apply_action(s, random_action(s, stream, legal))
+        if s[PHASE] == PLAYING and s[COT_NODE] == 0:
+            play_cards_randomly(s, stream)
+        else:
+            apply_action(s, random_action(s, stream, legal))
+
+
+@njit(cache=True)
+def play_cards_randomly(s, stream):
+    """Play cards (and calls) uniformly at random until the play needs another kind of move.
+
+    Stops at the end of the hand or at a cot node. The state and the stream end exactly as
+    :func:`random_action` and :func:`apply_action` in turn would leave them (the same
+    ``random_below`` draws); what is rare (a call, the hidden bidder's cards, the jack
+    restriction) goes through the step-by-step kernels themselves. Returns the moves made.
+    """
+    n = s[NUM_PLAYERS]
+    moves = 0
+    while s[PHASE] == PLAYING and s[COT_NODE] == 0:
+        moves += 1
+        seat = s[TO_MOVE]
+        cards, may_call = play_choices(s, seat)
+        count = popcount(cards)
+        pick = random_below(stream, count + may_call)
+        if pick == count:
+            _show_trump(s, seat)
+            continue
+        card = select_card(cards, pick)
+        if (s[TRUMP_SHOWN] == 0 and seat == s[BIDDER]) or s[JACK_RESTRICTION] == 1:
+            _play_card(s, card)
+            continue
+        position = s[TRICK_SIZE]
+        _lay_card(s, seat, position, card)
+        if position + 1 == n:
+            _finish_trick(s)
+    return moves
 
 
 @njit(cache=True)
@@ -731,6 +766,15 @@ def _play_card(s, card):
                 s[BIDDER_HIDDEN_LEADS + suit] = s[TRICK_NUMBER]
         elif suit_of(card) != suit_of(s[TRICK]):
             s[BIDDER_DISCARDS] |= 1 << suit_of(card)
+    _lay_card(s, seat, position, card)
+    if position + 1 == s[NUM_PLAYERS]:
+        _finish_trick(s)
+
+
+@njit(cache=True, inline="always")
+def _lay_card(s, seat, position, card):
+    """``seat`` plays ``card`` at ``position`` of the trick: what every card play records (the
+    hidden bidder's records and the trick's end are the caller's)."""
     if position > 0 and suit_of(card) != suit_of(s[TRICK]):
         s[VOIDS + seat] |= 1 << suit_of(s[TRICK])
     if s[MUST_PLAY_TRUMP] == seat:
@@ -749,8 +793,6 @@ def _play_card(s, card):
     s[TRICK_SIZE] = position + 1
     if position + 1 < n:
         s[TO_MOVE] = seat_after(seat, 1, n)
-        return
-    _finish_trick(s)
 
 
 @njit(cache=True)
@@ -921,13 +963,7 @@ def play_random_hands(template, num_hands, stream, results):
             if phase == DEALING:  # the chance outcomes are the undealt cards
                 _deal_card(s, draw_card(undealt_cards(s), stream))
             elif phase == PLAYING and s[COT_NODE] == 0:  # uniform over playable cards and the call
-                cards, may_call = play_choices(s, s[TO_MOVE])
-                count = popcount(cards)
-                pick = random_below(stream, count + (1 if may_call else 0))
-                if pick == count:
-                    _show_trump(s, s[TO_MOVE])
-                else:
-                    _play_card(s, nth_card(cards, pick))
+                steps += play_cards_randomly(s, stream) - 1
             else:
                 n = legal_actions(s, legal)
                 apply_action(s, legal[random_below(stream, n)])
