@@ -82,3 +82,25 @@ def _card_class(card, position, led_suit, trump_suit, trumps_from):
     if suit == led_suit:
         return 1
     return 0
+
+
+@njit(cache=True, inline="always")
+def card_class(card, position, led_suit, trump_suit, trumps_from):
+    """How a card ranks in its trick: 2 a trump, 1 of the led suit, 0 neither (cannot win).
+
+    With :func:`beats`, the comparison :func:`trick_winner` makes, for a caller that keeps
+    the trick's best card in locals as it is played (a random playout).
+    """
+    return _card_class(card, position, led_suit, trump_suit, trumps_from)
+
+
+@njit(cache=True, inline="always")
+def beats(card_class, card_strength, best_class, best_strength):
+    """Does a card of ``card_class`` and ``card_strength`` take the trick from the best so far?
+
+    A higher class wins; within the led suit or the trumps the stronger card; two
+    cards that cannot win (class 0) never beat each other.
+    """
+    return card_class > best_class or (
+        card_class == best_class and card_class > 0 and card_strength > best_strength
+    )
