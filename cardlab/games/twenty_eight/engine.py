@@ -311,19 +311,34 @@ def has_variants(s):
 @njit(cache=True)
 def may_redeal(s, seat):
     """Ruling 1: only the opening bidder, at his first turn, with no J, 9, A or 10."""
-    return s[NUM_BIDS] == 0 and s[FIRST_FOUR + seat] & POINT_CARDS == 0
+    return opening_choice(s[NUM_BIDS], s[FIRST_FOUR + seat]) == REDEAL
 
 
 @njit(cache=True)
 def lowest_first_round_bid(s, seat):
     """Smallest bid ``seat`` may make now in the first round (above TOP_BID: none)."""
-    if s[HIGH_BID] < 0:
-        return s[OPENING_MIN]
-    lowest = s[HIGH_BID] + 1
-    high_bidder = s[HIGH_BIDDER]
-    if high_bidder != seat and side_of(s, high_bidder) == side_of(s, seat):
-        lowest = max(lowest, s[OVERCALL_MIN])  # no overcall of partner below 20
+    return lowest_bid(s[HIGH_BID], s[HIGH_BIDDER], seat, s[NUM_PLAYERS], s[OPENING_MIN],
+                      s[OVERCALL_MIN])
+
+
+@njit(cache=True, inline="always")
+def lowest_bid(high_bid, high_bidder, seat, num_players, opening_min, overcall_min):
+    """:func:`lowest_first_round_bid` from the values it reads (scalars: free to ask in a loop)."""
+    if high_bid < 0:
+        return opening_min
+    lowest = high_bid + 1
+    if high_bidder != seat and side_at_table(num_players, high_bidder) == side_at_table(num_players, seat):
+        lowest = max(lowest, overcall_min)  # no overcall of partner below 20
     return lowest
+
+
+@njit(cache=True, inline="always")
+def opening_choice(num_bids, first_four):
+    """The first-round action listed before the bids: PASS once someone has bid, the opener's
+    REDEAL on four pointless cards (ruling 1: he may not pass), else none (-1)."""
+    if num_bids > 0:
+        return PASS
+    return REDEAL if first_four & POINT_CARDS == 0 else -1
 
 
 @njit(cache=True)
@@ -436,12 +451,7 @@ def bidding_choices(s):
     seat = s[TO_MOVE]
     if s[PHASE] == RAISING:
         return PASS, max(s[RAISE_MIN], s[HIGH_BID] + 1)
-    first = -1
-    if s[NUM_BIDS] > 0:  # ruling 1: the opening bidder may not pass
-        first = PASS
-    elif may_redeal(s, seat):
-        first = REDEAL
-    return first, lowest_first_round_bid(s, seat)
+    return opening_choice(s[NUM_BIDS], s[FIRST_FOUR + seat]), lowest_first_round_bid(s, seat)
 
 
 @njit(cache=True, inline="always")
@@ -530,6 +540,8 @@ def play_out_randomly(s, stream, legal):
             play_cards_randomly(s, stream)
         elif s[PHASE] == DEALING:
             deal_randomly(s, stream)
+        elif s[PHASE] == BIDDING:
+            bid_randomly(s, stream)
         else:
             apply_action(s, random_action(s, stream, legal))
 
@@ -814,6 +826,45 @@ def _first_round(s, action):
         s[HIGH_BIDDER] = seat
         s[PASSES_IN_ROW] = 0
     s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
+
+
+@njit(cache=True)
+def bid_randomly(s, stream):
+    """The first round with uniformly random bids, from the seat to move to its end: the state
+    and the stream end as :func:`random_action` and :func:`_first_round` in turn leave them.
+
+    The bidding so far stays in locals (written back at the end); the choices come from the
+    scalar helpers the listing uses. Returns the actions taken.
+    """
+    n = s[NUM_PLAYERS]
+    top, opening_min, overcall_min = s[TOP_BID], s[OPENING_MIN], s[OVERCALL_MIN]
+    seat, num_bids, passes = s[TO_MOVE], s[NUM_BIDS], s[PASSES_IN_ROW]
+    high_bid, high_bidder = s[HIGH_BID], s[HIGH_BIDDER]
+    start = num_bids
+    while True:
+        first = opening_choice(num_bids, s[FIRST_FOUR + seat])
+        lowest = lowest_bid(high_bid, high_bidder, seat, n, opening_min, overcall_min)
+        listed = 0 if first < 0 else 1
+        k = random_below(stream, listed + max(top + 1 - lowest, 0))
+        if k < listed and first == REDEAL:
+            _end_hand(s, REDEALT)
+            return 1
+        action = first if k < listed else BID + lowest + k - listed
+        s[BID_HISTORY + num_bids] = action
+        num_bids += 1
+        if action == PASS:
+            passes += 1
+            if passes == n - 1:  # N - 1 passes after the last bid
+                break
+        else:
+            high_bid, high_bidder, passes = action - BID, seat, 0
+        seat = seat_after(seat, 1, n)
+    s[NUM_BIDS], s[PASSES_IN_ROW] = num_bids, passes
+    s[HIGH_BID], s[HIGH_BIDDER] = high_bid, high_bidder
+    s[FIRST_BIDDER] = s[BIDDER] = high_bidder
+    s[PHASE] = PLACING
+    s[TO_MOVE] = high_bidder
+    return num_bids - start
 
 
 @njit(cache=True)
@@ -1152,6 +1203,8 @@ def play_random_hands(template, num_hands, stream, results):
                 steps += deal_randomly(s, stream) - 1
             elif phase == PLAYING and s[COT_NODE] == 0:  # uniform over playable cards and the call
                 steps += play_cards_randomly(s, stream) - 1
+            elif phase == BIDDING:
+                steps += bid_randomly(s, stream) - 1
             else:
                 apply_action(s, random_action(s, stream, legal))
             steps += 1
