@@ -756,8 +756,9 @@ def deal_randomly(s, stream):
     """Deal the rest of the stage with uniformly random cards: the state and the stream end as
     :func:`random_action` and :func:`apply_action` dealing card by card leave them.
 
-    The undealt cards and the receiving seat stay in locals; the slots are written per card
-    only where a seat's cards go. Returns the cards dealt.
+    The undealt cards, their count and the receiving seat stay in locals, so each draw's
+    division waits for no card; the slots are written per card only where a seat's cards go.
+    Returns the cards dealt.
     """
     n = s[NUM_PLAYERS]
     stage_cards = s[STAGE_CARDS]
@@ -766,9 +767,11 @@ def deal_randomly(s, stream):
     end = stage_cards if first_stage else s[DEAL_CARDS]
     seat = receiving_seat(s[DEALER], dealt if first_stage else dealt - stage_cards, n)
     undealt = s[UNDEALT]
+    remaining = popcount(undealt)  # counted down: the next draw's range is known before the card
     start = dealt
     while dealt < end:
-        bit = card_bit(pick_card(undealt, stream))
+        bit = card_bit(select_card(undealt, random_below(stream, remaining)))
+        remaining -= 1
         undealt &= ~bit
         s[HANDS + seat] |= bit
         s[DEALT + seat] |= bit
