@@ -450,14 +450,46 @@ def bidding_choices(s):
     """
     seat = s[TO_MOVE]
     if s[PHASE] == RAISING:
-        return PASS, max(s[RAISE_MIN], s[HIGH_BID] + 1)
+        return PASS, lowest_raise(s[RAISE_MIN], s[HIGH_BID])
     return opening_choice(s[NUM_BIDS], s[FIRST_FOUR + seat]), lowest_first_round_bid(s, seat)
 
 
 @njit(cache=True, inline="always")
 def may_declare_thani(s):
     """13.5: the bidder's first second-round node offers the Thani."""
-    return s[THANI_ALLOWED] == 1 and s[TO_MOVE] == s[BIDDER] and s[RAISES] < 0
+    return thani_offered(s[THANI_ALLOWED], s[TO_MOVE], s[BIDDER], s[RAISES])
+
+
+@njit(cache=True, inline="always")
+def thani_offered(thani_allowed, seat, bidder, bidder_raise):
+    """:func:`may_declare_thani` from the values it reads (scalars)."""
+    return thani_allowed == 1 and seat == bidder and bidder_raise < 0
+
+
+@njit(cache=True, inline="always")
+def lowest_raise(raise_min, high_bid):
+    """Ruling 4: the smallest second-round raise (above TOP_BID: none)."""
+    return max(raise_min, high_bid + 1)
+
+
+@njit(cache=True)
+def raise_randomly(s, stream):
+    """The second round's nodes with uniformly random moves (PASS, a Thani, a raise) while
+    there are any: the state and the stream end as :func:`random_action` and
+    :func:`apply_action` in turn leave them. Stops at a pointless-show node, at a new
+    placing (a partner's raise) and at the play. Returns the actions taken."""
+    n = s[NUM_PLAYERS]
+    top = s[TOP_BID]
+    actions = 0
+    while s[PHASE] == RAISING and not (s[POINTLESS_REDEAL] == 1 and s[SHOW_NODES] < n):
+        lowest = lowest_raise(s[RAISE_MIN], s[HIGH_BID])
+        listed = 1  # PASS, then the Thani if offered, then the raises (legal_actions' order)
+        if thani_offered(s[THANI_ALLOWED], s[TO_MOVE], s[BIDDER], s[RAISES]):
+            listed = 2
+        k = random_below(stream, listed + max(top + 1 - lowest, 0))
+        _second_round(s, PASS if k == 0 else (THANI if k < listed else BID + lowest + k - listed))
+        actions += 1
+    return actions
 
 
 @njit(cache=True)
@@ -542,6 +574,8 @@ def play_out_randomly(s, stream, legal):
             deal_randomly(s, stream)
         elif s[PHASE] == BIDDING:
             bid_randomly(s, stream)
+        elif s[PHASE] == RAISING and not showing_pending(s):
+            raise_randomly(s, stream)
         else:
             apply_action(s, random_action(s, stream, legal))
 
@@ -1208,6 +1242,8 @@ def play_random_hands(template, num_hands, stream, results):
                 steps += play_cards_randomly(s, stream) - 1
             elif phase == BIDDING:
                 steps += bid_randomly(s, stream) - 1
+            elif phase == RAISING and not showing_pending(s):
+                steps += raise_randomly(s, stream) - 1
             else:
                 apply_action(s, random_action(s, stream, legal))
             steps += 1
