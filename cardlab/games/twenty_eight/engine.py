@@ -640,7 +640,7 @@ def play_cards_randomly(s, stream):
                 if s[PHASE] == GAME_OVER:
                     return moves
                 shown, trumps_from, hand = s[TRUMP_SHOWN], s[TRUMPS_FROM], s[HANDS + seat]
-            # What _lay_card records, from the locals.
+            # What _play_card records, from the locals.
             if position > 0 and suit != led:
                 s[VOIDS + seat] |= 1 << led
             if caller == seat:
@@ -667,7 +667,7 @@ def play_cards_randomly(s, stream):
             if position < n:
                 seat = seat_after(seat, 1, n)
                 s[TO_MOVE] = seat
-        # What _finish_trick records, from the locals.
+        # What _play_card records at a trick's end, from the locals.
         winner = seat_after(leader, best, n)
         team = side_at_table(n, winner)
         for k in range(n):
@@ -1027,9 +1027,57 @@ def _play_card(s, card):
         _hidden_bidder_card(s, card, position)
         if s[PHASE] == GAME_OVER:
             return
-    _lay_card(s, seat, position, card)
-    if position + 1 == s[NUM_PLAYERS]:
-        _finish_trick(s)
+    # What every card records. One flat body, no kernel called with the state: each such call
+    # costs an atomic reference count, as much as the rest of the card.
+    n = s[NUM_PLAYERS]
+    suit = suit_of(card)
+    led = suit_of(s[TRICK]) if position > 0 else suit
+    if suit != led:
+        s[VOIDS + seat] |= 1 << led
+    if s[MUST_PLAY_TRUMP] == seat:
+        if suit != s[TRUMP]:
+            s[VOIDS + seat] |= 1 << s[TRUMP]  # a caller who holds a trump must play one
+        s[MUST_PLAY_TRUMP] = NO_SEAT
+    bit = card_bit(card)
+    s[HANDS + seat] &= ~bit
+    s[PLAYED] |= bit
+    s[PLAYED_BY + seat] |= bit
+    if position == 0:
+        s[LED_SUITS] |= 1 << suit
+    s[TRICK + position] = card
+    trick = s[TRICK_NUMBER]
+    s[TRICK_HISTORY + n * trick + position] = card
+    s[TRICK_SIZE] = position + 1
+    if position + 1 < n:
+        s[TO_MOVE] = seat_after(seat, 1, n)
+        return
+    # The trick is complete: its winner (trick_winner's comparison, card by card) takes it.
+    trump, trumps_from = s[TRUMP], s[TRUMPS_FROM]
+    best = best_class = best_strength = points = 0
+    for k in range(n):
+        played = s[TRICK + k]
+        klass = card_class(played, k, led, trump, trumps_from)
+        if k == 0 or beats(klass, STRENGTH[played], best_class, best_strength):
+            best, best_class, best_strength = k, klass, STRENGTH[played]
+        points += CARD_POINTS[played]
+        s[TRICK + k] = NO_CARD
+    leader = s[TRICK_LEADER]
+    winner = seat_after(leader, best, n)
+    team = side_at_table(n, winner)
+    s[CARD_POINTS_WON + team] += points
+    s[TRICKS_WON + team] += 1
+    s[TRICK_LEADERS + trick] = leader
+    s[TRICK_WINNERS + trick] = winner
+    s[TRICK_TRUMPS_FROM + trick] = trumps_from
+    s[TRICK_NUMBER] = trick + 1
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = winner
+    s[TO_MOVE] = winner
+    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else n
+    if s[COT] + s[THANI_DECLARED] > 0:
+        _after_variant_trick(s, winner, team)
+    elif trick + 1 == s[HAND_TRICKS]:
+        _score_hand(s)
 
 
 @njit(cache=True)
@@ -1047,30 +1095,6 @@ def _hidden_bidder_card(s, card, position):
         s[BIDDER_DISCARDS] |= 1 << suit_of(card)
 
 
-@njit(cache=True, inline="always")
-def _lay_card(s, seat, position, card):
-    """``seat`` plays ``card`` at ``position`` of the trick: what every card play records (the
-    hidden bidder's records and the trick's end are the caller's)."""
-    if position > 0 and suit_of(card) != suit_of(s[TRICK]):
-        s[VOIDS + seat] |= 1 << suit_of(s[TRICK])
-    if s[MUST_PLAY_TRUMP] == seat:
-        if suit_of(card) != s[TRUMP]:
-            s[VOIDS + seat] |= 1 << s[TRUMP]  # a caller who holds a trump must play one
-        s[MUST_PLAY_TRUMP] = NO_SEAT
-    bit = card_bit(card)
-    s[HANDS + seat] &= ~bit
-    s[PLAYED] |= bit
-    s[PLAYED_BY + seat] |= bit
-    if position == 0:
-        s[LED_SUITS] |= 1 << suit_of(card)
-    s[TRICK + position] = card
-    n = s[NUM_PLAYERS]
-    s[TRICK_HISTORY + n * s[TRICK_NUMBER] + position] = card
-    s[TRICK_SIZE] = position + 1
-    if position + 1 < n:
-        s[TO_MOVE] = seat_after(seat, 1, n)
-
-
 @njit(cache=True)
 def current_trick_winner(s):
     """Position of the card winning the current (non-empty) trick so far.
@@ -1081,33 +1105,6 @@ def current_trick_winner(s):
     """
     return trick_winner(s[TRICK:TRICK + MAX_PLAYERS], s[TRICK_SIZE], s[TRUMP], s[TRUMPS_FROM],
                         STRENGTH)
-
-
-@njit(cache=True)
-def _finish_trick(s):
-    n = s[NUM_PLAYERS]
-    leader = s[TRICK_LEADER]
-    trick = s[TRICK_NUMBER]
-    winner = seat_after(leader, current_trick_winner(s), n)
-    team = side_of(s, winner)
-    points = 0
-    for position in range(n):
-        points += CARD_POINTS[s[TRICK + position]]
-        s[TRICK + position] = NO_CARD
-    s[CARD_POINTS_WON + team] += points
-    s[TRICKS_WON + team] += 1
-    s[TRICK_LEADERS + trick] = leader
-    s[TRICK_WINNERS + trick] = winner
-    s[TRICK_TRUMPS_FROM + trick] = s[TRUMPS_FROM]
-    s[TRICK_NUMBER] = trick + 1
-    s[TRICK_SIZE] = 0
-    s[TRICK_LEADER] = winner
-    s[TO_MOVE] = winner
-    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else n
-    if s[COT] + s[THANI_DECLARED] > 0:
-        _after_variant_trick(s, winner, team)
-    elif s[TRICK_NUMBER] == s[HAND_TRICKS]:
-        _score_hand(s)
 
 
 @njit(cache=True)
