@@ -1241,6 +1241,9 @@ def play_random_hands(template, num_hands, stream, results):
                 steps += bid_randomly(s, stream) - 1
             elif phase == RAISING and not showing_pending(s):
                 steps += raise_randomly(s, stream) - 1
+            elif phase == PLACING:  # random_action's card, without apply_action's dispatch
+                hand = s[HANDS + s[BIDDER]]
+                _place_indicator(s, select_card(hand, random_below(stream, popcount(hand))))
             else:
                 apply_action(s, random_action(s, stream, legal))
             steps += 1
