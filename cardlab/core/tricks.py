@@ -85,18 +85,35 @@ def _card_class(card, position, led_suit, trump_suit, trumps_from):
 
 
 @njit(cache=True, inline="always")
-def takes_the_lead(card, position, best, best_class, led_suit, trump_suit, trumps_from, strength):
-    """The class (:func:`trick_winner`'s order: 2 trump, 1 led suit, 0 other) of ``card`` played at
-    ``position`` if it beats ``best``, the trick's leading card of class ``best_class``, else -1.
+def card_class(card, position, led_suit, trump_suit, trumps_from):
+    """How a card ranks in its trick: 2 a trump, 1 of the led suit, 0 neither (cannot win).
 
-    ``trick_winner``'s comparison one card at a time, for a playout that keeps the trick's
-    leading card in a register instead of reading the trick again at its end; the first card
-    of a trick (``best_class`` -1) always leads.
+    With :func:`beats`, the comparison :func:`trick_winner` makes, for a caller that keeps
+    the trick's best card in locals as it is played (a random playout).
     """
-    card_class = _card_class(card, position, led_suit, trump_suit, trumps_from)
-    if card_class > best_class or (
-        card_class == best_class and card_class > 0 and strength[card] > strength[best]
-    ):
-        return card_class
-    return -1
+    return _card_class(card, position, led_suit, trump_suit, trumps_from)
 
+
+@njit(cache=True, inline="always")
+def beats(card_class, card_strength, best_class, best_strength):
+    """Does a card of ``card_class`` and ``card_strength`` take the trick from the best so far?
+
+    A higher class wins; within the led suit or the trumps the stronger card; two
+    cards that cannot win (class 0) never beat each other.
+    """
+    return card_class > best_class or (
+        card_class == best_class and card_class > 0 and card_strength > best_strength
+    )
+
+
+@njit(cache=True, inline="always")
+def takes_the_lead(card, position, best, best_class, led_suit, trump_suit, trumps_from, strength):
+    """The class of ``card`` played at ``position`` if it takes the trick from ``best``, the
+    trick's leading card of class ``best_class``, else -1: :func:`card_class` and :func:`beats`
+    for a playout that keeps the leading card in a register; the trick's first card
+    (``best_class`` -1) always leads.
+    """
+    its_class = card_class(card, position, led_suit, trump_suit, trumps_from)
+    if its_class > best_class or beats(its_class, strength[card], best_class, strength[best]):
+        return its_class
+    return -1

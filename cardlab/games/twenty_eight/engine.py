@@ -49,6 +49,7 @@ from cardlab.core.layout import (
     NUM_PLAYERS,
     PHASE,
     TO_MOVE,
+    UNDEALT,
     copy_state,
     current_player,
     empty_state,
@@ -59,7 +60,7 @@ from cardlab.core.layout import (
     undealt_cards,
 )
 from cardlab.core.rng import random_below
-from cardlab.core.tricks import trick_winner
+from cardlab.core.tricks import beats, card_class, trick_winner
 from cardlab.games.twenty_eight.rules import (
     ACCEPT,
     BID,
@@ -207,10 +208,15 @@ def side_of(s, seat):
     seat mod 3 (partner opposite, seat + 3); three: every seat its own side
     (the bidder plays alone against the other two).
     """
-    n = s[NUM_PLAYERS]
-    if n == 4:
+    return side_at_table(s[NUM_PLAYERS], seat)
+
+
+@njit(cache=True, inline="always")
+def side_at_table(num_players, seat):
+    """:func:`side_of` from the table's size (kernels that keep it in a local)."""
+    if num_players == 4:
         return seat & 1
-    return seat % 3 if n == 6 else seat
+    return seat % 3 if num_players == 6 else seat
 
 
 @njit(cache=True)
@@ -305,19 +311,34 @@ def has_variants(s):
 @njit(cache=True)
 def may_redeal(s, seat):
     """Ruling 1: only the opening bidder, at his first turn, with no J, 9, A or 10."""
-    return s[NUM_BIDS] == 0 and s[FIRST_FOUR + seat] & POINT_CARDS == 0
+    return opening_choice(s[NUM_BIDS], s[FIRST_FOUR + seat]) == REDEAL
 
 
 @njit(cache=True)
 def lowest_first_round_bid(s, seat):
     """Smallest bid ``seat`` may make now in the first round (above TOP_BID: none)."""
-    if s[HIGH_BID] < 0:
-        return s[OPENING_MIN]
-    lowest = s[HIGH_BID] + 1
-    high_bidder = s[HIGH_BIDDER]
-    if high_bidder != seat and side_of(s, high_bidder) == side_of(s, seat):
-        lowest = max(lowest, s[OVERCALL_MIN])  # no overcall of partner below 20
+    return lowest_bid(s[HIGH_BID], s[HIGH_BIDDER], seat, s[NUM_PLAYERS], s[OPENING_MIN],
+                      s[OVERCALL_MIN])
+
+
+@njit(cache=True, inline="always")
+def lowest_bid(high_bid, high_bidder, seat, num_players, opening_min, overcall_min):
+    """:func:`lowest_first_round_bid` from the values it reads (scalars: free to ask in a loop)."""
+    if high_bid < 0:
+        return opening_min
+    lowest = high_bid + 1
+    if high_bidder != seat and side_at_table(num_players, high_bidder) == side_at_table(num_players, seat):
+        lowest = max(lowest, overcall_min)  # no overcall of partner below 20
     return lowest
+
+
+@njit(cache=True, inline="always")
+def opening_choice(num_bids, first_four):
+    """The first-round action listed before the bids: PASS once someone has bid, the opener's
+    REDEAL on four pointless cards (ruling 1: he may not pass), else none (-1)."""
+    if num_bids > 0:
+        return PASS
+    return REDEAL if first_four & POINT_CARDS == 0 else -1
 
 
 @njit(cache=True)
@@ -374,23 +395,30 @@ def barred_jacks(s, cards):
 @njit(cache=True, inline="always")
 def contract_play_choices(s, seat):
     """``(cards, may_call)`` under rulings 5 and 6 alone (no variant restriction)."""
-    hand = s[HANDS + seat]
-    led = led_suit(s)
-    trump = s[TRUMP]
-    if s[MUST_PLAY_TRUMP] == seat:
+    return card_choices(s[HANDS + seat], led_suit(s), s[TRUMP], s[TRUMP_SHOWN], seat == s[BIDDER],
+                        s[MUST_PLAY_TRUMP] == seat, s[INDICATOR])
+
+
+@njit(cache=True, inline="always")
+def card_choices(hand, led, trump, trump_shown, is_bidder, must_play_trump, indicator):
+    """:func:`contract_play_choices` from the values it reads: the seat's ``hand``, the ``led``
+    suit (-1: he leads), the ``trump`` suit and whether it is shown, whether he is the bidder
+    or the caller who ``must_play_trump``, the ``indicator``. Scalars only, so a kernel that
+    keeps them in locals pays nothing to ask (an array argument costs reference counting)."""
+    if must_play_trump:
         # Ruling 5: after calling or showing, play a trump if you hold one.
         trumps = hand & SUIT_MASKS[trump]
         return (trumps if trumps != 0 else hand), False
-    if s[TRUMP_SHOWN] == 1:
+    if trump_shown == 1:
         # Ruling 6: follow suit if possible, otherwise any card; no restrictions remain.
         if led < 0:
             return hand, False
         same = hand & SUIT_MASKS[led]
         return (same if same != 0 else hand), False
-    if seat == s[BIDDER]:
+    if is_bidder:
         if hand == 0:
             # Ruling 5: the bidder's last card is the indicator; it is shown as it is played.
-            return card_bit(s[INDICATOR]), False
+            return card_bit(indicator), False
         others = hand & ~SUIT_MASKS[trump]
         if led < 0:
             # Ruling 5: no trump-suit lead while anything else is held; no show when leading.
@@ -412,6 +440,58 @@ def contract_play_choices(s, seat):
     return hand, True
 
 
+@njit(cache=True, inline="always")
+def bidding_choices(s):
+    """``(first, lowest)`` of a bidding node: the action listed before the bids (PASS, REDEAL,
+    or -1 for none) and the lowest bid value (the bids run up to TOP_BID).
+
+    Second round: PASS and the raises (a pointless-show node lists PASS and
+    SHOW_POINTLESS only, a Thani declaration comes between: :func:`legal_actions`).
+    """
+    seat = s[TO_MOVE]
+    if s[PHASE] == RAISING:
+        return PASS, lowest_raise(s[RAISE_MIN], s[HIGH_BID])
+    return opening_choice(s[NUM_BIDS], s[FIRST_FOUR + seat]), lowest_first_round_bid(s, seat)
+
+
+@njit(cache=True, inline="always")
+def may_declare_thani(s):
+    """13.5: the bidder's first second-round node offers the Thani."""
+    return thani_offered(s[THANI_ALLOWED], s[TO_MOVE], s[BIDDER], s[RAISES])
+
+
+@njit(cache=True, inline="always")
+def thani_offered(thani_allowed, seat, bidder, bidder_raise):
+    """:func:`may_declare_thani` from the values it reads (scalars)."""
+    return thani_allowed == 1 and seat == bidder and bidder_raise < 0
+
+
+@njit(cache=True, inline="always")
+def lowest_raise(raise_min, high_bid):
+    """Ruling 4: the smallest second-round raise (above TOP_BID: none)."""
+    return max(raise_min, high_bid + 1)
+
+
+@njit(cache=True)
+def raise_randomly(s, stream):
+    """The second round's nodes with uniformly random moves (PASS, a Thani, a raise) while
+    there are any: the state and the stream end as :func:`random_action` and
+    :func:`apply_action` in turn leave them. Stops at a pointless-show node, at a new
+    placing (a partner's raise) and at the play. Returns the actions taken."""
+    n = s[NUM_PLAYERS]
+    top = s[TOP_BID]
+    actions = 0
+    while s[PHASE] == RAISING and not (s[POINTLESS_REDEAL] == 1 and s[SHOW_NODES] < n):
+        lowest = lowest_raise(s[RAISE_MIN], s[HIGH_BID])
+        listed = 1  # PASS, then the Thani if offered, then the raises (legal_actions' order)
+        if thani_offered(s[THANI_ALLOWED], s[TO_MOVE], s[BIDDER], s[RAISES]):
+            listed = 2
+        k = random_below(stream, listed + max(top + 1 - lowest, 0))
+        _second_round(s, PASS if k == 0 else (THANI if k < listed else BID + lowest + k - listed))
+        actions += 1
+    return actions
+
+
 @njit(cache=True)
 def legal_actions(s, out):
     """Write the legal actions in ascending order into ``out``; return how many."""
@@ -419,33 +499,24 @@ def legal_actions(s, out):
     n = 0
     if phase == DEALING:
         n = write_cards(undealt_cards(s), out, 0)
-    elif phase == BIDDING:
-        seat = s[TO_MOVE]
-        if s[NUM_BIDS] > 0:  # ruling 1: the opening bidder may not pass
-            out[n] = PASS
+    elif phase == BIDDING or phase == RAISING:
+        first, lowest = bidding_choices(s)
+        if first >= 0:
+            out[n] = first
             n += 1
-        elif may_redeal(s, seat):
-            out[n] = REDEAL
-            n += 1
-        for value in range(lowest_first_round_bid(s, seat), s[TOP_BID] + 1):
-            out[n] = BID + value
-            n += 1
-    elif phase == PLACING:
-        n = write_cards(s[HANDS + s[BIDDER]], out, 0)
-    elif phase == RAISING:
-        out[n] = PASS
-        n += 1
-        if showing_pending(s):
+        if phase == RAISING and showing_pending(s):
             if pointless_hand(s, s[TO_MOVE]):
                 out[n] = SHOW_POINTLESS
                 n += 1
             return n
-        if s[THANI_ALLOWED] == 1 and s[TO_MOVE] == s[BIDDER] and s[RAISES] < 0:
+        if phase == RAISING and may_declare_thani(s):
             out[n] = THANI
             n += 1
-        for value in range(max(s[RAISE_MIN], s[HIGH_BID] + 1), s[TOP_BID] + 1):
+        for value in range(lowest, s[TOP_BID] + 1):
             out[n] = BID + value
             n += 1
+    elif phase == PLACING:
+        n = write_cards(s[HANDS + s[BIDDER]], out, 0)
     elif phase == PLAYING:
         if s[COT_NODE] == OFFER_PENDING:
             out[0], out[1] = PASS, SURRENDER
@@ -474,6 +545,18 @@ def random_action(s, stream, legal):
         count = popcount(cards)
         k = random_below(stream, count + may_call)
         return CALL_TRUMP if k == count else nth_card(cards, k)
+    if phase == PLACING:
+        hand = s[HANDS + s[BIDDER]]
+        return nth_card(hand, random_below(stream, popcount(hand)))
+    if phase == BIDDING or (phase == RAISING and not showing_pending(s)):
+        first, lowest = bidding_choices(s)
+        listed = 0 if first < 0 else 1  # the actions before the bids
+        if phase == RAISING and may_declare_thani(s):
+            listed += 1
+        k = random_below(stream, listed + max(s[TOP_BID] + 1 - lowest, 0))
+        if k >= listed:
+            return BID + lowest + k - listed
+        return first if k == 0 and first >= 0 else THANI
     n = legal_actions(s, legal)
     return legal[random_below(stream, n)]
 
@@ -481,9 +564,147 @@ def random_action(s, stream, legal):
 @njit(cache=True)
 def play_out_randomly(s, stream, legal):
     """Play ``s`` to its end with uniformly random moves, chance included: the moves of
-    :func:`random_action` and :func:`apply_action` in turn."""
+    :func:`random_action` and :func:`apply_action` in turn (the deal and the play through
+    :func:`deal_randomly` and :func:`play_cards_randomly`, which leave the same state and
+    stream)."""
     while not is_terminal(s):
-        apply_action(s, random_action(s, stream, legal))
+        if s[PHASE] == PLAYING and s[COT_NODE] == 0:
+            play_cards_randomly(s, stream)
+        elif s[PHASE] == DEALING:
+            deal_randomly(s, stream)
+        elif s[PHASE] == BIDDING:
+            bid_randomly(s, stream)
+        elif s[PHASE] == RAISING and not showing_pending(s):
+            raise_randomly(s, stream)
+        else:
+            apply_action(s, random_action(s, stream, legal))
+
+
+@njit(cache=True)
+def play_cards_randomly(s, stream):
+    """Play cards (and calls) uniformly at random until the play needs another kind of move.
+
+    Stops at the end of the hand or at a cot node. The state and the stream end exactly as
+    :func:`random_action` and :func:`apply_action` in turn would leave them (the same
+    ``random_below`` draws, every slot the same). The hot loop reads the trick, the hands'
+    owner, the trump and the cards played from locals and asks only scalar helpers (every
+    kernel call with the state array costs an atomic reference count); what is rare (a call,
+    the hidden bidder's records, a cot or Thani trick end, the score) goes through the
+    step-by-step kernels themselves, and the jack restriction through
+    :func:`play_cards_step_by_step`. Returns the moves made.
+    """
+    if s[JACK_RESTRICTION] == 1:
+        return play_cards_step_by_step(s, stream)
+    n = s[NUM_PLAYERS]
+    bidder = s[BIDDER]
+    trump = s[TRUMP]
+    indicator = s[INDICATOR]
+    variant_tricks = s[COT] + s[THANI_DECLARED] > 0
+    last_trick = s[HAND_TRICKS] - 1
+    moves = 0
+    while s[PHASE] == PLAYING and s[COT_NODE] == 0:
+        trick = s[TRICK_NUMBER]
+        leader = s[TRICK_LEADER]
+        position = s[TRICK_SIZE]
+        seat = s[TO_MOVE]
+        shown = s[TRUMP_SHOWN]
+        trumps_from = s[TRUMPS_FROM]
+        caller = s[MUST_PLAY_TRUMP]
+        played = s[PLAYED]
+        led = suit_of(s[TRICK]) if position > 0 else -1
+        best = 0  # position of the card winning the trick so far
+        best_class = best_strength = points = 0
+        for earlier in range(position):  # a trick already begun (a search's world)
+            card = s[TRICK + earlier]
+            klass = card_class(card, earlier, led, trump, trumps_from)
+            if earlier == 0 or beats(klass, STRENGTH[card], best_class, best_strength):
+                best, best_class, best_strength = earlier, klass, STRENGTH[card]
+            points += CARD_POINTS[card]
+        while position < n:
+            hand = s[HANDS + seat]
+            cards, may_call = card_choices(hand, led, trump, shown, seat == bidder, caller == seat,
+                                           indicator)
+            count = popcount(cards)
+            pick = random_below(stream, count + may_call)
+            moves += 1
+            if pick == count:  # the call: the same seat then plays
+                _show_trump(s, seat)
+                if s[PHASE] == GAME_OVER:
+                    return moves
+                shown, trumps_from, caller = 1, position, seat
+                continue
+            card = nth_card(cards, pick)
+            suit = suit_of(card)
+            if shown == 0 and seat == bidder:
+                _hidden_bidder_card(s, card, position)
+                if s[PHASE] == GAME_OVER:
+                    return moves
+                shown, trumps_from, hand = s[TRUMP_SHOWN], s[TRUMPS_FROM], s[HANDS + seat]
+            # What _play_card records, from the locals.
+            if position > 0 and suit != led:
+                s[VOIDS + seat] |= 1 << led
+            if caller == seat:
+                if suit != trump:
+                    s[VOIDS + seat] |= 1 << trump  # a caller who holds a trump must play one
+                caller = NO_SEAT
+                s[MUST_PLAY_TRUMP] = NO_SEAT
+            bit = card_bit(card)
+            s[HANDS + seat] = hand & ~bit
+            played |= bit
+            s[PLAYED] = played
+            s[PLAYED_BY + seat] |= bit
+            if position == 0:
+                led = suit
+                s[LED_SUITS] |= 1 << suit
+            s[TRICK + position] = card
+            s[TRICK_HISTORY + n * trick + position] = card
+            klass = card_class(card, position, led, trump, trumps_from)
+            if position == 0 or beats(klass, STRENGTH[card], best_class, best_strength):
+                best, best_class, best_strength = position, klass, STRENGTH[card]
+            points += CARD_POINTS[card]
+            position += 1
+            s[TRICK_SIZE] = position
+            if position < n:
+                seat = seat_after(seat, 1, n)
+                s[TO_MOVE] = seat
+        # What _play_card records at a trick's end, from the locals.
+        winner = seat_after(leader, best, n)
+        team = side_at_table(n, winner)
+        for k in range(n):
+            s[TRICK + k] = NO_CARD
+        s[CARD_POINTS_WON + team] += points
+        s[TRICKS_WON + team] += 1
+        s[TRICK_LEADERS + trick] = leader
+        s[TRICK_WINNERS + trick] = winner
+        s[TRICK_TRUMPS_FROM + trick] = trumps_from
+        s[TRICK_NUMBER] = trick + 1
+        s[TRICK_SIZE] = 0
+        s[TRICK_LEADER] = winner
+        s[TO_MOVE] = winner
+        s[TRUMPS_FROM] = 0 if shown == 1 else n
+        if variant_tricks:
+            _after_variant_trick(s, winner, team)
+        elif trick == last_trick:
+            _score_hand(s)
+    return moves
+
+
+@njit(cache=True)
+def play_cards_step_by_step(s, stream):
+    """:func:`play_cards_randomly` move by move, through :func:`play_choices` and the step
+    kernels: the jack restriction's forced-jack proofs need the whole state at every card."""
+    moves = 0
+    while s[PHASE] == PLAYING and s[COT_NODE] == 0:
+        moves += 1
+        seat = s[TO_MOVE]
+        cards, may_call = play_choices(s, seat)
+        count = popcount(cards)
+        pick = random_below(stream, count + may_call)
+        if pick == count:
+            _show_trump(s, seat)
+        else:
+            _play_card(s, nth_card(cards, pick))
+    return moves
 
 
 @njit(cache=True)
@@ -539,6 +760,15 @@ def _deal_card(s, card):
     if s[CARDS_DEALT] < stage_cards:
         s[FIRST_FOUR + seat] |= card_bit(card)
     record_deal(s, seat, card)
+    _after_dealt_card(s)
+
+
+@njit(cache=True, inline="always")
+def _after_dealt_card(s):
+    """The end of a deal stage, if ``CARDS_DEALT`` says it is: ruling 3's check, then the
+    first or the second round."""
+    n = s[NUM_PLAYERS]
+    stage_cards = s[STAGE_CARDS]
     dealt = s[CARDS_DEALT]
     if dealt == s[DEAL_CARDS]:
         for other in range(n):  # ruling 3 (V-T2): four jacks in one hand void the deal
@@ -553,6 +783,40 @@ def _deal_card(s, card):
         s[TO_MOVE] = s[BIDDER]
         if s[POINTLESS_REDEAL] == 1:
             s[TO_MOVE] = seat_after(s[DEALER], 1, n)  # 13.2: shows before the second round
+
+
+@njit(cache=True)
+def deal_randomly(s, stream):
+    """Deal the rest of the stage with uniformly random cards: the state and the stream end as
+    :func:`random_action` and :func:`apply_action` dealing card by card leave them.
+
+    The undealt cards, their count and the receiving seat stay in locals, so each draw's
+    division waits for no card; the slots are written per card only where a seat's cards go.
+    Returns the cards dealt.
+    """
+    n = s[NUM_PLAYERS]
+    stage_cards = s[STAGE_CARDS]
+    dealt = s[CARDS_DEALT]
+    first_stage = dealt < stage_cards
+    end = stage_cards if first_stage else s[DEAL_CARDS]
+    seat = receiving_seat(s[DEALER], dealt if first_stage else dealt - stage_cards, n)
+    undealt = s[UNDEALT]
+    remaining = popcount(undealt)  # counted down: the next draw's range is known before the card
+    start = dealt
+    while dealt < end:
+        bit = card_bit(nth_card(undealt, random_below(stream, remaining)))
+        remaining -= 1
+        undealt &= ~bit
+        s[HANDS + seat] |= bit
+        s[DEALT + seat] |= bit
+        if first_stage:
+            s[FIRST_FOUR + seat] |= bit
+        seat = seat_after(seat, 1, n)
+        dealt += 1
+    s[UNDEALT] = undealt
+    s[CARDS_DEALT] = dealt
+    _after_dealt_card(s)
+    return dealt - start
 
 
 @njit(cache=True)
@@ -599,6 +863,45 @@ def _first_round(s, action):
         s[HIGH_BIDDER] = seat
         s[PASSES_IN_ROW] = 0
     s[TO_MOVE] = seat_after(seat, 1, s[NUM_PLAYERS])
+
+
+@njit(cache=True)
+def bid_randomly(s, stream):
+    """The first round with uniformly random bids, from the seat to move to its end: the state
+    and the stream end as :func:`random_action` and :func:`_first_round` in turn leave them.
+
+    The bidding so far stays in locals (written back at the end); the choices come from the
+    scalar helpers the listing uses. Returns the actions taken.
+    """
+    n = s[NUM_PLAYERS]
+    top, opening_min, overcall_min = s[TOP_BID], s[OPENING_MIN], s[OVERCALL_MIN]
+    seat, num_bids, passes = s[TO_MOVE], s[NUM_BIDS], s[PASSES_IN_ROW]
+    high_bid, high_bidder = s[HIGH_BID], s[HIGH_BIDDER]
+    start = num_bids
+    while True:
+        first = opening_choice(num_bids, s[FIRST_FOUR + seat])
+        lowest = lowest_bid(high_bid, high_bidder, seat, n, opening_min, overcall_min)
+        listed = 0 if first < 0 else 1
+        k = random_below(stream, listed + max(top + 1 - lowest, 0))
+        if k < listed and first == REDEAL:
+            _end_hand(s, REDEALT)
+            return 1
+        action = first if k < listed else BID + lowest + k - listed
+        s[BID_HISTORY + num_bids] = action
+        num_bids += 1
+        if action == PASS:
+            passes += 1
+            if passes == n - 1:  # N - 1 passes after the last bid
+                break
+        else:
+            high_bid, high_bidder, passes = action - BID, seat, 0
+        seat = seat_after(seat, 1, n)
+    s[NUM_BIDS], s[PASSES_IN_ROW] = num_bids, passes
+    s[HIGH_BID], s[HIGH_BIDDER] = high_bid, high_bidder
+    s[FIRST_BIDDER] = s[BIDDER] = high_bidder
+    s[PHASE] = PLACING
+    s[TO_MOVE] = high_bidder
+    return num_bids - start
 
 
 @njit(cache=True)
@@ -721,20 +1024,18 @@ def _play_card(s, card):
     if s[JACK_RESTRICTION] == 1 and position > 0:
         _note_forced_jack(s, seat, card)
     if s[TRUMP_SHOWN] == 0 and seat == s[BIDDER]:
-        if card == s[INDICATOR]:
-            _show_trump(s, NO_SEAT)  # the hidden indicator as his last card
-            if s[PHASE] == GAME_OVER:
-                return
-        elif position == 0:
-            suit = suit_of(card)
-            if s[BIDDER_HIDDEN_LEADS + suit] < 0:
-                s[BIDDER_HIDDEN_LEADS + suit] = s[TRICK_NUMBER]
-        elif suit_of(card) != suit_of(s[TRICK]):
-            s[BIDDER_DISCARDS] |= 1 << suit_of(card)
-    if position > 0 and suit_of(card) != suit_of(s[TRICK]):
-        s[VOIDS + seat] |= 1 << suit_of(s[TRICK])
+        _hidden_bidder_card(s, card, position)
+        if s[PHASE] == GAME_OVER:
+            return
+    # What every card records. One flat body, no kernel called with the state: each such call
+    # costs an atomic reference count, as much as the rest of the card.
+    n = s[NUM_PLAYERS]
+    suit = suit_of(card)
+    led = suit_of(s[TRICK]) if position > 0 else suit
+    if suit != led:
+        s[VOIDS + seat] |= 1 << led
     if s[MUST_PLAY_TRUMP] == seat:
-        if suit_of(card) != s[TRUMP]:
+        if suit != s[TRUMP]:
             s[VOIDS + seat] |= 1 << s[TRUMP]  # a caller who holds a trump must play one
         s[MUST_PLAY_TRUMP] = NO_SEAT
     bit = card_bit(card)
@@ -742,15 +1043,56 @@ def _play_card(s, card):
     s[PLAYED] |= bit
     s[PLAYED_BY + seat] |= bit
     if position == 0:
-        s[LED_SUITS] |= 1 << suit_of(card)
+        s[LED_SUITS] |= 1 << suit
     s[TRICK + position] = card
-    n = s[NUM_PLAYERS]
-    s[TRICK_HISTORY + n * s[TRICK_NUMBER] + position] = card
+    trick = s[TRICK_NUMBER]
+    s[TRICK_HISTORY + n * trick + position] = card
     s[TRICK_SIZE] = position + 1
     if position + 1 < n:
         s[TO_MOVE] = seat_after(seat, 1, n)
         return
-    _finish_trick(s)
+    # The trick is complete: its winner (trick_winner's comparison, card by card) takes it.
+    trump, trumps_from = s[TRUMP], s[TRUMPS_FROM]
+    best = best_class = best_strength = points = 0
+    for k in range(n):
+        played = s[TRICK + k]
+        klass = card_class(played, k, led, trump, trumps_from)
+        if k == 0 or beats(klass, STRENGTH[played], best_class, best_strength):
+            best, best_class, best_strength = k, klass, STRENGTH[played]
+        points += CARD_POINTS[played]
+        s[TRICK + k] = NO_CARD
+    leader = s[TRICK_LEADER]
+    winner = seat_after(leader, best, n)
+    team = side_at_table(n, winner)
+    s[CARD_POINTS_WON + team] += points
+    s[TRICKS_WON + team] += 1
+    s[TRICK_LEADERS + trick] = leader
+    s[TRICK_WINNERS + trick] = winner
+    s[TRICK_TRUMPS_FROM + trick] = trumps_from
+    s[TRICK_NUMBER] = trick + 1
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = winner
+    s[TO_MOVE] = winner
+    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else n
+    if s[COT] + s[THANI_DECLARED] > 0:
+        _after_variant_trick(s, winner, team)
+    elif trick + 1 == s[HAND_TRICKS]:
+        _score_hand(s)
+
+
+@njit(cache=True)
+def _hidden_bidder_card(s, card, position):
+    """Before ``card`` is laid: the bidder plays while the trump is hidden. His indicator, as
+    his last card, shows it (ruling 5; it may end the hand, ruling 7); any other card is
+    recorded as a lead or a discard of its suit for the hidden-hand sampler."""
+    if card == s[INDICATOR]:
+        _show_trump(s, NO_SEAT)
+    elif position == 0:
+        suit = suit_of(card)
+        if s[BIDDER_HIDDEN_LEADS + suit] < 0:
+            s[BIDDER_HIDDEN_LEADS + suit] = s[TRICK_NUMBER]
+    elif suit_of(card) != suit_of(s[TRICK]):
+        s[BIDDER_DISCARDS] |= 1 << suit_of(card)
 
 
 @njit(cache=True)
@@ -763,33 +1105,6 @@ def current_trick_winner(s):
     """
     return trick_winner(s[TRICK:TRICK + MAX_PLAYERS], s[TRICK_SIZE], s[TRUMP], s[TRUMPS_FROM],
                         STRENGTH)
-
-
-@njit(cache=True)
-def _finish_trick(s):
-    n = s[NUM_PLAYERS]
-    leader = s[TRICK_LEADER]
-    trick = s[TRICK_NUMBER]
-    winner = seat_after(leader, current_trick_winner(s), n)
-    team = side_of(s, winner)
-    points = 0
-    for position in range(n):
-        points += CARD_POINTS[s[TRICK + position]]
-        s[TRICK + position] = NO_CARD
-    s[CARD_POINTS_WON + team] += points
-    s[TRICKS_WON + team] += 1
-    s[TRICK_LEADERS + trick] = leader
-    s[TRICK_WINNERS + trick] = winner
-    s[TRICK_TRUMPS_FROM + trick] = s[TRUMPS_FROM]
-    s[TRICK_NUMBER] = trick + 1
-    s[TRICK_SIZE] = 0
-    s[TRICK_LEADER] = winner
-    s[TO_MOVE] = winner
-    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else n
-    if s[COT] + s[THANI_DECLARED] > 0:
-        _after_variant_trick(s, winner, team)
-    elif s[TRICK_NUMBER] == s[HAND_TRICKS]:
-        _score_hand(s)
 
 
 @njit(cache=True)
@@ -919,18 +1234,18 @@ def play_random_hands(template, num_hands, stream, results):
             phase = s[PHASE]
             # The two hot steps skip apply_action's dispatch (and listing): what it would call.
             if phase == DEALING:  # the chance outcomes are the undealt cards
-                _deal_card(s, draw_card(undealt_cards(s), stream))
+                steps += deal_randomly(s, stream) - 1
             elif phase == PLAYING and s[COT_NODE] == 0:  # uniform over playable cards and the call
-                cards, may_call = play_choices(s, s[TO_MOVE])
-                count = popcount(cards)
-                pick = random_below(stream, count + (1 if may_call else 0))
-                if pick == count:
-                    _show_trump(s, s[TO_MOVE])
-                else:
-                    _play_card(s, nth_card(cards, pick))
+                steps += play_cards_randomly(s, stream) - 1
+            elif phase == BIDDING:
+                steps += bid_randomly(s, stream) - 1
+            elif phase == RAISING and not showing_pending(s):
+                steps += raise_randomly(s, stream) - 1
+            elif phase == PLACING:  # random_action's card, without apply_action's dispatch
+                hand = s[HANDS + s[BIDDER]]
+                _place_indicator(s, nth_card(hand, random_below(stream, popcount(hand))))
             else:
-                n = legal_actions(s, legal)
-                apply_action(s, legal[random_below(stream, n)])
+                apply_action(s, random_action(s, stream, legal))
             steps += 1
         returns(s, seat_returns)
         results[i, 0] = seat_returns[0]

@@ -133,12 +133,19 @@ def _richest(mask):
     return best
 
 
-@njit(cache=True)
-def _is_master(s, seat, card):
-    """No stronger card of the suit is still out (unplayed and not in ``seat``'s hand)."""
-    suit_cards = s[E.DECK] & SUIT_MASKS[suit_of(card)]
-    out = suit_cards & ~s[E.PLAYED] & ~s[E.HANDS + seat]
-    others_left = out
+@njit(cache=True, inline="always")
+def _unseen(s, seat):
+    """The cards still out for ``seat``: in the deck, unplayed and not in his hand."""
+    return s[E.DECK] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+
+
+@njit(cache=True, inline="always")
+def _is_master(unseen, card):
+    """No stronger card of the suit is still out (``unseen``: :func:`_unseen` of the seat).
+
+    Scalars only: the rule-based player asks it of card after card.
+    """
+    others_left = unseen & SUIT_MASKS[suit_of(card)]
     while others_left != 0:
         other = lowest_card(others_left)
         others_left &= others_left - 1
@@ -254,14 +261,15 @@ def _second_round(s, seat, legal, n):
 def _lead(s, seat, choices, trump):
     """Lead a master card (a master trump first for the bidding side), else a low plain card."""
     bidding_side = E.same_camp(s, seat, s[E.BIDDER])
+    unseen = _unseen(s, seat)
     if trump >= 0 and s[E.TRUMP_SHOWN] == 1 and bidding_side:
         trumps = choices & SUIT_MASKS[trump]
-        out_trumps = s[E.DECK] & SUIT_MASKS[trump] & ~s[E.PLAYED] & ~s[E.HANDS + seat]
+        out_trumps = unseen & SUIT_MASKS[trump]
         cards_left = trumps
         while cards_left != 0:
             card = lowest_card(cards_left)
             cards_left &= cards_left - 1
-            if out_trumps != 0 and _is_master(s, seat, card):
+            if out_trumps != 0 and _is_master(unseen, card):
                 return card
     plain = choices
     if trump >= 0:
@@ -273,7 +281,7 @@ def _lead(s, seat, choices, trump):
     while cards_left != 0:
         card = lowest_card(cards_left)
         cards_left &= cards_left - 1
-        if _is_master(s, seat, card) and (best < 0 or CARD_POINTS[card] > CARD_POINTS[best]):
+        if _is_master(unseen, card) and (best < 0 or CARD_POINTS[card] > CARD_POINTS[best]):
             best = card
     if best >= 0:
         return best
@@ -297,12 +305,13 @@ def _follow(s, seat, choices, trump, trumps_from):
     winning_position = E.current_trick_winner(s)
     winner_seat = (s[E.TRICK_LEADER] + winning_position) % n
     partner_wins = E.same_camp(s, winner_seat, seat)
+    unseen = _unseen(s, seat)
     plain = choices
     if trump >= 0:
         plain = choices & ~SUIT_MASKS[trump]
     if partner_wins:
         keep = plain if plain != 0 else choices
-        if last or _is_master(s, seat, s[E.TRICK + winning_position]):
+        if last or _is_master(unseen, s[E.TRICK + winning_position]):
             return _richest(keep)
         return _cheapest(keep)
     winners = _winning_cards(s, choices, trump, trumps_from)
@@ -313,7 +322,7 @@ def _follow(s, seat, choices, trump, trumps_from):
         while cards_left != 0:
             card = lowest_card(cards_left)
             cards_left &= cards_left - 1
-            if _is_master(s, seat, card):
+            if _is_master(unseen, card):
                 return card
         if _trick_points(s) >= 2:
             return _weakest(winners)
