@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import highest_card, lowest_card, popcount
+from cardlab.core.borrowed import borrowed
 
 # ---- The rules vector -------------------------------------------------------------
 TRUMP = 0  # search suit of trumps, -1 for no trump
@@ -212,7 +213,7 @@ def beats(rules, card, position, best, best_position, trumps_from):
     return not best_trump and card // CARDS_PER_SUIT == best // CARDS_PER_SUIT and card > best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trick_leader_position(rules, trick, size, trumps_from):
     """Position of the card winning the first ``size`` cards of ``trick``."""
     best = 0
@@ -233,7 +234,7 @@ def points_left(rules, hands, trick, size, tricks_left):
     return negative, positive + tricks, negative + positive + tricks
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sure_winners(rules, hands, leader):
     """The leader's cards that win their tricks however the others play, led one after another.
 
@@ -279,7 +280,7 @@ def _top_card(mask):
     return highest_card(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _master_trumps(rules, hands, seat):
     """Trumps of ``seat``'s team above every opponent's trump, those of the partner holding more.
 
@@ -299,7 +300,7 @@ def _master_trumps(rules, hands, seat):
     return mine if popcount(mine) >= popcount(partner) else partner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _last_trick(rules, hands, leader):
     """``(points, rank)``: team 0's points of the last trick, each seat playing its one card,
     and the winning card if it won by rank (see :func:`_rank_winner`)."""
@@ -320,7 +321,7 @@ def _last_trick(rules, hands, leader):
     return (taken if (best & 1) == 0 else 0), rank
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def quick_trick_bound(rules, hands, leader, negative):
     """A lower bound of the leader's team's points from here: its sure winners, worst case.
 
@@ -471,7 +472,7 @@ def _rank_winner(trick, winning):
     return np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _relative_card(hands, card):
     """``card`` as suit and rank among the cards left in its suit (the table's best lead)."""
     live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -479,7 +480,7 @@ def _relative_card(hands, card):
     return (card // CARDS_PER_SUIT) * CARDS_PER_SUIT + popcount(below)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _absolute_card(hands, relative):
     """Inverse of :func:`_relative_card` in the position ``hands``."""
     suit = relative // CARDS_PER_SUIT
@@ -490,12 +491,11 @@ def _absolute_card(hands, relative):
 
 
 @njit(cache=True, inline="always")
-def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
-    """Sort ``moves[:n]`` best first by a cheap guess (the table's best lead first of all)."""
-    scores = moves[MOVE_SLOTS:]  # the row's score slots
+def _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
+    """Sort ``scratch[d, :n]`` best first by a cheap guess (the table's best lead first of all)."""
     partner_winning = size > 0 and ((seat - size + best_position) & 1) == (seat & 1)
     for i in range(n):
-        card = moves[i]
+        card = scratch[d, i]
         points = rules[POINTS + card]
         strength = card % CARDS_PER_SUIT
         if card == tt_move:
@@ -522,22 +522,22 @@ def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trump
             score = 300 - strength + (10 * points if size == 3 else 0)
         else:
             score = 50 - 10 * points - strength
-        scores[i] = score
+        scratch[d, MOVE_SLOTS + i] = score
     for i in range(1, n):  # insertion sort, descending: at most eight moves
-        card = moves[i]
-        score = scores[i]
+        card = scratch[d, i]
+        score = scratch[d, MOVE_SLOTS + i]
         j = i - 1
-        while j >= 0 and scores[j] < score:
-            moves[j + 1] = moves[j]
-            scores[j + 1] = scores[j]
+        while j >= 0 and scratch[d, MOVE_SLOTS + j] < score:
+            scratch[d, j + 1] = scratch[d, j]
+            scratch[d, MOVE_SLOTS + j + 1] = scratch[d, MOVE_SLOTS + j]
             j -= 1
-        moves[j + 1] = card
-        scores[j + 1] = score
+        scratch[d, j + 1] = card
+        scratch[d, MOVE_SLOTS + j + 1] = score
 
 
 @njit(cache=True, inline="always")
-def _list_moves(rules, hands, trick, size, seat, live, out):
-    """The playable cards into ``out``, one card per run of equivalent cards if asked."""
+def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
+    """The playable cards into ``scratch[d]``, one card per run of equivalent cards if asked."""
     cards = playable(hands[seat], trick, size)
     n = 0
     equivalence = (rules[FLAGS] & USE_EQUIVALENCE) != 0
@@ -551,7 +551,7 @@ def _list_moves(rules, hands, trick, size, seat, live, out):
                 between = _above(card) & ~_above(next_card - 1) & ~(np.int64(1) << next_card)
                 if (live & between) == 0 and rules[POINTS + card] == rules[POINTS + next_card]:
                     continue  # the next card of the run stands for this one
-        out[n] = card
+        scratch[d, n] = card
         n += 1
     return n
 
@@ -559,7 +559,8 @@ def _list_moves(rules, hands, trick, size, seat, live, out):
 # ---- One node of the search: a row of the scratch array ------------------------------
 # Columns 0..7 hold the node's moves, 8..15 their ordering scores; the rest are the node's
 # fields. The search walks the tree with an explicit stack of these rows (numba cannot
-# cache recursive kernels). NODE_RANKS is the node's *winning ranks*: the cards whose
+# cache recursive kernels), addressed as ``scratch[d, column]`` (a row view would be a new
+# array, reference counted). NODE_RANKS is the node's *winning ranks*: the cards whose
 # ranks its value depended on (a position agreeing on them, and on everything the table
 # key fixes, has the same bound).
 MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
@@ -578,28 +579,28 @@ def new_scratch():
 
 
 @njit(cache=True, inline="always")
-def _enter(rules, table, counters, node, hands, trick):
+def _enter(rules, table, counters, scratch, d, hands, trick):
     """Open the node whose position fields are set: ``(True, value)`` if decided at once.
 
     Otherwise lists and orders its moves and returns ``(False, 0)``. Either way
-    ``node[NODE_RANKS]`` holds the winning ranks known so far.
+    ``scratch[d, NODE_RANKS]`` holds the winning ranks known so far.
     """
     counters[NODES] += 1
     flags = rules[FLAGS]
-    size = node[NODE_SIZE]
-    leader = node[NODE_LEADER]
-    tricks_left = node[NODE_TRICKS_LEFT]
-    trumps_from = node[NODE_TRUMPS_FROM]
-    alpha = node[NODE_ALPHA]
-    beta = node[NODE_BETA]
-    node[NODE_RANKS] = 0
+    size = scratch[d, NODE_SIZE]
+    leader = scratch[d, NODE_LEADER]
+    tricks_left = scratch[d, NODE_TRICKS_LEFT]
+    trumps_from = scratch[d, NODE_TRUMPS_FROM]
+    alpha = scratch[d, NODE_ALPHA]
+    beta = scratch[d, NODE_BETA]
+    scratch[d, NODE_RANKS] = 0
     if size == 0 and tricks_left <= 1:
         if tricks_left == 0:
             return True, 0
         taken, rank = _last_trick(rules, hands, leader)
-        node[NODE_RANKS] = rank
+        scratch[d, NODE_RANKS] = rank
         return True, taken
-    node[NODE_SLOT] = -1
+    scratch[d, NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:
         if flags & USE_QUICK_TRICKS:
@@ -607,22 +608,22 @@ def _enter(rules, table, counters, node, hands, trick):
             if lower >= beta or upper <= alpha:
                 # The winning ranks are the sure winners of the side whose bound decided.
                 if (lower >= beta) == ((leader & 1) == 0):
-                    node[NODE_RANKS] = (_sure_winners(rules, hands, leader)
-                                        | _master_trumps(rules, hands, leader))
+                    scratch[d, NODE_RANKS] = (_sure_winners(rules, hands, leader)
+                                              | _master_trumps(rules, hands, leader))
                 else:
-                    node[NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
+                    scratch[d, NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
                 return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
                 rules, hands, leader, counters[GENERATION])
             slot = _bucket(lengths, tag, key_low, key_high, table.shape[0])
-            node[NODE_SLOT] = slot
-            node[NODE_KEY_LOW] = key_low
-            node[NODE_KEY_HIGH] = key_high
-            node[NODE_FIXED_LOW] = fixed_low
-            node[NODE_FIXED_HIGH] = fixed_high
-            node[NODE_LENGTHS] = lengths
-            node[NODE_TAG] = tag
+            scratch[d, NODE_SLOT] = slot
+            scratch[d, NODE_KEY_LOW] = key_low
+            scratch[d, NODE_KEY_HIGH] = key_high
+            scratch[d, NODE_FIXED_LOW] = fixed_low
+            scratch[d, NODE_FIXED_HIGH] = fixed_high
+            scratch[d, NODE_LENGTHS] = lengths
+            scratch[d, NODE_TAG] = tag
             lower = -1000
             upper = 1000
             lower_row = upper_row = -1
@@ -640,20 +641,20 @@ def _enter(rules, table, counters, node, hands, trick):
                         tt_move = _absolute_card(hands, table[row, BEST])
             # The winning ranks of the entries whose bounds are used.
             if lower_row >= 0 and not upper <= alpha:
-                node[NODE_RANKS] = _ranked_cards(hands, table[lower_row, MASK_LOW],
-                                                 table[lower_row, MASK_HIGH])
+                scratch[d, NODE_RANKS] = _ranked_cards(hands, table[lower_row, MASK_LOW],
+                                                       table[lower_row, MASK_HIGH])
             if upper_row >= 0 and not (lower >= beta and lower != upper):
-                node[NODE_RANKS] |= _ranked_cards(hands, table[upper_row, MASK_LOW],
-                                                  table[upper_row, MASK_HIGH])
+                scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[upper_row, MASK_LOW],
+                                                        table[upper_row, MASK_HIGH])
             if lower >= beta or lower == upper:
                 return True, lower
             if upper <= alpha:
                 return True, upper
             alpha = max(alpha, lower)
             beta = min(beta, upper)
-    node[NODE_TABLE_RANKS] = node[NODE_RANKS]
-    node[NODE_ALPHA] = node[NODE_WINDOW_ALPHA] = alpha
-    node[NODE_BETA] = node[NODE_WINDOW_BETA] = beta
+    scratch[d, NODE_TABLE_RANKS] = scratch[d, NODE_RANKS]
+    scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
+    scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
     seat = (leader + size) % NUM_SEATS
     live = hands[0] | hands[1] | hands[2] | hands[3]
     trick_points = 0
@@ -661,20 +662,21 @@ def _enter(rules, table, counters, node, hands, trick):
         live |= np.int64(1) << trick[position]
         trick_points += rules[POINTS + trick[position]]
     best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
-    n = _list_moves(rules, hands, trick, size, seat, live, node)
+    n = _list_moves(rules, hands, trick, size, seat, live, scratch, d)
     if flags & USE_ORDERING:
-        _order_moves(rules, node, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move)
-    node[NODE_COUNT] = n
-    node[NODE_NEXT] = 0
-    node[NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
-    node[NODE_BEST_MOVE] = node[0]
-    node[NODE_BEST_POSITION] = best_position
-    node[NODE_TRICK_POINTS] = trick_points
+        _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live,
+                     tt_move)
+    scratch[d, NODE_COUNT] = n
+    scratch[d, NODE_NEXT] = 0
+    scratch[d, NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
+    scratch[d, NODE_BEST_MOVE] = scratch[d, 0]
+    scratch[d, NODE_BEST_POSITION] = best_position
+    scratch[d, NODE_TRICK_POINTS] = trick_points
     return False, 0
 
 
 @njit(cache=True, inline="always")
-def _cover_skipped(rules, hands, trick, node):
+def _cover_skipped(rules, hands, trick, scratch, d):
     """Add to the node's winning ranks the equivalent cards it skipped, where needed.
 
     A card skipped for an equivalent higher one of the same hand stands for it
@@ -683,13 +685,13 @@ def _cover_skipped(rules, hands, trick, node):
     suit's lowest winning rank), the skipped one must be too; when both lie
     below, every such low card is alike in the positions the entry matches.
     """
-    size = node[NODE_SIZE]
-    seat = (node[NODE_LEADER] + size) % NUM_SEATS
+    size = scratch[d, NODE_SIZE]
+    seat = (scratch[d, NODE_LEADER] + size) % NUM_SEATS
     searched = np.int64(0)
-    for i in range(node[NODE_COUNT]):
-        searched |= np.int64(1) << node[i]
+    for i in range(scratch[d, NODE_COUNT]):
+        searched |= np.int64(1) << scratch[d, i]
     skipped = playable(hands[seat], trick, size) & ~searched
-    ranks = node[NODE_RANKS]
+    ranks = scratch[d, NODE_RANKS]
     while skipped != 0:
         card = highest_card(skipped)
         bit = np.int64(1) << card
@@ -697,22 +699,23 @@ def _cover_skipped(rules, hands, trick, node):
         suit_ranks = ranks & _suit_bits(card // CARDS_PER_SUIT)
         if suit_ranks != 0 and lowest_card(searched & _above(card)) >= lowest_card(suit_ranks):
             ranks |= bit
-    node[NODE_RANKS] = ranks
+    scratch[d, NODE_RANKS] = ranks
 
 
 @njit(cache=True, inline="always")
-def _close(rules, table, counters, hands, trick, node, cut):
+def _close(rules, table, counters, hands, trick, scratch, d, cut):
     """The node's value, stored as a bound in the table at a trick boundary.
 
     Without a cut-off, every move counted: the skipped equivalent cards too.
     """
     if not cut and (rules[FLAGS] & (USE_EQUIVALENCE | USE_WINNING_RANKS)) == (
             USE_EQUIVALENCE | USE_WINNING_RANKS):
-        _cover_skipped(rules, hands, trick, node)
-    if node[NODE_SLOT] >= 0:
-        mask_low, mask_high = _rank_masks(rules, hands, node[NODE_RANKS])
-        _store(table, counters, node, mask_low, mask_high, _relative_card(hands, node[NODE_BEST_MOVE]))
-    return node[NODE_BEST]
+        _cover_skipped(rules, hands, trick, scratch, d)
+    if scratch[d, NODE_SLOT] >= 0:
+        mask_low, mask_high = _rank_masks(rules, hands, scratch[d, NODE_RANKS])
+        best_lead = _relative_card(hands, scratch[d, NODE_BEST_MOVE])
+        _store(table, counters, scratch, d, mask_low, mask_high, best_lead)
+    return scratch[d, NODE_BEST]
 
 
 @njit(cache=True)
@@ -724,106 +727,105 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
     current trick, ``size`` of them, led by ``leader``) are changed during the
     search and restored. ``tricks_left`` counts the current trick.
     """
-    depth = 0
-    node = scratch[0]
-    node[NODE_SIZE] = size
-    node[NODE_LEADER] = leader
-    node[NODE_TRICKS_LEFT] = tricks_left
-    node[NODE_TRUMPS_FROM] = trumps_from
-    node[NODE_ALPHA] = alpha
-    node[NODE_BETA] = beta
-    returning, result = _enter(rules, table, counters, node, hands, trick)
+    # The helpers take borrowed views: the arrays outlive this call (see cardlab.core.borrowed).
+    rules, table, counters = borrowed(rules), borrowed(table), borrowed(counters)
+    scratch, hands, trick = borrowed(scratch), borrowed(hands), borrowed(trick)
+    d = 0
+    scratch[d, NODE_SIZE] = size
+    scratch[d, NODE_LEADER] = leader
+    scratch[d, NODE_TRICKS_LEFT] = tricks_left
+    scratch[d, NODE_TRUMPS_FROM] = trumps_from
+    scratch[d, NODE_ALPHA] = alpha
+    scratch[d, NODE_BETA] = beta
+    returning, result = _enter(rules, table, counters, scratch, d, hands, trick)
     while True:
         if returning:
-            if depth == 0:
+            if d == 0:
                 return result
-            ranks = scratch[depth][NODE_RANKS]
-            depth -= 1
-            node = scratch[depth]
-            size = node[NODE_SIZE]
-            seat = (node[NODE_LEADER] + size) % NUM_SEATS
-            card = node[node[NODE_NEXT]]
+            ranks = scratch[d, NODE_RANKS]
+            d -= 1
+            size = scratch[d, NODE_SIZE]
+            seat = (scratch[d, NODE_LEADER] + size) % NUM_SEATS
+            card = scratch[d, scratch[d, NODE_NEXT]]
             hands[seat] |= np.int64(1) << card
             if size == NUM_SEATS - 1:
-                trick[0] = node[NODE_SAVED]
-                trick[1] = node[NODE_SAVED + 1]
-                trick[2] = node[NODE_SAVED + 2]
-            ranks |= node[NODE_TRICK_RANK]
-            v = node[NODE_GAINED] + result
+                trick[0] = scratch[d, NODE_SAVED]
+                trick[1] = scratch[d, NODE_SAVED + 1]
+                trick[2] = scratch[d, NODE_SAVED + 2]
+            ranks |= scratch[d, NODE_TRICK_RANK]
+            v = scratch[d, NODE_GAINED] + result
             if (seat & 1) == 0:
-                if v > node[NODE_BEST]:
-                    node[NODE_BEST] = v
-                    node[NODE_BEST_MOVE] = card
-                node[NODE_ALPHA] = max(node[NODE_ALPHA], v)
+                if v > scratch[d, NODE_BEST]:
+                    scratch[d, NODE_BEST] = v
+                    scratch[d, NODE_BEST_MOVE] = card
+                scratch[d, NODE_ALPHA] = max(scratch[d, NODE_ALPHA], v)
             else:
-                if v < node[NODE_BEST]:
-                    node[NODE_BEST] = v
-                    node[NODE_BEST_MOVE] = card
-                node[NODE_BETA] = min(node[NODE_BETA], v)
-            node[NODE_NEXT] += 1
-            if node[NODE_ALPHA] >= node[NODE_BETA]:
+                if v < scratch[d, NODE_BEST]:
+                    scratch[d, NODE_BEST] = v
+                    scratch[d, NODE_BEST_MOVE] = card
+                scratch[d, NODE_BETA] = min(scratch[d, NODE_BETA], v)
+            scratch[d, NODE_NEXT] += 1
+            if scratch[d, NODE_ALPHA] >= scratch[d, NODE_BETA]:
                 # A cut-off: the bound rests on this move alone (and the table's window).
-                node[NODE_RANKS] = node[NODE_TABLE_RANKS] | ranks
-                result = _close(rules, table, counters, hands, trick, node, True)
+                scratch[d, NODE_RANKS] = scratch[d, NODE_TABLE_RANKS] | ranks
+                result = _close(rules, table, counters, hands, trick, scratch, d, True)
                 continue
-            node[NODE_RANKS] |= ranks
-            if node[NODE_NEXT] >= node[NODE_COUNT]:
-                result = _close(rules, table, counters, hands, trick, node, False)
+            scratch[d, NODE_RANKS] |= ranks
+            if scratch[d, NODE_NEXT] >= scratch[d, NODE_COUNT]:
+                result = _close(rules, table, counters, hands, trick, scratch, d, False)
                 continue
-        elif node[NODE_NEXT] >= node[NODE_COUNT]:
-            result = _close(rules, table, counters, hands, trick, node, False)
+        elif scratch[d, NODE_NEXT] >= scratch[d, NODE_COUNT]:
+            result = _close(rules, table, counters, hands, trick, scratch, d, False)
             returning = True
             continue
         # Play the node's next move and open the child.
-        size = node[NODE_SIZE]
-        leader = node[NODE_LEADER]
+        size = scratch[d, NODE_SIZE]
+        leader = scratch[d, NODE_LEADER]
         seat = (leader + size) % NUM_SEATS
-        card = node[node[NODE_NEXT]]
+        card = scratch[d, scratch[d, NODE_NEXT]]
         hands[seat] &= ~(np.int64(1) << card)
         trick[size] = card
-        child = scratch[depth + 1]
-        child[NODE_TRUMPS_FROM] = node[NODE_TRUMPS_FROM]
-        child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT]
-        child[NODE_LEADER] = leader
+        scratch[d + 1, NODE_TRUMPS_FROM] = scratch[d, NODE_TRUMPS_FROM]
+        scratch[d + 1, NODE_TRICKS_LEFT] = scratch[d, NODE_TRICKS_LEFT]
+        scratch[d + 1, NODE_LEADER] = leader
         gained = 0
-        node[NODE_TRICK_RANK] = 0
+        scratch[d, NODE_TRICK_RANK] = 0
         if size < NUM_SEATS - 1:
-            child[NODE_SIZE] = size + 1
+            scratch[d + 1, NODE_SIZE] = size + 1
         else:
-            best_position = node[NODE_BEST_POSITION]
+            best_position = scratch[d, NODE_BEST_POSITION]
             winning = best_position
-            if beats(rules, card, size, trick[best_position], best_position, node[NODE_TRUMPS_FROM]):
+            if beats(rules, card, size, trick[best_position], best_position, scratch[d, NODE_TRUMPS_FROM]):
                 winning = size
             winner = (leader + winning) % NUM_SEATS
             if (winner & 1) == 0:
-                gained = node[NODE_TRICK_POINTS] + rules[POINTS + card] + rules[TRICK_BASE]
-            node[NODE_TRICK_RANK] = _rank_winner(trick, winning)
-            node[NODE_SAVED] = trick[0]
-            node[NODE_SAVED + 1] = trick[1]
-            node[NODE_SAVED + 2] = trick[2]
-            child[NODE_SIZE] = 0
-            child[NODE_LEADER] = winner
-            child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT] - 1
-            child[NODE_TRUMPS_FROM] = 0
-        node[NODE_GAINED] = gained
-        child[NODE_ALPHA] = node[NODE_ALPHA] - gained
-        child[NODE_BETA] = node[NODE_BETA] - gained
-        depth += 1
-        node = child
-        returning, result = _enter(rules, table, counters, node, hands, trick)
+                gained = scratch[d, NODE_TRICK_POINTS] + rules[POINTS + card] + rules[TRICK_BASE]
+            scratch[d, NODE_TRICK_RANK] = _rank_winner(trick, winning)
+            scratch[d, NODE_SAVED] = trick[0]
+            scratch[d, NODE_SAVED + 1] = trick[1]
+            scratch[d, NODE_SAVED + 2] = trick[2]
+            scratch[d + 1, NODE_SIZE] = 0
+            scratch[d + 1, NODE_LEADER] = winner
+            scratch[d + 1, NODE_TRICKS_LEFT] = scratch[d, NODE_TRICKS_LEFT] - 1
+            scratch[d + 1, NODE_TRUMPS_FROM] = 0
+        scratch[d, NODE_GAINED] = gained
+        scratch[d + 1, NODE_ALPHA] = scratch[d, NODE_ALPHA] - gained
+        scratch[d + 1, NODE_BETA] = scratch[d, NODE_BETA] - gained
+        d += 1
+        returning, result = _enter(rules, table, counters, scratch, d, hands, trick)
 
 
-@njit(cache=True)
-def _store(table, counters, node, mask_low, mask_high, best_move):
+@njit(cache=True, inline="always")
+def _store(table, counters, scratch, d, mask_low, mask_high, best_move):
     """Keep the node's bound: in the row of the same key and winning ranks if there is one,
     else in a row of the bucket left by an older generation, else in the next row in turn."""
-    slot = node[NODE_SLOT]
-    key_low = node[NODE_KEY_LOW]
-    key_high = node[NODE_KEY_HIGH]
-    match_low = mask_low | node[NODE_FIXED_LOW]
-    match_high = mask_high | node[NODE_FIXED_HIGH]
-    tag = node[NODE_TAG]
-    lengths = node[NODE_LENGTHS]
+    slot = scratch[d, NODE_SLOT]
+    key_low = scratch[d, NODE_KEY_LOW]
+    key_high = scratch[d, NODE_KEY_HIGH]
+    match_low = mask_low | scratch[d, NODE_FIXED_LOW]
+    match_high = mask_high | scratch[d, NODE_FIXED_HIGH]
+    tag = scratch[d, NODE_TAG]
+    lengths = scratch[d, NODE_LENGTHS]
     target = -1
     stale = -1
     for row in range(slot, slot + WAYS):
@@ -850,10 +852,10 @@ def _store(table, counters, node, mask_low, mask_high, best_move):
         table[target, MASK_HIGH] = mask_high
         table[target, LOWER] = -1000
         table[target, UPPER] = 1000
-    value = node[NODE_BEST]
-    if value > node[NODE_WINDOW_ALPHA]:
+    value = scratch[d, NODE_BEST]
+    if value > scratch[d, NODE_WINDOW_ALPHA]:
         table[target, LOWER] = max(table[target, LOWER], value)
-    if value < node[NODE_WINDOW_BETA]:
+    if value < scratch[d, NODE_WINDOW_BETA]:
         table[target, UPPER] = min(table[target, UPPER], value)
     table[target, BEST] = best_move
 
