@@ -85,11 +85,14 @@ NO_CARD = -1
 # the *winning-ranks* masks saying which of its code bits the entry depends on (the top
 # cards of each suit down to the lowest that won a trick by rank), the lower and upper
 # bound of the value and the best lead found (as suit and rank among the cards left).
+# The table is indexed [bucket, column, way]: one column of a bucket's eight ways is one
+# cache line, so a probe reads the tags in one line and the rest only for rows that match.
 KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
 TT_COLUMNS = 9
 BUCKET_TOP = np.int64(0x0000000F0000000F)  # the top card of each suit in a code half
-WAYS = 8  # rows of a bucket: positions of one bucket key that differ in their low cards
-DEFAULT_TT_BITS = 18
+WAYS_BITS = 3
+WAYS = 1 << WAYS_BITS  # rows of a bucket: positions of one bucket key that differ in their low cards
+DEFAULT_TT_BITS = 18  # 2 ** bits rows
 # Counters: the generation the table's live entries carry, nodes searched, the contract
 # (game, strain, flags) the live entries were searched under, and the bucket row next replaced.
 GENERATION, NODES, CONTRACT, REPLACE = 0, 1, 2, 3
@@ -113,8 +116,8 @@ class Table:
 
 @njit(cache=True)
 def new_table(bits):
-    entries = np.zeros((1 << bits, TT_COLUMNS), dtype=np.int64)
-    entries[:, TAG] = -1
+    entries = np.zeros((1 << (bits - WAYS_BITS), TT_COLUMNS, WAYS), dtype=np.int64)
+    entries[:, TAG, :] = -1
     return entries
 
 
@@ -362,8 +365,8 @@ def boundary_bounds(rules, hands, leader, tricks_left):
 
 
 @njit(cache=True, inline="always")
-def _bucket(lengths, tag, key_low, key_high, rows):
-    """The first row of the bucket of a position, in a table of ``rows`` rows.
+def _bucket(lengths, tag, key_low, key_high, buckets):
+    """The bucket of a position, in a table of ``buckets`` buckets.
 
     The bucket key is the suit lengths of each hand, the tag and the code of the
     top cards of each suit (BUCKET_TOP): entries that ignore those cards are found
@@ -373,7 +376,7 @@ def _bucket(lengths, tag, key_low, key_high, rows):
     h ^= np.uint64(tag) * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= np.uint64(((key_low & BUCKET_TOP) << 8) | (key_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
-    return np.int64(h & np.uint64(rows - 1)) & ~(WAYS - 1)
+    return np.int64(h & np.uint64(buckets - 1))
 
 
 @njit(cache=True, inline="always")
@@ -626,26 +629,28 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
             scratch[d, NODE_TAG] = tag
             lower = -1000
             upper = 1000
-            lower_row = upper_row = -1
-            for row in range(slot, slot + WAYS):
-                if (table[row, TAG] == tag and table[row, LENGTHS] == lengths
-                        and (table[row, KEY_LOW] ^ key_low) & (table[row, MASK_LOW] | fixed_low) == 0
-                        and (table[row, KEY_HIGH] ^ key_high) & (table[row, MASK_HIGH] | fixed_high) == 0):
-                    if table[row, LOWER] > lower:
-                        lower = table[row, LOWER]
-                        lower_row = row
-                    if table[row, UPPER] < upper:
-                        upper = table[row, UPPER]
-                        upper_row = row
+            lower_way = upper_way = -1
+            for way in range(WAYS):  # the bucket's ways lie side by side: a column is a cache line
+                if (table[slot, TAG, way] == tag and table[slot, LENGTHS, way] == lengths
+                        and (table[slot, KEY_LOW, way] ^ key_low)
+                        & (table[slot, MASK_LOW, way] | fixed_low) == 0
+                        and (table[slot, KEY_HIGH, way] ^ key_high)
+                        & (table[slot, MASK_HIGH, way] | fixed_high) == 0):
+                    if table[slot, LOWER, way] > lower:
+                        lower = table[slot, LOWER, way]
+                        lower_way = way
+                    if table[slot, UPPER, way] < upper:
+                        upper = table[slot, UPPER, way]
+                        upper_way = way
                     if tt_move == NO_CARD:
-                        tt_move = _absolute_card(hands, table[row, BEST])
+                        tt_move = _absolute_card(hands, table[slot, BEST, way])
             # The winning ranks of the entries whose bounds are used.
-            if lower_row >= 0 and not upper <= alpha:
-                scratch[d, NODE_RANKS] = _ranked_cards(hands, table[lower_row, MASK_LOW],
-                                                       table[lower_row, MASK_HIGH])
-            if upper_row >= 0 and not (lower >= beta and lower != upper):
-                scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[upper_row, MASK_LOW],
-                                                        table[upper_row, MASK_HIGH])
+            if lower_way >= 0 and not upper <= alpha:
+                scratch[d, NODE_RANKS] = _ranked_cards(hands, table[slot, MASK_LOW, lower_way],
+                                                       table[slot, MASK_HIGH, lower_way])
+            if upper_way >= 0 and not (lower >= beta and lower != upper):
+                scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[slot, MASK_LOW, upper_way],
+                                                        table[slot, MASK_HIGH, upper_way])
             if lower >= beta or lower == upper:
                 return True, lower
             if upper <= alpha:
@@ -828,36 +833,36 @@ def _store(table, counters, scratch, d, mask_low, mask_high, best_move):
     lengths = scratch[d, NODE_LENGTHS]
     target = -1
     stale = -1
-    for row in range(slot, slot + WAYS):
-        if table[row, TAG] == tag:
-            if (table[row, LENGTHS] == lengths and table[row, MASK_LOW] == mask_low
-                    and table[row, MASK_HIGH] == mask_high
-                    and (table[row, KEY_LOW] ^ key_low) & match_low == 0
-                    and (table[row, KEY_HIGH] ^ key_high) & match_high == 0):
-                target = row
+    for way in range(WAYS):
+        if table[slot, TAG, way] == tag:
+            if (table[slot, LENGTHS, way] == lengths and table[slot, MASK_LOW, way] == mask_low
+                    and table[slot, MASK_HIGH, way] == mask_high
+                    and (table[slot, KEY_LOW, way] ^ key_low) & match_low == 0
+                    and (table[slot, KEY_HIGH, way] ^ key_high) & match_high == 0):
+                target = way
                 break
-        elif stale < 0 and table[row, TAG] // NUM_SEATS != tag // NUM_SEATS:
-            stale = row
+        elif stale < 0 and table[slot, TAG, way] // NUM_SEATS != tag // NUM_SEATS:
+            stale = way
     if target < 0:
         if stale >= 0:
             target = stale
         else:
-            target = slot + counters[REPLACE] % WAYS
+            target = counters[REPLACE] % WAYS
             counters[REPLACE] += 1
-        table[target, KEY_LOW] = key_low
-        table[target, KEY_HIGH] = key_high
-        table[target, LENGTHS] = lengths
-        table[target, TAG] = tag
-        table[target, MASK_LOW] = mask_low
-        table[target, MASK_HIGH] = mask_high
-        table[target, LOWER] = -1000
-        table[target, UPPER] = 1000
+        table[slot, KEY_LOW, target] = key_low
+        table[slot, KEY_HIGH, target] = key_high
+        table[slot, LENGTHS, target] = lengths
+        table[slot, TAG, target] = tag
+        table[slot, MASK_LOW, target] = mask_low
+        table[slot, MASK_HIGH, target] = mask_high
+        table[slot, LOWER, target] = -1000
+        table[slot, UPPER, target] = 1000
     value = scratch[d, NODE_BEST]
     if value > scratch[d, NODE_WINDOW_ALPHA]:
-        table[target, LOWER] = max(table[target, LOWER], value)
+        table[slot, LOWER, target] = max(table[slot, LOWER, target], value)
     if value < scratch[d, NODE_WINDOW_BETA]:
-        table[target, UPPER] = min(table[target, UPPER], value)
-    table[target, BEST] = best_move
+        table[slot, UPPER, target] = min(table[slot, UPPER, target], value)
+    table[slot, BEST, target] = best_move
 
 
 @njit(cache=True)
