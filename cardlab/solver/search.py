@@ -494,6 +494,30 @@ def _absolute_card(hands, relative):
 
 
 @njit(cache=True, inline="always")
+def _holds_trick(rules, hands, trick, size, seat, card):
+    """Can no opponent still to play in this trick beat ``card`` (following suit or ruffing)?"""
+    led = _suit_bits(trick[0] // CARDS_PER_SUIT)
+    trump = rules[TRUMP]
+    trumps = _suit_bits(trump) if trump >= 0 else np.int64(0)
+    card_is_trump = trump >= 0 and card // CARDS_PER_SUIT == trump
+    for position in range(size + 1, NUM_SEATS):
+        other = (seat + position - size) % NUM_SEATS
+        if (other & 1) == (seat & 1):
+            continue
+        hand = hands[other]
+        if card_is_trump:
+            if hand & led == 0 or led == trumps:
+                if hand & trumps & _above(card) != 0:
+                    return False
+        elif hand & led != 0:
+            if hand & _above(card) != 0:
+                return False
+        elif hand & trumps != 0:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
 def _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
     """Sort ``scratch[d, :n]`` best first by a cheap guess (the table's best lead first of all)."""
     partner_winning = size > 0 and ((seat - size + best_position) & 1) == (seat & 1)
@@ -523,6 +547,8 @@ def _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, 
             score = 100 + 10 * points - strength - (50 if wins else 0)
         elif beats(rules, card, size, trick[best_position], best_position, trumps_from):
             score = 300 - strength + (10 * points if size == 3 else 0)
+            if size < 3 and _holds_trick(rules, hands, trick, size, seat, card):
+                score += 60  # no opponent after can overtake it
         else:
             score = 50 - 10 * points - strength
         scratch[d, MOVE_SLOTS + i] = score
