@@ -62,6 +62,7 @@ USE_ORDERING = 4
 USE_QUICK_TRICKS = 8
 USE_MTD = 16
 USE_WINNING_RANKS = 32
+PLAYOUT = 64  # not a technique: every node plays only its first-ordered move (MTD(f)'s first guess)
 ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
@@ -90,7 +91,7 @@ NO_CARD = -1
 KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
 TT_COLUMNS = 9
 BUCKET_TOP = np.int64(0x0000000F0000000F)  # the top card of each suit in a code half
-WAYS_BITS = 3
+WAYS_BITS = 4
 WAYS = 1 << WAYS_BITS  # rows of a bucket: positions of one bucket key that differ in their low cards
 DEFAULT_TT_BITS = 18  # 2 ** bits rows
 # Counters: the generation the table's live entries carry, nodes searched, the contract
@@ -697,6 +698,8 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     if flags & USE_ORDERING:
         _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live,
                      tt_move)
+    if flags & PLAYOUT:
+        n = 1
     scratch[d, NODE_COUNT] = n
     scratch[d, NODE_NEXT] = 0
     scratch[d, NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
@@ -892,6 +895,19 @@ def _store(table, counters, scratch, d, mask_low, mask_high, best_move):
 
 
 @njit(cache=True)
+def playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from):
+    """Team 0's points when every player plays the move the ordering puts first: a guess.
+
+    One line of play to the end (a node per card), without the table, so
+    nothing inexact is stored; MTD(f) starts from it.
+    """
+    playout = rules.copy()
+    playout[FLAGS] = (rules[FLAGS] & ~(USE_TT | USE_QUICK_TRICKS)) | PLAYOUT
+    return search(playout, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                  trumps_from, -1000, 1000)
+
+
+@njit(cache=True)
 def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
                 guess=-1000):
     """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window.
@@ -908,6 +924,9 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
     upper = highest
     if size == 0 and tricks_left > 1 and rules[FLAGS] & USE_QUICK_TRICKS:
         lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+    if not lower <= guess <= upper and rules[FLAGS] & USE_ORDERING:
+        guess = playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                              trumps_from)
     if not lower <= guess <= upper:
         guess = (lower + upper) // 2
     while lower < upper:
