@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import highest_card, lowest_card, popcount
+from cardlab.core.borrowed import borrowed
 
 # ---- The rules vector -------------------------------------------------------------
 TRUMP = 0  # search suit of trumps, -1 for no trump
@@ -61,6 +62,7 @@ USE_ORDERING = 4
 USE_QUICK_TRICKS = 8
 USE_MTD = 16
 USE_WINNING_RANKS = 32
+PLAYOUT = 64  # not a technique: every node plays only its first-ordered move (MTD(f)'s first guess)
 ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
@@ -84,11 +86,14 @@ NO_CARD = -1
 # the *winning-ranks* masks saying which of its code bits the entry depends on (the top
 # cards of each suit down to the lowest that won a trick by rank), the lower and upper
 # bound of the value and the best lead found (as suit and rank among the cards left).
+# The table is indexed [bucket, column, way]: one column of a bucket's eight ways is one
+# cache line, so a probe reads the tags in one line and the rest only for rows that match.
 KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
 TT_COLUMNS = 9
 BUCKET_TOP = np.int64(0x0000000F0000000F)  # the top card of each suit in a code half
-WAYS = 8  # rows of a bucket: positions of one bucket key that differ in their low cards
-DEFAULT_TT_BITS = 18
+WAYS_BITS = 4
+WAYS = 1 << WAYS_BITS  # rows of a bucket: positions of one bucket key that differ in their low cards
+DEFAULT_TT_BITS = 18  # 2 ** bits rows
 # Counters: the generation the table's live entries carry, nodes searched, the contract
 # (game, strain, flags) the live entries were searched under, and the bucket row next replaced.
 GENERATION, NODES, CONTRACT, REPLACE = 0, 1, 2, 3
@@ -112,8 +117,8 @@ class Table:
 
 @njit(cache=True)
 def new_table(bits):
-    entries = np.zeros((1 << bits, TT_COLUMNS), dtype=np.int64)
-    entries[:, TAG] = -1
+    entries = np.zeros((1 << (bits - WAYS_BITS), TT_COLUMNS, WAYS), dtype=np.int64)
+    entries[:, TAG, :] = -1
     return entries
 
 
@@ -212,7 +217,7 @@ def beats(rules, card, position, best, best_position, trumps_from):
     return not best_trump and card // CARDS_PER_SUIT == best // CARDS_PER_SUIT and card > best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trick_leader_position(rules, trick, size, trumps_from):
     """Position of the card winning the first ``size`` cards of ``trick``."""
     best = 0
@@ -233,7 +238,7 @@ def points_left(rules, hands, trick, size, tricks_left):
     return negative, positive + tricks, negative + positive + tricks
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sure_winners(rules, hands, leader):
     """The leader's cards that win their tricks however the others play, led one after another.
 
@@ -279,7 +284,7 @@ def _top_card(mask):
     return highest_card(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _master_trumps(rules, hands, seat):
     """Trumps of ``seat``'s team above every opponent's trump, those of the partner holding more.
 
@@ -299,7 +304,7 @@ def _master_trumps(rules, hands, seat):
     return mine if popcount(mine) >= popcount(partner) else partner
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _last_trick(rules, hands, leader):
     """``(points, rank)``: team 0's points of the last trick, each seat playing its one card,
     and the winning card if it won by rank (see :func:`_rank_winner`)."""
@@ -320,7 +325,7 @@ def _last_trick(rules, hands, leader):
     return (taken if (best & 1) == 0 else 0), rank
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def quick_trick_bound(rules, hands, leader, negative):
     """A lower bound of the leader's team's points from here: its sure winners, worst case.
 
@@ -361,8 +366,8 @@ def boundary_bounds(rules, hands, leader, tricks_left):
 
 
 @njit(cache=True, inline="always")
-def _bucket(lengths, tag, key_low, key_high, rows):
-    """The first row of the bucket of a position, in a table of ``rows`` rows.
+def _bucket(lengths, tag, key_low, key_high, buckets):
+    """The bucket of a position, in a table of ``buckets`` buckets.
 
     The bucket key is the suit lengths of each hand, the tag and the code of the
     top cards of each suit (BUCKET_TOP): entries that ignore those cards are found
@@ -372,7 +377,7 @@ def _bucket(lengths, tag, key_low, key_high, rows):
     h ^= np.uint64(tag) * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= np.uint64(((key_low & BUCKET_TOP) << 8) | (key_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
-    return np.int64(h & np.uint64(rows - 1)) & ~(WAYS - 1)
+    return np.int64(h & np.uint64(buckets - 1))
 
 
 @njit(cache=True, inline="always")
@@ -471,7 +476,7 @@ def _rank_winner(trick, winning):
     return np.int64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _relative_card(hands, card):
     """``card`` as suit and rank among the cards left in its suit (the table's best lead)."""
     live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -479,7 +484,7 @@ def _relative_card(hands, card):
     return (card // CARDS_PER_SUIT) * CARDS_PER_SUIT + popcount(below)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _absolute_card(hands, relative):
     """Inverse of :func:`_relative_card` in the position ``hands``."""
     suit = relative // CARDS_PER_SUIT
@@ -490,12 +495,35 @@ def _absolute_card(hands, relative):
 
 
 @njit(cache=True, inline="always")
-def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
-    """Sort ``moves[:n]`` best first by a cheap guess (the table's best lead first of all)."""
-    scores = moves[MOVE_SLOTS:]  # the row's score slots
+def _holds_trick(rules, hands, trick, size, seat, card):
+    """Can no opponent still to play in this trick beat ``card`` (following suit or ruffing)?"""
+    led = _suit_bits(trick[0] // CARDS_PER_SUIT)
+    trump = rules[TRUMP]
+    trumps = _suit_bits(trump) if trump >= 0 else np.int64(0)
+    card_is_trump = trump >= 0 and card // CARDS_PER_SUIT == trump
+    for position in range(size + 1, NUM_SEATS):
+        other = (seat + position - size) % NUM_SEATS
+        if (other & 1) == (seat & 1):
+            continue
+        hand = hands[other]
+        if card_is_trump:
+            if hand & led == 0 or led == trumps:
+                if hand & trumps & _above(card) != 0:
+                    return False
+        elif hand & led != 0:
+            if hand & _above(card) != 0:
+                return False
+        elif hand & trumps != 0:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move):
+    """Sort ``scratch[d, :n]`` best first by a cheap guess (the table's best lead first of all)."""
     partner_winning = size > 0 and ((seat - size + best_position) & 1) == (seat & 1)
     for i in range(n):
-        card = moves[i]
+        card = scratch[d, i]
         points = rules[POINTS + card]
         strength = card % CARDS_PER_SUIT
         if card == tt_move:
@@ -520,24 +548,26 @@ def _order_moves(rules, moves, n, hands, trick, size, seat, best_position, trump
             score = 100 + 10 * points - strength - (50 if wins else 0)
         elif beats(rules, card, size, trick[best_position], best_position, trumps_from):
             score = 300 - strength + (10 * points if size == 3 else 0)
+            if size < 3 and _holds_trick(rules, hands, trick, size, seat, card):
+                score += 60  # no opponent after can overtake it
         else:
             score = 50 - 10 * points - strength
-        scores[i] = score
+        scratch[d, MOVE_SLOTS + i] = score
     for i in range(1, n):  # insertion sort, descending: at most eight moves
-        card = moves[i]
-        score = scores[i]
+        card = scratch[d, i]
+        score = scratch[d, MOVE_SLOTS + i]
         j = i - 1
-        while j >= 0 and scores[j] < score:
-            moves[j + 1] = moves[j]
-            scores[j + 1] = scores[j]
+        while j >= 0 and scratch[d, MOVE_SLOTS + j] < score:
+            scratch[d, j + 1] = scratch[d, j]
+            scratch[d, MOVE_SLOTS + j + 1] = scratch[d, MOVE_SLOTS + j]
             j -= 1
-        moves[j + 1] = card
-        scores[j + 1] = score
+        scratch[d, j + 1] = card
+        scratch[d, MOVE_SLOTS + j + 1] = score
 
 
 @njit(cache=True, inline="always")
-def _list_moves(rules, hands, trick, size, seat, live, out):
-    """The playable cards into ``out``, one card per run of equivalent cards if asked."""
+def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
+    """The playable cards into ``scratch[d]``, one card per run of equivalent cards if asked."""
     cards = playable(hands[seat], trick, size)
     n = 0
     equivalence = (rules[FLAGS] & USE_EQUIVALENCE) != 0
@@ -551,7 +581,7 @@ def _list_moves(rules, hands, trick, size, seat, live, out):
                 between = _above(card) & ~_above(next_card - 1) & ~(np.int64(1) << next_card)
                 if (live & between) == 0 and rules[POINTS + card] == rules[POINTS + next_card]:
                     continue  # the next card of the run stands for this one
-        out[n] = card
+        scratch[d, n] = card
         n += 1
     return n
 
@@ -559,7 +589,8 @@ def _list_moves(rules, hands, trick, size, seat, live, out):
 # ---- One node of the search: a row of the scratch array ------------------------------
 # Columns 0..7 hold the node's moves, 8..15 their ordering scores; the rest are the node's
 # fields. The search walks the tree with an explicit stack of these rows (numba cannot
-# cache recursive kernels). NODE_RANKS is the node's *winning ranks*: the cards whose
+# cache recursive kernels), addressed as ``scratch[d, column]`` (a row view would be a new
+# array, reference counted). NODE_RANKS is the node's *winning ranks*: the cards whose
 # ranks its value depended on (a position agreeing on them, and on everything the table
 # key fixes, has the same bound).
 MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
@@ -578,28 +609,28 @@ def new_scratch():
 
 
 @njit(cache=True, inline="always")
-def _enter(rules, table, counters, node, hands, trick):
+def _enter(rules, table, counters, scratch, d, hands, trick):
     """Open the node whose position fields are set: ``(True, value)`` if decided at once.
 
     Otherwise lists and orders its moves and returns ``(False, 0)``. Either way
-    ``node[NODE_RANKS]`` holds the winning ranks known so far.
+    ``scratch[d, NODE_RANKS]`` holds the winning ranks known so far.
     """
     counters[NODES] += 1
     flags = rules[FLAGS]
-    size = node[NODE_SIZE]
-    leader = node[NODE_LEADER]
-    tricks_left = node[NODE_TRICKS_LEFT]
-    trumps_from = node[NODE_TRUMPS_FROM]
-    alpha = node[NODE_ALPHA]
-    beta = node[NODE_BETA]
-    node[NODE_RANKS] = 0
+    size = scratch[d, NODE_SIZE]
+    leader = scratch[d, NODE_LEADER]
+    tricks_left = scratch[d, NODE_TRICKS_LEFT]
+    trumps_from = scratch[d, NODE_TRUMPS_FROM]
+    alpha = scratch[d, NODE_ALPHA]
+    beta = scratch[d, NODE_BETA]
+    scratch[d, NODE_RANKS] = 0
     if size == 0 and tricks_left <= 1:
         if tricks_left == 0:
             return True, 0
         taken, rank = _last_trick(rules, hands, leader)
-        node[NODE_RANKS] = rank
+        scratch[d, NODE_RANKS] = rank
         return True, taken
-    node[NODE_SLOT] = -1
+    scratch[d, NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:
         if flags & USE_QUICK_TRICKS:
@@ -607,53 +638,55 @@ def _enter(rules, table, counters, node, hands, trick):
             if lower >= beta or upper <= alpha:
                 # The winning ranks are the sure winners of the side whose bound decided.
                 if (lower >= beta) == ((leader & 1) == 0):
-                    node[NODE_RANKS] = (_sure_winners(rules, hands, leader)
-                                        | _master_trumps(rules, hands, leader))
+                    scratch[d, NODE_RANKS] = (_sure_winners(rules, hands, leader)
+                                              | _master_trumps(rules, hands, leader))
                 else:
-                    node[NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
+                    scratch[d, NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
                 return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
                 rules, hands, leader, counters[GENERATION])
             slot = _bucket(lengths, tag, key_low, key_high, table.shape[0])
-            node[NODE_SLOT] = slot
-            node[NODE_KEY_LOW] = key_low
-            node[NODE_KEY_HIGH] = key_high
-            node[NODE_FIXED_LOW] = fixed_low
-            node[NODE_FIXED_HIGH] = fixed_high
-            node[NODE_LENGTHS] = lengths
-            node[NODE_TAG] = tag
+            scratch[d, NODE_SLOT] = slot
+            scratch[d, NODE_KEY_LOW] = key_low
+            scratch[d, NODE_KEY_HIGH] = key_high
+            scratch[d, NODE_FIXED_LOW] = fixed_low
+            scratch[d, NODE_FIXED_HIGH] = fixed_high
+            scratch[d, NODE_LENGTHS] = lengths
+            scratch[d, NODE_TAG] = tag
             lower = -1000
             upper = 1000
-            lower_row = upper_row = -1
-            for row in range(slot, slot + WAYS):
-                if (table[row, TAG] == tag and table[row, LENGTHS] == lengths
-                        and (table[row, KEY_LOW] ^ key_low) & (table[row, MASK_LOW] | fixed_low) == 0
-                        and (table[row, KEY_HIGH] ^ key_high) & (table[row, MASK_HIGH] | fixed_high) == 0):
-                    if table[row, LOWER] > lower:
-                        lower = table[row, LOWER]
-                        lower_row = row
-                    if table[row, UPPER] < upper:
-                        upper = table[row, UPPER]
-                        upper_row = row
+            lower_way = upper_way = -1
+            for way in range(WAYS):  # the bucket's ways lie side by side: a column is a cache line
+                if (table[slot, TAG, way] == tag and table[slot, LENGTHS, way] == lengths
+                        and (table[slot, KEY_LOW, way] ^ key_low)
+                        & (table[slot, MASK_LOW, way] | fixed_low) == 0
+                        and (table[slot, KEY_HIGH, way] ^ key_high)
+                        & (table[slot, MASK_HIGH, way] | fixed_high) == 0):
+                    if table[slot, LOWER, way] > lower:
+                        lower = table[slot, LOWER, way]
+                        lower_way = way
+                    if table[slot, UPPER, way] < upper:
+                        upper = table[slot, UPPER, way]
+                        upper_way = way
                     if tt_move == NO_CARD:
-                        tt_move = _absolute_card(hands, table[row, BEST])
+                        tt_move = _absolute_card(hands, table[slot, BEST, way])
             # The winning ranks of the entries whose bounds are used.
-            if lower_row >= 0 and not upper <= alpha:
-                node[NODE_RANKS] = _ranked_cards(hands, table[lower_row, MASK_LOW],
-                                                 table[lower_row, MASK_HIGH])
-            if upper_row >= 0 and not (lower >= beta and lower != upper):
-                node[NODE_RANKS] |= _ranked_cards(hands, table[upper_row, MASK_LOW],
-                                                  table[upper_row, MASK_HIGH])
+            if lower_way >= 0 and not upper <= alpha:
+                scratch[d, NODE_RANKS] = _ranked_cards(hands, table[slot, MASK_LOW, lower_way],
+                                                       table[slot, MASK_HIGH, lower_way])
+            if upper_way >= 0 and not (lower >= beta and lower != upper):
+                scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[slot, MASK_LOW, upper_way],
+                                                        table[slot, MASK_HIGH, upper_way])
             if lower >= beta or lower == upper:
                 return True, lower
             if upper <= alpha:
                 return True, upper
             alpha = max(alpha, lower)
             beta = min(beta, upper)
-    node[NODE_TABLE_RANKS] = node[NODE_RANKS]
-    node[NODE_ALPHA] = node[NODE_WINDOW_ALPHA] = alpha
-    node[NODE_BETA] = node[NODE_WINDOW_BETA] = beta
+    scratch[d, NODE_TABLE_RANKS] = scratch[d, NODE_RANKS]
+    scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
+    scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
     seat = (leader + size) % NUM_SEATS
     live = hands[0] | hands[1] | hands[2] | hands[3]
     trick_points = 0
@@ -661,20 +694,23 @@ def _enter(rules, table, counters, node, hands, trick):
         live |= np.int64(1) << trick[position]
         trick_points += rules[POINTS + trick[position]]
     best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
-    n = _list_moves(rules, hands, trick, size, seat, live, node)
+    n = _list_moves(rules, hands, trick, size, seat, live, scratch, d)
     if flags & USE_ORDERING:
-        _order_moves(rules, node, n, hands, trick, size, seat, best_position, trumps_from, live, tt_move)
-    node[NODE_COUNT] = n
-    node[NODE_NEXT] = 0
-    node[NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
-    node[NODE_BEST_MOVE] = node[0]
-    node[NODE_BEST_POSITION] = best_position
-    node[NODE_TRICK_POINTS] = trick_points
+        _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live,
+                     tt_move)
+    if flags & PLAYOUT:
+        n = 1
+    scratch[d, NODE_COUNT] = n
+    scratch[d, NODE_NEXT] = 0
+    scratch[d, NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
+    scratch[d, NODE_BEST_MOVE] = scratch[d, 0]
+    scratch[d, NODE_BEST_POSITION] = best_position
+    scratch[d, NODE_TRICK_POINTS] = trick_points
     return False, 0
 
 
 @njit(cache=True, inline="always")
-def _cover_skipped(rules, hands, trick, node):
+def _cover_skipped(rules, hands, trick, scratch, d):
     """Add to the node's winning ranks the equivalent cards it skipped, where needed.
 
     A card skipped for an equivalent higher one of the same hand stands for it
@@ -683,13 +719,13 @@ def _cover_skipped(rules, hands, trick, node):
     suit's lowest winning rank), the skipped one must be too; when both lie
     below, every such low card is alike in the positions the entry matches.
     """
-    size = node[NODE_SIZE]
-    seat = (node[NODE_LEADER] + size) % NUM_SEATS
+    size = scratch[d, NODE_SIZE]
+    seat = (scratch[d, NODE_LEADER] + size) % NUM_SEATS
     searched = np.int64(0)
-    for i in range(node[NODE_COUNT]):
-        searched |= np.int64(1) << node[i]
+    for i in range(scratch[d, NODE_COUNT]):
+        searched |= np.int64(1) << scratch[d, i]
     skipped = playable(hands[seat], trick, size) & ~searched
-    ranks = node[NODE_RANKS]
+    ranks = scratch[d, NODE_RANKS]
     while skipped != 0:
         card = highest_card(skipped)
         bit = np.int64(1) << card
@@ -697,22 +733,23 @@ def _cover_skipped(rules, hands, trick, node):
         suit_ranks = ranks & _suit_bits(card // CARDS_PER_SUIT)
         if suit_ranks != 0 and lowest_card(searched & _above(card)) >= lowest_card(suit_ranks):
             ranks |= bit
-    node[NODE_RANKS] = ranks
+    scratch[d, NODE_RANKS] = ranks
 
 
 @njit(cache=True, inline="always")
-def _close(rules, table, counters, hands, trick, node, cut):
+def _close(rules, table, counters, hands, trick, scratch, d, cut):
     """The node's value, stored as a bound in the table at a trick boundary.
 
     Without a cut-off, every move counted: the skipped equivalent cards too.
     """
     if not cut and (rules[FLAGS] & (USE_EQUIVALENCE | USE_WINNING_RANKS)) == (
             USE_EQUIVALENCE | USE_WINNING_RANKS):
-        _cover_skipped(rules, hands, trick, node)
-    if node[NODE_SLOT] >= 0:
-        mask_low, mask_high = _rank_masks(rules, hands, node[NODE_RANKS])
-        _store(table, counters, node, mask_low, mask_high, _relative_card(hands, node[NODE_BEST_MOVE]))
-    return node[NODE_BEST]
+        _cover_skipped(rules, hands, trick, scratch, d)
+    if scratch[d, NODE_SLOT] >= 0:
+        mask_low, mask_high = _rank_masks(rules, hands, scratch[d, NODE_RANKS])
+        best_lead = _relative_card(hands, scratch[d, NODE_BEST_MOVE])
+        _store(table, counters, scratch, d, mask_low, mask_high, best_lead)
+    return scratch[d, NODE_BEST]
 
 
 @njit(cache=True)
@@ -724,138 +761,150 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
     current trick, ``size`` of them, led by ``leader``) are changed during the
     search and restored. ``tricks_left`` counts the current trick.
     """
-    depth = 0
-    node = scratch[0]
-    node[NODE_SIZE] = size
-    node[NODE_LEADER] = leader
-    node[NODE_TRICKS_LEFT] = tricks_left
-    node[NODE_TRUMPS_FROM] = trumps_from
-    node[NODE_ALPHA] = alpha
-    node[NODE_BETA] = beta
-    returning, result = _enter(rules, table, counters, node, hands, trick)
+    # The helpers take borrowed views: the arrays outlive this call (see cardlab.core.borrowed).
+    rules, table, counters = borrowed(rules), borrowed(table), borrowed(counters)
+    scratch, hands, trick = borrowed(scratch), borrowed(hands), borrowed(trick)
+    d = 0
+    scratch[d, NODE_SIZE] = size
+    scratch[d, NODE_LEADER] = leader
+    scratch[d, NODE_TRICKS_LEFT] = tricks_left
+    scratch[d, NODE_TRUMPS_FROM] = trumps_from
+    scratch[d, NODE_ALPHA] = alpha
+    scratch[d, NODE_BETA] = beta
+    returning, result = _enter(rules, table, counters, scratch, d, hands, trick)
     while True:
         if returning:
-            if depth == 0:
+            if d == 0:
                 return result
-            ranks = scratch[depth][NODE_RANKS]
-            depth -= 1
-            node = scratch[depth]
-            size = node[NODE_SIZE]
-            seat = (node[NODE_LEADER] + size) % NUM_SEATS
-            card = node[node[NODE_NEXT]]
+            ranks = scratch[d, NODE_RANKS]
+            d -= 1
+            size = scratch[d, NODE_SIZE]
+            seat = (scratch[d, NODE_LEADER] + size) % NUM_SEATS
+            card = scratch[d, scratch[d, NODE_NEXT]]
             hands[seat] |= np.int64(1) << card
             if size == NUM_SEATS - 1:
-                trick[0] = node[NODE_SAVED]
-                trick[1] = node[NODE_SAVED + 1]
-                trick[2] = node[NODE_SAVED + 2]
-            ranks |= node[NODE_TRICK_RANK]
-            v = node[NODE_GAINED] + result
+                trick[0] = scratch[d, NODE_SAVED]
+                trick[1] = scratch[d, NODE_SAVED + 1]
+                trick[2] = scratch[d, NODE_SAVED + 2]
+            ranks |= scratch[d, NODE_TRICK_RANK]
+            v = scratch[d, NODE_GAINED] + result
             if (seat & 1) == 0:
-                if v > node[NODE_BEST]:
-                    node[NODE_BEST] = v
-                    node[NODE_BEST_MOVE] = card
-                node[NODE_ALPHA] = max(node[NODE_ALPHA], v)
+                if v > scratch[d, NODE_BEST]:
+                    scratch[d, NODE_BEST] = v
+                    scratch[d, NODE_BEST_MOVE] = card
+                scratch[d, NODE_ALPHA] = max(scratch[d, NODE_ALPHA], v)
             else:
-                if v < node[NODE_BEST]:
-                    node[NODE_BEST] = v
-                    node[NODE_BEST_MOVE] = card
-                node[NODE_BETA] = min(node[NODE_BETA], v)
-            node[NODE_NEXT] += 1
-            if node[NODE_ALPHA] >= node[NODE_BETA]:
+                if v < scratch[d, NODE_BEST]:
+                    scratch[d, NODE_BEST] = v
+                    scratch[d, NODE_BEST_MOVE] = card
+                scratch[d, NODE_BETA] = min(scratch[d, NODE_BETA], v)
+            scratch[d, NODE_NEXT] += 1
+            if scratch[d, NODE_ALPHA] >= scratch[d, NODE_BETA]:
                 # A cut-off: the bound rests on this move alone (and the table's window).
-                node[NODE_RANKS] = node[NODE_TABLE_RANKS] | ranks
-                result = _close(rules, table, counters, hands, trick, node, True)
+                scratch[d, NODE_RANKS] = scratch[d, NODE_TABLE_RANKS] | ranks
+                result = _close(rules, table, counters, hands, trick, scratch, d, True)
                 continue
-            node[NODE_RANKS] |= ranks
-            if node[NODE_NEXT] >= node[NODE_COUNT]:
-                result = _close(rules, table, counters, hands, trick, node, False)
+            scratch[d, NODE_RANKS] |= ranks
+            if scratch[d, NODE_NEXT] >= scratch[d, NODE_COUNT]:
+                result = _close(rules, table, counters, hands, trick, scratch, d, False)
                 continue
-        elif node[NODE_NEXT] >= node[NODE_COUNT]:
-            result = _close(rules, table, counters, hands, trick, node, False)
+        elif scratch[d, NODE_NEXT] >= scratch[d, NODE_COUNT]:
+            result = _close(rules, table, counters, hands, trick, scratch, d, False)
             returning = True
             continue
         # Play the node's next move and open the child.
-        size = node[NODE_SIZE]
-        leader = node[NODE_LEADER]
+        size = scratch[d, NODE_SIZE]
+        leader = scratch[d, NODE_LEADER]
         seat = (leader + size) % NUM_SEATS
-        card = node[node[NODE_NEXT]]
+        card = scratch[d, scratch[d, NODE_NEXT]]
         hands[seat] &= ~(np.int64(1) << card)
         trick[size] = card
-        child = scratch[depth + 1]
-        child[NODE_TRUMPS_FROM] = node[NODE_TRUMPS_FROM]
-        child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT]
-        child[NODE_LEADER] = leader
+        scratch[d + 1, NODE_TRUMPS_FROM] = scratch[d, NODE_TRUMPS_FROM]
+        scratch[d + 1, NODE_TRICKS_LEFT] = scratch[d, NODE_TRICKS_LEFT]
+        scratch[d + 1, NODE_LEADER] = leader
         gained = 0
-        node[NODE_TRICK_RANK] = 0
+        scratch[d, NODE_TRICK_RANK] = 0
         if size < NUM_SEATS - 1:
-            child[NODE_SIZE] = size + 1
+            scratch[d + 1, NODE_SIZE] = size + 1
         else:
-            best_position = node[NODE_BEST_POSITION]
+            best_position = scratch[d, NODE_BEST_POSITION]
             winning = best_position
-            if beats(rules, card, size, trick[best_position], best_position, node[NODE_TRUMPS_FROM]):
+            if beats(rules, card, size, trick[best_position], best_position, scratch[d, NODE_TRUMPS_FROM]):
                 winning = size
             winner = (leader + winning) % NUM_SEATS
             if (winner & 1) == 0:
-                gained = node[NODE_TRICK_POINTS] + rules[POINTS + card] + rules[TRICK_BASE]
-            node[NODE_TRICK_RANK] = _rank_winner(trick, winning)
-            node[NODE_SAVED] = trick[0]
-            node[NODE_SAVED + 1] = trick[1]
-            node[NODE_SAVED + 2] = trick[2]
-            child[NODE_SIZE] = 0
-            child[NODE_LEADER] = winner
-            child[NODE_TRICKS_LEFT] = node[NODE_TRICKS_LEFT] - 1
-            child[NODE_TRUMPS_FROM] = 0
-        node[NODE_GAINED] = gained
-        child[NODE_ALPHA] = node[NODE_ALPHA] - gained
-        child[NODE_BETA] = node[NODE_BETA] - gained
-        depth += 1
-        node = child
-        returning, result = _enter(rules, table, counters, node, hands, trick)
+                gained = scratch[d, NODE_TRICK_POINTS] + rules[POINTS + card] + rules[TRICK_BASE]
+            scratch[d, NODE_TRICK_RANK] = _rank_winner(trick, winning)
+            scratch[d, NODE_SAVED] = trick[0]
+            scratch[d, NODE_SAVED + 1] = trick[1]
+            scratch[d, NODE_SAVED + 2] = trick[2]
+            scratch[d + 1, NODE_SIZE] = 0
+            scratch[d + 1, NODE_LEADER] = winner
+            scratch[d + 1, NODE_TRICKS_LEFT] = scratch[d, NODE_TRICKS_LEFT] - 1
+            scratch[d + 1, NODE_TRUMPS_FROM] = 0
+        scratch[d, NODE_GAINED] = gained
+        scratch[d + 1, NODE_ALPHA] = scratch[d, NODE_ALPHA] - gained
+        scratch[d + 1, NODE_BETA] = scratch[d, NODE_BETA] - gained
+        d += 1
+        returning, result = _enter(rules, table, counters, scratch, d, hands, trick)
 
 
-@njit(cache=True)
-def _store(table, counters, node, mask_low, mask_high, best_move):
+@njit(cache=True, inline="always")
+def _store(table, counters, scratch, d, mask_low, mask_high, best_move):
     """Keep the node's bound: in the row of the same key and winning ranks if there is one,
     else in a row of the bucket left by an older generation, else in the next row in turn."""
-    slot = node[NODE_SLOT]
-    key_low = node[NODE_KEY_LOW]
-    key_high = node[NODE_KEY_HIGH]
-    match_low = mask_low | node[NODE_FIXED_LOW]
-    match_high = mask_high | node[NODE_FIXED_HIGH]
-    tag = node[NODE_TAG]
-    lengths = node[NODE_LENGTHS]
+    slot = scratch[d, NODE_SLOT]
+    key_low = scratch[d, NODE_KEY_LOW]
+    key_high = scratch[d, NODE_KEY_HIGH]
+    match_low = mask_low | scratch[d, NODE_FIXED_LOW]
+    match_high = mask_high | scratch[d, NODE_FIXED_HIGH]
+    tag = scratch[d, NODE_TAG]
+    lengths = scratch[d, NODE_LENGTHS]
     target = -1
     stale = -1
-    for row in range(slot, slot + WAYS):
-        if table[row, TAG] == tag:
-            if (table[row, LENGTHS] == lengths and table[row, MASK_LOW] == mask_low
-                    and table[row, MASK_HIGH] == mask_high
-                    and (table[row, KEY_LOW] ^ key_low) & match_low == 0
-                    and (table[row, KEY_HIGH] ^ key_high) & match_high == 0):
-                target = row
+    for way in range(WAYS):
+        if table[slot, TAG, way] == tag:
+            if (table[slot, LENGTHS, way] == lengths and table[slot, MASK_LOW, way] == mask_low
+                    and table[slot, MASK_HIGH, way] == mask_high
+                    and (table[slot, KEY_LOW, way] ^ key_low) & match_low == 0
+                    and (table[slot, KEY_HIGH, way] ^ key_high) & match_high == 0):
+                target = way
                 break
-        elif stale < 0 and table[row, TAG] // NUM_SEATS != tag // NUM_SEATS:
-            stale = row
+        elif stale < 0 and table[slot, TAG, way] // NUM_SEATS != tag // NUM_SEATS:
+            stale = way
     if target < 0:
         if stale >= 0:
             target = stale
         else:
-            target = slot + counters[REPLACE] % WAYS
+            target = counters[REPLACE] % WAYS
             counters[REPLACE] += 1
-        table[target, KEY_LOW] = key_low
-        table[target, KEY_HIGH] = key_high
-        table[target, LENGTHS] = lengths
-        table[target, TAG] = tag
-        table[target, MASK_LOW] = mask_low
-        table[target, MASK_HIGH] = mask_high
-        table[target, LOWER] = -1000
-        table[target, UPPER] = 1000
-    value = node[NODE_BEST]
-    if value > node[NODE_WINDOW_ALPHA]:
-        table[target, LOWER] = max(table[target, LOWER], value)
-    if value < node[NODE_WINDOW_BETA]:
-        table[target, UPPER] = min(table[target, UPPER], value)
-    table[target, BEST] = best_move
+        table[slot, KEY_LOW, target] = key_low
+        table[slot, KEY_HIGH, target] = key_high
+        table[slot, LENGTHS, target] = lengths
+        table[slot, TAG, target] = tag
+        table[slot, MASK_LOW, target] = mask_low
+        table[slot, MASK_HIGH, target] = mask_high
+        table[slot, LOWER, target] = -1000
+        table[slot, UPPER, target] = 1000
+    value = scratch[d, NODE_BEST]
+    if value > scratch[d, NODE_WINDOW_ALPHA]:
+        table[slot, LOWER, target] = max(table[slot, LOWER, target], value)
+    if value < scratch[d, NODE_WINDOW_BETA]:
+        table[slot, UPPER, target] = min(table[slot, UPPER, target], value)
+    table[slot, BEST, target] = best_move
+
+
+@njit(cache=True)
+def playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from):
+    """Team 0's points when every player plays the move the ordering puts first: a guess.
+
+    One line of play to the end (a node per card), without the table, so
+    nothing inexact is stored; MTD(f) starts from it.
+    """
+    playout = rules.copy()
+    playout[FLAGS] = (rules[FLAGS] & ~(USE_TT | USE_QUICK_TRICKS)) | PLAYOUT
+    return search(playout, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                  trumps_from, -1000, 1000)
 
 
 @njit(cache=True)
@@ -875,6 +924,9 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
     upper = highest
     if size == 0 and tricks_left > 1 and rules[FLAGS] & USE_QUICK_TRICKS:
         lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+    if not lower <= guess <= upper and rules[FLAGS] & USE_ORDERING:
+        guess = playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                              trumps_from)
     if not lower <= guess <= upper:
         guess = (lower + upper) // 2
     while lower < upper:
