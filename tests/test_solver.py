@@ -374,3 +374,30 @@ def test_boundary_bounds_bracket_the_exact_value(game):
         tightened += lower > negative or upper < highest
         checked += 1
     assert tightened >= 10
+
+
+def test_the_first_guess_changes_nothing_but_the_work():
+    """MTD(f) converges on the same value from any first guess, the playout's included, and the
+    playout's value is a line of play (within the points left)."""
+    from cardlab.solver.position import KAISER, load
+    from cardlab.solver.search import NODES, Table, exact_value, playout_value, points_left
+
+    rng = np.random.default_rng(15)
+    table = Table(12)
+    for _ in range(6):
+        state = random_play_state(KAISER_GAME, rng, 5)
+        hands = np.zeros(4, dtype=np.int64)
+        trick = np.full(4, -1, dtype=np.int64)
+        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
+                                                                    hands, trick)
+        args = (rules, table.entries, table.counters, table.scratch, hands, trick, size, leader,
+                tricks_left, trumps_from)
+        lowest, highest, _ = points_left(rules, hands, trick, size, tricks_left)
+        before = table.counters[NODES]
+        assert lowest <= playout_value(*args) <= highest
+        assert table.counters[NODES] - before <= 4 * tricks_left  # one node per card
+        values = set()
+        for guess in (-1000, lowest, highest, (lowest + highest) // 2):
+            table.forget()
+            values.add(exact_value(*args, guess))
+        assert len(values) == 1
