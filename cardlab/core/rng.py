@@ -26,7 +26,7 @@ def make_stream(seed: int) -> np.ndarray:
     return stream
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mix64(z):
     z = np.uint64(z)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -44,27 +44,26 @@ def next_u64(stream):
 RECIPROCAL_BOUNDS = 256
 
 
-def _division_magic(divisor: int) -> tuple[int, int, int]:
-    """libdivide's unsigned 64-bit magic for ``divisor``: ``(multiplier, shift, add)``.
+def _division_magic(divisor: int) -> tuple[int, int]:
+    """libdivide's branch-free unsigned 64-bit magic for ``divisor`` >= 2: ``(multiplier, shift)``.
 
-    ``n // divisor`` is then ``high64(n * multiplier) >> shift``, or, when ``add`` is 1,
-    ``(((n - q) >> 1) + q) >> shift`` with ``q = high64(n * multiplier)`` (the multiplier
-    needs 65 bits); a power of two has multiplier 0 and is a plain shift. Exact for every
-    64-bit ``n`` (Granlund & Montgomery 1994; Fish, libdivide).
+    ``n // divisor`` is then ``(((n - q) >> 1) + q) >> shift`` with ``q = high64(n * multiplier)``
+    for every 64-bit ``n``: the multiplier of ``2**(64 + log2) / divisor`` needs 65 bits, and
+    the halving add supplies the 65th (Granlund & Montgomery 1994; Fish, libdivide). A power of
+    two has multiplier 0, so the same steps shift it. One formula for every divisor: no branch a
+    random divisor would mispredict.
     """
     log2 = divisor.bit_length() - 1
     if divisor & (divisor - 1) == 0:
-        return 0, log2, 0
+        return 0, log2 - 1
     proposed, remainder = divmod(1 << (64 + log2), divisor)
-    if divisor - remainder < (1 << log2):
-        return (proposed + 1) & (2**64 - 1), log2, 0
     proposed = 2 * proposed + (1 if 2 * remainder >= divisor else 0)
-    return (proposed + 1) & (2**64 - 1), log2, 1
+    return (proposed + 1) & (2**64 - 1), log2
 
 
 def _magic_table() -> np.ndarray:
-    table = np.zeros((RECIPROCAL_BOUNDS + 1, 3), dtype=np.uint64)
-    for divisor in range(1, RECIPROCAL_BOUNDS + 1):
+    table = np.zeros((RECIPROCAL_BOUNDS + 1, 2), dtype=np.uint64)
+    for divisor in range(2, RECIPROCAL_BOUNDS + 1):
         table[divisor] = _division_magic(divisor)
     return table
 
@@ -99,18 +98,28 @@ def small_remainder(r, n):
     """
     if n > RECIPROCAL_BOUNDS:
         return r % np.uint64(n)
+    high = _multiply_high(r, _MAGIC[n, 0])
+    quotient = ((((r - high) >> np.uint64(1)) + high) >> _MAGIC[n, 1])
     divisor = np.uint64(n)
-    multiplier = _MAGIC[n, 0]
-    shift = _MAGIC[n, 1]
-    if multiplier == 0:
-        quotient = r >> shift
-    else:
-        quotient = _multiply_high(r, multiplier)
-        if _MAGIC[n, 2] != 0:
-            quotient = (((r - quotient) >> np.uint64(1)) + quotient) >> shift
-        else:
-            quotient = quotient >> shift
+    quotient = r if n == 1 else quotient  # a select: 1 has no 64-bit multiplier
     return r - quotient * divisor
+
+
+@njit(cache=True, inline="always")
+def below_from_position(position, n):
+    """:func:`random_below` on a stream held in a local variable: ``(draw, new position)``.
+
+    ``position`` is what a stream array holds (``stream[0]``). A playout that keeps it in a
+    register for a whole hand and writes it back at the end draws exactly the numbers the
+    array would give, without a load and a store per draw that the compiler cannot drop
+    (the state array the playout writes might, for all it knows, be the stream).
+    """
+    bound = np.uint64(n)
+    while True:
+        position = position + _GOLDEN
+        r = mix64(position)
+        if r >= bound or r >= (np.uint64(0) - bound) % bound:
+            return np.int64(small_remainder(r, n)), position
 
 
 @njit(cache=True)
@@ -122,11 +131,8 @@ def random_below(stream, n):
     comes from :func:`small_remainder`, a multiplication instead of a division, and the same
     draws.
     """
-    bound = np.uint64(n)
-    while True:
-        r = next_u64(stream)
-        if r >= bound or r >= (np.uint64(0) - bound) % bound:
-            return np.int64(small_remainder(r, n))
+    draw, stream[0] = below_from_position(stream[0], n)
+    return draw
 
 
 @njit(cache=True)
