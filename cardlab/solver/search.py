@@ -117,7 +117,8 @@ class Table:
 
 @njit(cache=True)
 def new_table(bits):
-    entries = np.zeros((1 << (bits - WAYS_BITS), TT_COLUMNS, WAYS), dtype=np.int64)
+    buckets = 1 << max(bits - WAYS_BITS, 0)  # one bucket at least
+    entries = np.zeros((buckets, TT_COLUMNS, WAYS), dtype=np.int64)
     entries[:, TAG, :] = -1
     return entries
 
