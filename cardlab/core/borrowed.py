@@ -7,7 +7,8 @@ arrays, those atomic operations cost as much as the work itself. A
 *borrowed* view points at the same data with no owner (a null memory-info
 pointer), so its reference counting is a null test. It is safe only while
 the array it views stays alive: a kernel borrows its own arguments for the
-length of one call, never returns or stores the views.
+length of one call, never returns or stores the views. A kernel that allocates nothing
+at all is simpler compiled without counts (:mod:`cardlab.core.kernel`).
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ that passes the state array on to helpers pays them at almost every step: they w
 the CPU time of a random Kaiser hand (issue 18). A kernel that only reads and writes the
 arrays its caller gives it (it allocates none and returns none, not even a view) needs no
 count: the caller's references keep those arrays alive for the whole call.
+
+A kernel that must allocate (a search's tables) hands its helpers owner-less views instead
+(:mod:`cardlab.core.borrowed`); a small helper can simply be ``inline="always"``.
 """
 
 from __future__ import annotations
