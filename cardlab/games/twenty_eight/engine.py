@@ -672,21 +672,29 @@ def play_cards_randomly(s, stream):
         team = side_at_table(n, winner)
         for k in range(n):
             s[TRICK + k] = NO_CARD
-        s[CARD_POINTS_WON + team] += points
-        s[TRICKS_WON + team] += 1
-        s[TRICK_LEADERS + trick] = leader
-        s[TRICK_WINNERS + trick] = winner
-        s[TRICK_TRUMPS_FROM + trick] = trumps_from
-        s[TRICK_NUMBER] = trick + 1
-        s[TRICK_SIZE] = 0
-        s[TRICK_LEADER] = winner
-        s[TO_MOVE] = winner
-        s[TRUMPS_FROM] = 0 if shown == 1 else n
+        _record_trick(s, trick, leader, winner, team, points, trumps_from, shown, n)
         if variant_tricks:
             _after_variant_trick(s, winner, team)
         elif trick == last_trick:
             _score_hand(s)
     return moves
+
+
+@njit(cache=True, inline="always")
+def _record_trick(s, trick, leader, winner, team, points, trumps_from, shown, n):
+    """What a finished trick leaves in the state: its points and count to the winner's team,
+    its leader, winner and trump position in the record, the winner to lead the next. Shared
+    by the card-by-card ``_play_card`` and the random play-out, which keeps the trick in locals."""
+    s[CARD_POINTS_WON + team] += points
+    s[TRICKS_WON + team] += 1
+    s[TRICK_LEADERS + trick] = leader
+    s[TRICK_WINNERS + trick] = winner
+    s[TRICK_TRUMPS_FROM + trick] = trumps_from
+    s[TRICK_NUMBER] = trick + 1
+    s[TRICK_SIZE] = 0
+    s[TRICK_LEADER] = winner
+    s[TO_MOVE] = winner
+    s[TRUMPS_FROM] = 0 if shown == 1 else n
 
 
 @njit(cache=True)
@@ -1064,16 +1072,7 @@ def _play_card(s, card):
     leader = s[TRICK_LEADER]
     winner = seat_after(leader, best, n)
     team = side_at_table(n, winner)
-    s[CARD_POINTS_WON + team] += points
-    s[TRICKS_WON + team] += 1
-    s[TRICK_LEADERS + trick] = leader
-    s[TRICK_WINNERS + trick] = winner
-    s[TRICK_TRUMPS_FROM + trick] = trumps_from
-    s[TRICK_NUMBER] = trick + 1
-    s[TRICK_SIZE] = 0
-    s[TRICK_LEADER] = winner
-    s[TO_MOVE] = winner
-    s[TRUMPS_FROM] = 0 if s[TRUMP_SHOWN] == 1 else n
+    _record_trick(s, trick, leader, winner, team, points, trumps_from, s[TRUMP_SHOWN], n)
     if s[COT] + s[THANI_DECLARED] > 0:
         _after_variant_trick(s, winner, team)
     elif trick + 1 == s[HAND_TRICKS]:
