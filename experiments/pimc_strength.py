@@ -10,12 +10,14 @@ resumable from ``<out>.partial.json``.
 ``--opponent ismcts``: equal time without a clock. Both sides get fixed
 budgets, so the match is seeded and reproducible and plays in the compiled
 loop: PIMC's ``--worlds``, and an ISMCTS ``simulations`` count calibrated to
-spend the same mean CPU time per decision (:func:`calibrate_ismcts`: measured
-on ``--calibration-deals`` deals, adjusted once). The count is kept in
-``<out>.calibration.json`` and the match is a two-agent tournament in
-``<out>.tournament/`` (:func:`cardlab.arena.tournament.run_tournament`), so a
-rerun resumes without measuring again. The JSON reports both sides' mean CPU
-time per decision, in the calibration and in the match.
+spend the same mean CPU time per decision (:func:`calibrate_ismcts`: small
+tournaments of ``--calibration-deals`` deals in the same compiled loop, the
+count rescaled after each). The count is kept in ``<out>.calibration.json``
+and the match is a two-agent tournament in ``<data-dir>/<name>.tournament/``
+(:func:`cardlab.arena.tournament.run_tournament`), so a rerun resumes without
+measuring again. The JSON reports both sides' mean CPU time per decision, in
+the calibration and in the match: the match's ratio is the check that the
+time was equal.
 ``--time-ms`` instead gives both sides the same clock per move (PIMC then
 solves worlds in the Python loop: results depend on the machine and its load).
 
@@ -36,72 +38,73 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyspiel
 
 import cardlab  # noqa: F401
-from cardlab.arena import play_deal
 from cardlab.arena.match import Side, run_match
-from cardlab.arena.native import deal_seeds
 from cardlab.arena.pool import WorkerLostError
 from cardlab.games import game_spec
 from cardlab.results import ResultsError
 
 FIRST_GUESS_SIMULATIONS = 200  # ISMCTS's count at the first calibration measurement
+CALIBRATION_ROUNDS = 3  # measurements of both sides' time, each followed by a rescaling
 
 
-class CpuTimed(pyspiel.Bot):
-    """A bot whose thread CPU time and decisions are counted (the load of other jobs is left out)."""
+def compiled_ms_per_decision(game_name: str, pimc_options: dict[str, Any], ismcts_options: dict[str, Any],
+                             deals: int, seed: int, directory: Path, workers: int) -> tuple[float, float]:
+    """Mean CPU milliseconds per decision of PIMC and of ISMCTS over ``deals`` duplicate deals.
 
-    def __init__(self, bot: pyspiel.Bot):
-        pyspiel.Bot.__init__(self)
-        self.bot = bot
-        self.seconds = 0.0
-        self.decisions = 0
+    Measured in the compiled arena loop the match itself plays in (each worker's
+    process CPU clock), so the calibration and the match time the same code.
+    """
+    from cardlab.analysis.report import build_report
+    from cardlab.arena.agents import AgentSpec
+    from cardlab.arena.tournament import TournamentSettings, default_chunk_size, run_tournament
 
-    def restart_at(self, state: pyspiel.State) -> None:
-        self.bot.restart_at(state)
-
-    def step(self, state: pyspiel.State) -> int:
-        start = time.thread_time()
-        action = self.bot.step(state)
-        self.seconds += time.thread_time() - start
-        self.decisions += 1
-        return action
-
-
-def cpu_ms_per_decision(game: pyspiel.Game, side_a: Side, side_b: Side, deals: int, seed: int
-                        ) -> tuple[float, float]:
-    """Mean CPU milliseconds per decision of A and of B, A on the even seats, over ``deals`` deals."""
-    makers = (side_a.factory(), side_b.factory())
-    seconds, decisions = np.zeros(2), np.zeros(2)
-    for deal_seed in deal_seeds(seed, 0, deals):
-        bots = [CpuTimed(makers[seat % 2](game, seat, int(deal_seed) + seat))
-                for seat in range(game.num_players())]
-        play_deal(game, bots, int(deal_seed))
-        for seat, bot in enumerate(bots):
-            seconds[seat % 2] += bot.seconds
-            decisions[seat % 2] += bot.decisions
-    ms = 1000.0 * seconds / np.maximum(decisions, 1)
-    return float(ms[0]), float(ms[1])
+    entrants = (AgentSpec("pimc", "pimc", pimc_options), AgentSpec("ismcts", "ismcts", ismcts_options))
+    settings = TournamentSettings(game_name, {}, entrants, deals, seed, default_chunk_size(deals, True))
+    run_tournament(settings, directory, backend="serial" if workers == 1 else "processes",
+                   workers=workers, progress=False)
+    report = build_report(directory)
+    return float(report.ms_per_decision[0]), float(report.ms_per_decision[1])
 
 
-def calibrate_ismcts(game: pyspiel.Game, pimc: Side, deals: int, seed: int) -> dict[str, Any]:
+def calibrate_ismcts(game_name: str, pimc_options: dict[str, Any], deals: int, seed: int,
+                     directory: Path, workers: int, rounds: int = CALIBRATION_ROUNDS) -> dict[str, Any]:
     """ISMCTS's simulation count whose mean CPU time per decision matches PIMC's.
 
-    Time per decision grows about linearly with the count: PIMC plays ISMCTS at
-    a first guess, the count is scaled by the ratio of their times, they play
-    again and the count is scaled once more. The deals are the match's first
-    ones (only their time is used).
+    ISMCTS's time per decision is a fixed part (its tree, the determinization)
+    plus a cost per simulation. PIMC plays ISMCTS at a first guess and the
+    count is scaled by the ratio of their times; after that, the line through
+    the last two measurements gives the count at PIMC's time (a secant step),
+    ``rounds`` measurements in all. The deals are the match's first ones (only
+    their time is used); each round is a small tournament kept under
+    ``directory``, so an interrupted calibration resumes.
     """
     simulations = FIRST_GUESS_SIMULATIONS
     measured = []
-    for _ in range(2):
-        ismcts = Side("ismcts", {"simulations": simulations, "rollout": "rules"})
-        pimc_ms, ismcts_ms = cpu_ms_per_decision(game, pimc, ismcts, deals, seed)
+    for round_number in range(rounds):
+        ismcts_options = {"simulations": simulations, "rollout": "rules"}
+        pimc_ms, ismcts_ms = compiled_ms_per_decision(
+            game_name, pimc_options, ismcts_options, deals, seed,
+            directory / f"round-{round_number}-{simulations}", workers)
         measured.append({"ismcts_simulations": simulations, "pimc_cpu_ms_per_decision": round(pimc_ms, 3),
                          "ismcts_cpu_ms_per_decision": round(ismcts_ms, 3)})
-        simulations = max(1, round(simulations * pimc_ms / max(ismcts_ms, 1e-6)))
-    return {"calibration_deals": deals, "measured": measured, "ismcts_simulations": simulations}
+        simulations = _next_count(measured, pimc_ms, ismcts_ms)
+    return {"calibration_deals": deals, "clock": "process CPU time in the compiled arena loop",
+            "measured": measured, "ismcts_simulations": simulations}
+
+
+def _next_count(measured: list[dict[str, Any]], pimc_ms: float, ismcts_ms: float) -> int:
+    """The next simulation count: a secant step through the last two rounds, or a rescaling."""
+    count = measured[-1]["ismcts_simulations"]
+    guess = count * pimc_ms / max(ismcts_ms, 1e-6)
+    if len(measured) >= 2:
+        before = measured[-2]
+        extra_ms = ismcts_ms - before["ismcts_cpu_ms_per_decision"]
+        extra_simulations = count - before["ismcts_simulations"]
+        if extra_simulations and extra_ms / extra_simulations > 0:  # time grows with the count
+            guess = count + (pimc_ms - ismcts_ms) * extra_simulations / extra_ms
+    return max(1, round(guess))
 
 
 def calibrated_match(args: argparse.Namespace, game_name: str, pimc_options: dict[str, Any]
@@ -113,18 +116,19 @@ def calibrated_match(args: argparse.Namespace, game_name: str, pimc_options: dic
 
     base = Path(args.out) if args.out else Path("experiments/data/pimc-strength")
     kept = Path(f"{base}.calibration.json")
+    runs = Path(args.data_dir) / base.name  # the tournaments' files (not committed)
     if kept.exists():
         calibration = json.loads(kept.read_text())
     else:
-        calibration = calibrate_ismcts(pyspiel.load_game(game_name), Side("pimc", pimc_options),
-                                       args.calibration_deals, args.seed)
+        calibration = calibrate_ismcts(game_name, pimc_options, args.calibration_deals, args.seed,
+                                       Path(f"{runs}.calibration"), args.workers)
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(json.dumps(calibration, indent=2) + "\n")
     ismcts_options = {"simulations": calibration["ismcts_simulations"], "rollout": "rules"}
     entrants = (AgentSpec("pimc", "pimc", pimc_options), AgentSpec("ismcts", "ismcts", ismcts_options))
     settings = TournamentSettings(game_name, {}, entrants, args.deals, args.seed,
                                   default_chunk_size(args.deals, True))
-    directory = Path(f"{base}.tournament")
+    directory = Path(f"{runs}.tournament")
     start = time.perf_counter()
     run_tournament(settings, directory, backend="serial" if args.workers == 1 else "processes",
                    workers=args.workers, progress=True, command=" ".join(sys.argv))
@@ -152,10 +156,12 @@ def main() -> None:
     parser.add_argument("--time-ms", type=float, default=None,
                         help="against ismcts: the same clock per move for both (default: calibrated "
                              "fixed budgets)")
-    parser.add_argument("--calibration-deals", type=int, default=3)
+    parser.add_argument("--calibration-deals", type=int, default=40)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--data-dir", default="experiments/data",
+                        help="calibrated ismcts: where the tournaments' files go (default: %(default)s)")
     args = parser.parse_args()
     for name in ("deals", "worlds", "bid_worlds", "workers", "calibration_deals"):
         if getattr(args, name) < 1:

@@ -88,19 +88,36 @@ def test_pimc_against_ismcts_calibrates_fixed_budgets_and_plays_natively(tmp_pat
     out = tmp_path / "pimc.json"
     command = [sys.executable, "-m", "experiments.pimc_strength", "--game", "kaiser", "--opponent", "ismcts",
                "--deals", "2", "--worlds", "2", "--bid-worlds", "1", "--calibration-deals", "1",
-               "--workers", "1", "--seed", "3", "--out", str(out)]
+               "--workers", "1", "--seed", "3", "--out", str(out), "--data-dir", str(tmp_path / "data")]
     first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     summary = json.loads(out.read_text())
     assert summary["deals"] == 2 and len(summary["scores"]) == 2
     calibration = summary["calibration"]
-    assert [m["ismcts_simulations"] for m in calibration["measured"]][0] == 200
+    first, *_ = calibration["measured"]
+    counts = [m["ismcts_simulations"] for m in calibration["measured"]]
+    assert len(counts) == 3 and counts[0] == 200
+    expected = 200 * first["pimc_cpu_ms_per_decision"] / first["ismcts_cpu_ms_per_decision"]
+    assert abs(counts[1] - expected) <= 1 + 0.02 * expected  # rescaled by the measured (rounded) ratio
     assert summary["opponent_options"]["simulations"] == calibration["ismcts_simulations"] >= 1
     assert min(summary["match_ms_per_decision"].values()) > 0
-    shutil.rmtree(f"{out}.tournament")  # played again with the kept calibration: the same games
+    # played again with the kept calibration: the same games
+    shutil.rmtree(tmp_path / "data" / f"{out.name}.tournament")
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert json.loads(out.read_text())["scores"] == summary["scores"]
+
+
+def test_the_calibration_steps_along_the_line_of_the_last_two_rounds():
+    from experiments.pimc_strength import _next_count
+
+    # ISMCTS costs 0.8 ms a decision plus 3 us a simulation; PIMC 1.1 ms: the count is 100
+    measured = [{"ismcts_simulations": 200, "ismcts_cpu_ms_per_decision": 1.4}]
+    assert _next_count(measured, 1.1, 1.4) == round(200 * 1.1 / 1.4)  # one round: rescaled
+    measured.append({"ismcts_simulations": 157, "ismcts_cpu_ms_per_decision": 0.8 + 0.003 * 157})
+    assert _next_count(measured, 1.1, 0.8 + 0.003 * 157) == 100
+    measured.append({"ismcts_simulations": 157, "ismcts_cpu_ms_per_decision": 1.3})  # no slope: rescaled
+    assert _next_count(measured, 1.1, 1.3) == round(157 * 1.1 / 1.3)
 
 
 def test_pimc_strength_can_let_pimc_bid_by_the_rules(tmp_path):
