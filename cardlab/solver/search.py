@@ -367,7 +367,7 @@ def boundary_bounds(rules, hands, leader, tricks_left):
 
 
 @njit(cache=True, inline="always")
-def _bucket(lengths, tag, key_low, key_high, buckets):
+def _bucket(lengths, tag, key_low, key_high, buckets, fixed_low, fixed_high):
     """The bucket of a position, in a table of ``buckets`` buckets.
 
     The bucket key is the suit lengths of each hand, the tag and the code of the
@@ -376,7 +376,7 @@ def _bucket(lengths, tag, key_low, key_high, buckets):
     """
     h = np.uint64(lengths) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(tag) * np.uint64(0xC2B2AE3D27D4EB4F)
-    h ^= np.uint64(((key_low & BUCKET_TOP) << 8) | (key_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
+    h ^= np.uint64(((key_low & fixed_low & BUCKET_TOP) << 8) | (key_high & fixed_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(buckets - 1))
 
@@ -647,7 +647,7 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
                 rules, hands, leader, counters[GENERATION])
-            slot = _bucket(lengths, tag, key_low, key_high, table.shape[0])
+            slot = _bucket(lengths, tag, key_low, key_high, table.shape[0], fixed_low, fixed_high)
             scratch[d, NODE_SLOT] = slot
             scratch[d, NODE_KEY_LOW] = key_low
             scratch[d, NODE_KEY_HIGH] = key_high
