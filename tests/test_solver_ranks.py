@@ -19,6 +19,8 @@ from cardlab.solver.search import (
     ALL_TECHNIQUES,
     USE_WINNING_RANKS,
     Table,
+    _bucket,
+    _position_key,
     exact_value,
     make_rules,
     playable,
@@ -83,3 +85,36 @@ def test_winning_ranks_equal_plain_alpha_beta_on_endings(game):
 @pytest.mark.parametrize("game", [KAISER, TWENTY_EIGHT], ids=["kaiser", "twenty_eight"])
 def test_winning_ranks_equal_plain_alpha_beta_on_many_endings(game):
     check_winning_ranks(game, 1000, 20, (2, 3, 4, 5), seed=22)
+
+
+def test_bucket_ignores_the_holders_of_cards_without_points():
+    """An entry may ignore who holds cards without points (its winning ranks free them), so a
+    position it serves must find it in the same bucket: swapping two such cards of one suit
+    between hands keeps the bucket; every bit the bucket key hashes is one all entries compare."""
+    rng = np.random.default_rng(23)
+    checked = 0
+    while checked < 400:
+        game = (KAISER, TWENTY_EIGHT)[checked % 2]
+        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
+        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        deal = rng.permutation(32)
+        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                         dtype=np.int64)
+        _, size, leader = _random_ending(rng, rules, hands, int(rng.integers(2, 9)))
+        pointless = [c for c in range(32) if points[c] == 0 and any(hands[s] >> c & 1 for s in range(4))]
+        swaps = [(a, b) for a in pointless for b in pointless
+                 if a // 8 == b // 8 and a < b and not any(hands[s] >> a & 1 and hands[s] >> b & 1
+                                                           for s in range(4))]
+        if size != 0 or not swaps:
+            continue
+        a, b = swaps[int(rng.integers(len(swaps)))]
+        swapped = hands.copy()
+        for seat in range(4):
+            if (hands[seat] >> a & 1) != (hands[seat] >> b & 1):
+                swapped[seat] ^= (1 << a) | (1 << b)
+        buckets = []
+        for position in (hands, swapped):
+            key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(rules, position, leader, 1)
+            buckets.append(_bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, 1 << 14))
+        assert buckets[0] == buckets[1]
+        checked += 1

@@ -81,16 +81,15 @@ NO_CARD = -1
 # ---- The transposition table ------------------------------------------------------
 # Buckets of WAYS rows, found by hashing the bucket key: how many cards of each suit each
 # hand holds (LENGTHS, 4 bits a hand and suit), the tag (generation and leader) and the
-# code of the top card of each suit (BUCKET_TOP; it spreads the buckets). A row
+# holders of the cards carrying points (the code bits every entry compares). A row
 # holds the position's relative code (two halves: suits 0|1 and 2|3, see _position_key),
 # the *winning-ranks* masks saying which of its code bits the entry depends on (the top
 # cards of each suit down to the lowest that won a trick by rank), the lower and upper
 # bound of the value and the best lead found (as suit and rank among the cards left).
-# The table is indexed [bucket, column, way]: one column of a bucket's eight ways is one
-# cache line, so a probe reads the tags in one line and the rest only for rows that match.
+# The table is indexed [bucket, column, way]: one column of a bucket's sixteen ways is two
+# cache lines, so a probe reads the tags in two lines and the rest only for rows that match.
 KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
 TT_COLUMNS = 9
-BUCKET_TOP = np.int64(0x0000000F0000000F)  # the top card of each suit in a code half
 WAYS_BITS = 4
 WAYS = 1 << WAYS_BITS  # rows of a bucket: positions of one bucket key that differ in their low cards
 DEFAULT_TT_BITS = 18  # 2 ** bits rows
@@ -367,16 +366,21 @@ def boundary_bounds(rules, hands, leader, tricks_left):
 
 
 @njit(cache=True, inline="always")
-def _bucket(lengths, tag, key_low, key_high, buckets):
+def _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, buckets):
     """The bucket of a position, in a table of ``buckets`` buckets.
 
-    The bucket key is the suit lengths of each hand, the tag and the code of the
-    top cards of each suit (BUCKET_TOP): entries that ignore those cards are found
-    only from positions agreeing on them, but the buckets spread.
+    The bucket key is what every entry compares whatever its winning ranks:
+    the suit lengths of each hand, the tag, and the *fixed* bits of the code
+    (the point class of each card, the holder of each card carrying points).
+    Positions an entry could serve then always share its bucket, and the
+    point cards' holders spread the buckets (Twenty-Eight's sixteen of them
+    most). The holders of cards without points stay out of the key: the
+    winning ranks often free them, the top cards of a suit included.
     """
     h = np.uint64(lengths) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(tag) * np.uint64(0xC2B2AE3D27D4EB4F)
-    h ^= np.uint64(((key_low & BUCKET_TOP) << 8) | (key_high & BUCKET_TOP)) * np.uint64(0x165667B19E3779F9)
+    h ^= np.uint64(key_low & fixed_low) * np.uint64(0x165667B19E3779F9)
+    h ^= np.uint64(key_high & fixed_high) * np.uint64(0x27D4EB2F165667C5)
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(buckets - 1))
 
@@ -647,7 +651,7 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
                 rules, hands, leader, counters[GENERATION])
-            slot = _bucket(lengths, tag, key_low, key_high, table.shape[0])
+            slot = _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, table.shape[0])
             scratch[d, NODE_SLOT] = slot
             scratch[d, NODE_KEY_LOW] = key_low
             scratch[d, NODE_KEY_HIGH] = key_high
