@@ -43,7 +43,7 @@ from cardlab.core.layout import (
     start_deal,
     undealt_cards,
 )
-from cardlab.core.rng import random_below
+from cardlab.core.rng import below_from_position, random_below
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, takes_the_lead, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
@@ -437,8 +437,12 @@ def random_bid(s, stream, legal):
     first_bid = 3 * s[MIN_BID]
     bids = (s[TOP_BID] - s[MIN_BID] + 1) * kinds  # the loop's bids, in listed order
     skipped = 0  # the loop's first bids that may not be made
-    while skipped < bids and not may_bid(s, first_bid + 3 * (skipped // kinds) + skipped % kinds, is_dealer):
+    value, kind = 0, 0  # the skipped-th bid's value above the minimum, and its kind
+    while skipped < bids and not may_bid(s, first_bid + 3 * value + kind, is_dealer):
         skipped += 1
+        kind += 1
+        if kind == kinds:  # counted, not divided: the kinds are known only at run time
+            value, kind = value + 1, 0
     kaiser = offers_kaiser_bid(s) and may_bid(s, KAISER_RANK, is_dealer)
     kaiser_40 = s[KAISER_40] and may_bid(s, KAISER_40_RANK, is_dealer)
     k = random_below(stream, may_pass + misdeal + bids - skipped + kaiser + kaiser_40)
@@ -1045,12 +1049,14 @@ def play_plain_tricks_randomly(s, stream):
         for earlier in range(position):
             cards |= card_bit(s[TRICK + earlier])
     count = players * (tricks - number) - position
+    stream_position = stream[0]  # in a register for the hand, written back at its end
     while number < tricks:
         history = TRICK_HISTORY + players * number
         while position < players:
             hand = s[HANDS + seat]
             choices = follow_suit_choices(hand, led_suit)
-            card = nth_card(choices, random_below(stream, popcount(choices)))
+            k, stream_position = below_from_position(stream_position, popcount(choices))
+            card = nth_card(choices, k)
             if position == 0:
                 led_suit = suit_of(card)
             elif suit_of(card) != led_suit:  # _show_void
@@ -1071,6 +1077,7 @@ def play_plain_tricks_randomly(s, stream):
         position = 0
         cards = np.int64(0)
         led_suit = best = best_class = -1
+    stream[0] = stream_position
     for slot in range(players):
         s[TRICK + slot] = -1
     s[PLAYED] = played
@@ -1375,9 +1382,11 @@ def deal_shuffled(s, stream, deck):
     once). The hands' cards go round the table seat by seat; the kitty or the piles after them
     through ``_deal_card``."""
     n = write_cards(undealt_cards(s), deck, 0)
+    stream_position = stream[0]  # in a register for the shuffle, written back after it
     for i in range(n - 1, 0, -1):
-        j = random_below(stream, i + 1)
+        j, stream_position = below_from_position(stream_position, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
+    stream[0] = stream_position
     players = s[NUM_PLAYERS]
     hands_end = players * s[HAND_CARDS]
     dealt = s[CARDS_DEALT]
