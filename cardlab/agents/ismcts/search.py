@@ -384,6 +384,8 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
         return
     moves = 0
     while True:
+        if policy == ROLLOUT_RULES and depth <= 0:  # the game's own loop, where it has one
+            moves += kernels.rules_playout(game, world)
         player = kernels.current_player(game, world)
         if player == TERMINAL_PLAYER:
             break

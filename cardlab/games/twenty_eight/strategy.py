@@ -41,6 +41,7 @@ from numba import njit
 from cardlab.core.bitboard import card_bit, lowest_card, popcount
 from cardlab.core.cards import SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.core.layout import NUM_PLAYERS, team_of
 from cardlab.core.rng import random_below
 from cardlab.core.tricks import winning_cards
@@ -65,7 +66,7 @@ from cardlab.games.twenty_eight.rules import (
 NO_TRUMPS = MAX_PLAYERS  # trumps_from past the last position of any trick
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _points(mask):
     total = 0
     cards_left = mask
@@ -76,7 +77,7 @@ def _points(mask):
     return total
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _longest_suit(hand):
     """The suit with most cards (ties: more card points, then higher suit id)."""
     best = 0
@@ -90,7 +91,7 @@ def _longest_suit(hand):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _weakest(mask):
     """Lowest-strength card of ``mask``."""
     best = -1
@@ -103,7 +104,7 @@ def _weakest(mask):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _cheapest(mask):
     """The card that costs least to give away: fewest points, then weakest."""
     best = -1
@@ -118,7 +119,7 @@ def _cheapest(mask):
     return best
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _richest(mask):
     """The card worth most points (ties: the weakest), to give to a partner's trick."""
     best = -1
@@ -154,7 +155,7 @@ def _is_master(unseen, card):
     return True
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _trick_points(s):
     total = 0
     for position in range(s[E.TRICK_SIZE]):
@@ -257,7 +258,7 @@ def _second_round(s, seat, legal, n):
     return lowest_raise if strong else PASS
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _lead(s, seat, choices, trump):
     """Lead a master card (a master trump first for the bidding side), else a low plain card."""
     bidding_side = E.same_camp(s, seat, s[E.BIDDER])
@@ -289,7 +290,7 @@ def _lead(s, seat, choices, trump):
     return _cheapest(plain & SUIT_MASKS[suit])
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _winning_cards(s, choices, trump, trumps_from):
     """The cards of ``choices`` that would be winning the trick if played now (trumps as the
     seat knows them)."""
@@ -297,7 +298,7 @@ def _winning_cards(s, choices, trump, trumps_from):
                          trumps_from, STRENGTH)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _follow(s, seat, choices, trump, trumps_from):
     """Play to a trick someone else led (``choices``: the legal cards)."""
     n = s[NUM_PLAYERS]
@@ -329,7 +330,7 @@ def _follow(s, seat, choices, trump, trumps_from):
     return _cheapest(plain if plain != 0 else choices)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _worth_showing(s, seat):
     """Call (or show) the trump: the opponents win a trick that holds points."""
     winner_seat = (s[E.TRICK_LEADER] + E.current_trick_winner(s)) % s[NUM_PLAYERS]
@@ -338,19 +339,52 @@ def _worth_showing(s, seat):
     return _trick_points(s) >= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rules_action(s, stream):
     """The rule-based move of the player to move (see the module docstring).
 
-    Deterministic: ``stream`` is accepted for the common strategy signature.
+    Deterministic: ``stream`` is accepted for the common strategy signature. Inlined
+    into its callers, so a rollout's card play reaches :func:`play_action` (compiled
+    without reference counts) without a counted call between.
+    """
+    if s[E.PHASE] == E.PLAYING and s[E.COT_NODE] == 0:
+        return play_action(s)
+    return _auction_action(s)
+
+
+@borrowing_kernel
+def play_action(s):
+    """The rule-based card (or call for the trump) in the card play, no cot node pending.
+
+    A rollout's hot path: it lists no legal actions and allocates nothing.
     """
     seat = s[E.TO_MOVE]
+    choices, may_call = E.play_choices(s, seat)
+    if popcount(choices) + may_call == 1:
+        return CALL_TRUMP if may_call else lowest_card(choices)
+    return _play(s, seat, choices, may_call)
+
+
+@borrowing_kernel
+def play_cards_by_rules(s):
+    """Play cards (and calls) by :func:`play_action` until the play needs another kind of
+    move: the end of the hand or a cot node. The moves of :func:`rules_action` and
+    ``engine.apply_action`` in turn, in one call without reference counts (a rules rollout's
+    card play). Returns the moves made.
+    """
+    moves = 0
+    while s[E.PHASE] == E.PLAYING and s[E.COT_NODE] == 0:
+        E.apply_action(s, play_action(s))
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def _auction_action(s):
+    """The rule-based move at the other nodes (bidding, the indicator, raising, the
+    variants' nodes), from the list of legal actions."""
+    seat = s[E.TO_MOVE]
     phase = s[E.PHASE]
-    if phase == E.PLAYING and s[E.COT_NODE] == 0:  # the cards and the call, without the list
-        choices, may_call = E.play_choices(s, seat)
-        if popcount(choices) + may_call == 1:
-            return CALL_TRUMP if may_call else lowest_card(choices)
-        return _play(s, seat, choices, may_call)
     legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = E.legal_actions(s, legal)
     if n == 1:
@@ -365,7 +399,7 @@ def rules_action(s, stream):
     return _second_round(s, seat, legal, n)  # raising: the cot's nodes are variant nodes
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _play(s, seat, choices, may_call):
     """A card of ``choices`` to play, or the call for the trump (``may_call``)."""
     trump = known_trump(s, seat)
@@ -422,7 +456,7 @@ def play_duplicate_deals(template, num_deals, stream, results):
             results[i, rules_team] = seat_returns[rules_team]
 
 
-__all__ = ["play_duplicate_deals", "rules_action"]
+__all__ = ["play_action", "play_cards_by_rules", "play_duplicate_deals", "rules_action"]
 
 
 @njit(cache=True)
