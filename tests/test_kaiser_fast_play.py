@@ -144,3 +144,31 @@ def _bid_mismatches(template, hands, stream):
 def test_random_bid_is_the_listed_draw(parameters):
     mismatches, nodes = _bid_mismatches(new_engine_state(parameters), 500, make_stream(3))
     assert nodes >= 500 and mismatches == 0
+
+
+@pytest.mark.parametrize("params", VARIANT_SETS, ids=[str(p) for p in VARIANT_SETS])
+def test_the_rules_card_play_in_one_call_is_the_moves_in_turn(params):
+    """``strategy.play_cards_by_rules`` (a rules rollout's card play) leaves the state the rule
+    player's moves leave one by one, from the start of the play and from any card of it."""
+    from cardlab.games.kaiser.strategy import play_cards_by_rules, rules_action
+
+    template = new_engine_state(params)
+    stream = make_stream(2027)
+    legal = np.empty(E.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    plays = 0
+    for _ in range(60):
+        s = template.copy()
+        while s[E.PHASE] != E.PLAYING and s[E.PHASE] != E.GAME_OVER:  # random moves to the play
+            E.apply_action(s, E.random_action(s, stream, legal))
+        for _ in range(random_below(stream, 6)):  # and a few random cards into it
+            if s[E.PHASE] == E.PLAYING:
+                E.apply_action(s, E.random_action(s, stream, legal))
+        in_turn, at_once = s.copy(), s.copy()
+        moves = 0
+        while in_turn[E.PHASE] == E.PLAYING:
+            E.apply_action(in_turn, rules_action(in_turn, stream))
+            moves += 1
+        assert play_cards_by_rules(at_once) == moves
+        assert np.array_equal(at_once, in_turn)
+        plays += moves
+    assert plays > 0

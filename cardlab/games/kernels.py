@@ -98,7 +98,7 @@ def random_playout(game, s, stream, legal):
 @njit(cache=True, inline="always")
 def rules_playout(game, s):
     """Play ``s`` on with the rule-based player as far as one call of the game's own loop
-    goes (Twenty-Eight: the card play), the game chosen once, not at every move.
+    goes (Kaiser and Twenty-Eight: the card play), the game chosen once, not at every move.
 
     The moves are those of :func:`rules_action` and :func:`apply_action` in turn. Returns
     the moves made: 0 where the game has no such loop (the caller plays move by move).
@@ -106,6 +106,8 @@ def rules_playout(game, s):
     """
     if game == TWENTY_EIGHT:
         return twenty_eight_strategy.play_cards_by_rules(s)
+    if game == KAISER:
+        return kaiser_strategy.play_cards_by_rules(s)
     return 0
 
 

@@ -612,12 +612,32 @@ def rules_action(s, stream):
         return choose_discard(s)
     if phase == E.GIVING:
         return choose_gift(s)
+    return play_action(s)
+
+
+@borrowing_kernel
+def play_action(s):
+    """The rule-based card for the player to move in the play."""
+    seat = s[E.TO_MOVE]
     choices = E.playable_cards(s, seat)
     if partner_plays_alone(s, seat):  # any trick this seat wins breaks the partner's bid
         return play_under_partner(s, seat, choices)
     if s[E.TRICK_SIZE] == 0:
         return choose_lead(s, seat, choices)
     return choose_follow(s, seat, choices)
+
+
+@borrowing_kernel
+def play_cards_by_rules(s):
+    """Play the hand's cards by :func:`play_action` to the end of the play: the moves of
+    :func:`rules_action` and ``engine.apply_action`` in turn, in one call (a rules rollout's
+    card play, as in Twenty-Eight). Returns the moves made.
+    """
+    moves = 0
+    while s[E.PHASE] == E.PLAYING:
+        E.apply_action(s, play_action(s))
+        moves += 1
+    return moves
 
 
 @njit(cache=True)
