@@ -94,10 +94,10 @@ def test_pimc_against_ismcts_calibrates_fixed_budgets_and_plays_natively(tmp_pat
     summary = json.loads(out.read_text())
     assert summary["deals"] == 2 and len(summary["scores"]) == 2
     calibration = summary["calibration"]
-    first, *_ = calibration["measured"]
+    round_one, *_ = calibration["measured"]
     counts = [m["ismcts_simulations"] for m in calibration["measured"]]
     assert len(counts) == 3 and counts[0] == 200
-    expected = 200 * first["pimc_cpu_ms_per_decision"] / first["ismcts_cpu_ms_per_decision"]
+    expected = 200 * round_one["pimc_cpu_ms_per_decision"] / round_one["ismcts_cpu_ms_per_decision"]
     assert abs(counts[1] - expected) <= 1 + 0.02 * expected  # rescaled by the measured (rounded) ratio
     assert summary["opponent_options"]["simulations"] == calibration["ismcts_simulations"] >= 1
     assert min(summary["match_ms_per_decision"].values()) > 0
