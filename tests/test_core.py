@@ -16,9 +16,16 @@ from cardlab.core import bitboard
 from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
 from cardlab.core.layout import copy_state, seat_after
-from cardlab.core.rng import RECIPROCAL_BOUNDS, derive_seed, make_stream, random_below, small_remainder
+from cardlab.core.rng import (
+    RECIPROCAL_BOUNDS,
+    choice_remainder,
+    derive_seed,
+    make_stream,
+    random_below,
+    small_remainder,
+)
 from cardlab.core.sampling import sample_hidden_hands
-from cardlab.core.tricks import follow_suit_choices, trick_winner, winning_cards
+from cardlab.core.tricks import follow_suit_choices, takes_the_lead, trick_winner, winning_cards
 
 
 def test_card_ids_and_strings_follow_the_contract():
@@ -163,24 +170,62 @@ def test_seats_go_round_without_dividing_as_they_did_with_modulo():
 
 
 @njit(cache=True)
-def _remainders(values, divisor, out):
+def _remainders(values, divisor, out, choices):
     for i in range(len(values)):
         out[i] = small_remainder(values[i], divisor)
+        choices[i] = choice_remainder(values[i], divisor)
 
 
 def test_small_remainder_is_the_remainder_for_every_divisor():
     """The reciprocal multiplication gives ``r % n`` exactly, so random draws are what the
     division gave: random and edge 64-bit values (0, near 2**63 and 2**64, multiples and
-    their neighbours) for every divisor with a reciprocal and a few past them."""
+    their neighbours) for every divisor with a reciprocal and a few past them; a hand's
+    choice (``choice_remainder``, a table of ``r % 840`` up to 8) too."""
     values = np.random.default_rng(0).integers(0, 2**64, size=20_000, dtype=np.uint64)
     for divisor in range(1, RECIPROCAL_BOUNDS + 4):
         edges = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1]
         for k in (1, 2**40 // divisor, (2**64 - 1) // divisor):
             edges += [k * divisor + j for j in (-1, 0, 1) if 0 <= k * divisor + j < 2**64]
         sample = np.concatenate([values, np.array(edges, dtype=np.uint64)])
-        out = np.empty_like(sample)
-        _remainders(sample, divisor, out)
+        out, choices = np.empty_like(sample), np.empty_like(sample)
+        _remainders(sample, divisor, out, choices)
         assert np.array_equal(out, sample % np.uint64(divisor)), divisor
+        assert np.array_equal(choices, sample % np.uint64(divisor)), divisor
+
+
+@njit(cache=True)
+def _leads_as_played(cards, count, trump_suit, trumps_from, strength):
+    """The trick's winning position found card by card with ``takes_the_lead``, as a playout does."""
+    led_suit = suit_of(cards[0])
+    best, best_class, winner = -1, -1, -1
+    for position in range(count):
+        card = cards[position]
+        card_class = takes_the_lead(card, position, best, best_class, led_suit, trump_suit, trumps_from,
+                                    strength)
+        if card_class >= 0:
+            best, best_class, winner = card, card_class, position
+    return winner
+
+
+def test_taking_the_lead_card_by_card_names_the_trick_winner():
+    """The branch-free comparison a playout makes as each card comes gives ``trick_winner``'s
+    position: random tricks of 2 to 6 cards, every trump (none too), trumps from any position
+    (Twenty-Eight's trump shown mid-trick) and random strength orders."""
+    rng = np.random.default_rng(18)
+    for _ in range(20_000):
+        count = int(rng.integers(2, 7))
+        cards = np.empty(count, dtype=np.int64)
+        cards[0] = rng.integers(32)
+        led_suit_cards = [c for c in range(32) if c // 8 == cards[0] // 8 and c != cards[0]]
+        others = [c for c in range(32) if c // 8 != cards[0] // 8]
+        for k in range(1, count):  # most cards follow the led suit, the rest discard or trump
+            pool = led_suit_cards if rng.random() < 0.6 and led_suit_cards else others
+            cards[k] = pool.pop(int(rng.integers(len(pool))))
+        trump_suit = int(rng.integers(-1, 4))
+        trumps_from = int(rng.integers(0, count + 1))
+        strength = rng.permutation(32).astype(np.int64)
+        expected = trick_winner(cards, count, trump_suit, trumps_from, strength)
+        assert _leads_as_played(cards, count, trump_suit, trumps_from, strength) == expected
 
 
 @njit(cache=True)

@@ -70,6 +70,20 @@ def _magic_table() -> np.ndarray:
 
 _MAGIC = _magic_table()
 
+#: 840 is the least common multiple of 1..8, so ``r % n == (r % 840) % n`` for every bound
+#: up to 8 (every choice of a card from a hand of at most eight).
+SMALL_BOUNDS_MULTIPLE = 840
+
+
+def _small_remainder_table() -> np.ndarray:
+    """``table[x * 8 + n - 1] == x % n`` for ``x < 840`` and ``1 <= n <= 8``."""
+    x = np.arange(SMALL_BOUNDS_MULTIPLE)[:, None]
+    n = np.arange(1, 9)[None, :]
+    return (x % n).astype(np.uint8).ravel()
+
+
+_SMALL_REMAINDERS = _small_remainder_table()
+
 
 @intrinsic
 def _multiply_high(typingctx, a, b):
@@ -106,6 +120,48 @@ def small_remainder(r, n):
 
 
 @njit(cache=True, inline="always")
+def choice_remainder(r, n):
+    """:func:`small_remainder` for a choice among at most eight (a card from a hand), where
+    ``n`` is known only once the hand's playable cards are counted.
+
+    ``r % 840`` waits only for the draw, which comes before ``n``; the choice then waits for
+    one table load instead of a chain of multiplications. Larger bounds, and callers whose
+    bounds are often larger (a branch on ``n <= 8`` they would mispredict), take
+    :func:`small_remainder`.
+    """
+    if n <= 8:
+        index = (r % np.uint64(SMALL_BOUNDS_MULTIPLE)) * np.uint64(8) + np.uint64(n - 1)
+        return np.uint64(_SMALL_REMAINDERS[index])
+    return small_remainder(r, n)
+
+
+@njit(cache=True, inline="always")
+def _accepted(r, bound):
+    """Lemire-style rejection: a draw below ``2**64 mod bound`` (itself below ``bound``) is
+    drawn again, so every remainder is equally likely; a draw of at least ``bound`` (all but
+    bound / 2**64 of them) is accepted without computing the threshold."""
+    return r >= bound or r >= (np.uint64(0) - bound) % bound
+
+
+@njit(cache=True, inline="always")
+def choice_below_from_position(position, n):
+    """:func:`below_from_position` with :func:`choice_remainder`: the same draws."""
+    bound = np.uint64(n)
+    while True:
+        position = position + _GOLDEN
+        r = mix64(position)
+        if _accepted(r, bound):
+            return np.int64(choice_remainder(r, n)), position
+
+
+@njit(cache=True, inline="always")
+def random_choice_below(stream, n):
+    """:func:`random_below` for a choice among a hand's cards: the same draws, faster."""
+    draw, stream[0] = choice_below_from_position(stream[0], n)
+    return draw
+
+
+@njit(cache=True, inline="always")
 def below_from_position(position, n):
     """:func:`random_below` on a stream held in a local variable: ``(draw, new position)``.
 
@@ -118,18 +174,16 @@ def below_from_position(position, n):
     while True:
         position = position + _GOLDEN
         r = mix64(position)
-        if r >= bound or r >= (np.uint64(0) - bound) % bound:
+        if _accepted(r, bound):
             return np.int64(small_remainder(r, n)), position
 
 
 @njit(cache=True)
 def random_below(stream, n):
-    """Uniform integer in ``[0, n)`` (n >= 1), by Lemire-style rejection.
+    """Uniform integer in ``[0, n)`` (n >= 1), by Lemire-style rejection (:func:`_accepted`).
 
-    A draw is rejected below ``threshold = 2**64 mod n``, which is below ``n``: a draw of at
-    least ``n`` (all but n / 2**64 of them) is accepted without computing it. The remainder
-    comes from :func:`small_remainder`, a multiplication instead of a division, and the same
-    draws.
+    The remainder comes from :func:`small_remainder`, a multiplication instead of a
+    division, and the same draws.
     """
     draw, stream[0] = below_from_position(stream[0], n)
     return draw

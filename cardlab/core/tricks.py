@@ -101,8 +101,9 @@ def beats(card_class, card_strength, best_class, best_strength):
     A higher class wins; within the led suit or the trumps the stronger card; two
     cards that cannot win (class 0) never beat each other.
     """
-    return card_class > best_class or (
-        card_class == best_class and card_class > 0 and card_strength > best_strength
+    # Bitwise, not short-circuit: which card of a random trick leads is not predictable.
+    return (card_class > best_class) | (
+        (card_class == best_class) & (card_class > 0) & (card_strength > best_strength)
     )
 
 
@@ -114,6 +115,9 @@ def takes_the_lead(card, position, best, best_class, led_suit, trump_suit, trump
     (``best_class`` -1) always leads.
     """
     its_class = card_class(card, position, led_suit, trump_suit, trumps_from)
-    if its_class > best_class or beats(its_class, strength[card], best_class, strength[best]):
-        return its_class
-    return -1
+    # Both strengths are loaded and the tests combined without a branch: whether a random card
+    # takes the trick is a coin toss the CPU cannot predict. (best < 0 only when best_class is
+    # -1, where the class alone decides.)
+    stronger = strength[card] > strength[max(best, 0)]
+    wins = (its_class > best_class) | ((its_class == best_class) & (its_class > 0) & stronger)
+    return its_class if wins else -1

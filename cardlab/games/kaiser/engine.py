@@ -43,7 +43,7 @@ from cardlab.core.layout import (
     start_deal,
     undealt_cards,
 )
-from cardlab.core.rng import below_from_position, random_below
+from cardlab.core.rng import below_from_position, choice_below_from_position, random_below
 from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, takes_the_lead, trick_winner
 from cardlab.games.kaiser.rules import (
     BID,
@@ -1055,15 +1055,17 @@ def play_plain_tricks_randomly(s, stream):
         while position < players:
             hand = s[HANDS + seat]
             choices = follow_suit_choices(hand, led_suit)
-            k, stream_position = below_from_position(stream_position, popcount(choices))
+            k, stream_position = choice_below_from_position(stream_position, popcount(choices))
             card = nth_card(choices, k)
-            if position == 0:
-                led_suit = suit_of(card)
-            elif suit_of(card) != led_suit:  # _show_void
-                s[VOIDS + seat] |= 1 << led_suit
+            suit = suit_of(card)
+            shows_void = (position > 0) & (suit != led_suit)  # _show_void, without a branch
+            s[VOIDS + seat] |= np.int64(shows_void) << max(led_suit, 0)
+            led_suit = suit if position == 0 else led_suit
             card_class = takes_the_lead(card, position, best, best_class, led_suit, trump, 0, strength)
-            if card_class >= 0:
-                best, best_class, winner = card, card_class, seat
+            takes = card_class >= 0
+            best = card if takes else best
+            best_class = card_class if takes else best_class
+            winner = seat if takes else winner
             s[HANDS + seat] = hand & ~card_bit(card)
             s[history + position] = card
             cards |= card_bit(card)
@@ -1390,19 +1392,20 @@ def deal_shuffled(s, stream, deck):
     players = s[NUM_PLAYERS]
     hands_end = players * s[HAND_CARDS]
     dealt = s[CARDS_DEALT]
-    seat = receiving_seat(s[DEALER], dealt, players)
+    to_hands = min(n, max(hands_end - dealt, 0))  # the shuffled deck's first cards go to hands
+    first_seat = receiving_seat(s[DEALER], dealt, players)
     undealt = s[UNDEALT]
-    i = 0
-    while dealt < hands_end and i < n:  # record_deal's bookkeeping, kept in registers until the end
-        bit = card_bit(deck[i])
-        s[HANDS + seat] |= bit
-        s[DEALT + seat] |= bit
-        undealt &= ~bit
-        seat = seat_after(seat, 1, players)
-        dealt += 1
-        i += 1
+    for offset in range(players):  # record_deal's bookkeeping, one seat's cards in a register
+        cards = np.int64(0)
+        for k in range(offset, to_hands, players):  # round the table: every players-th card
+            cards |= card_bit(deck[k])
+        seat = seat_after(first_seat, offset, players)
+        s[HANDS + seat] |= cards
+        s[DEALT + seat] |= cards
+        undealt &= ~cards
     s[UNDEALT] = undealt
-    s[CARDS_DEALT] = dealt
+    s[CARDS_DEALT] = dealt + to_hands
+    i = to_hands
     if i == n:
         _end_deal(s)
     for k in range(i, n):

@@ -59,7 +59,7 @@ from cardlab.core.layout import (
     start_deal,
     undealt_cards,
 )
-from cardlab.core.rng import random_below
+from cardlab.core.rng import random_below, random_choice_below
 from cardlab.core.tricks import beats, card_class, trick_winner
 from cardlab.games.twenty_eight.rules import (
     ACCEPT,
@@ -543,7 +543,7 @@ def random_action(s, stream, legal):
     if phase == PLAYING and s[COT_NODE] == 0:
         cards, may_call = play_choices(s, s[TO_MOVE])
         count = popcount(cards)
-        k = random_below(stream, count + may_call)
+        k = random_choice_below(stream, count + may_call)
         return CALL_TRUMP if k == count else nth_card(cards, k)
     if phase == PLACING:
         hand = s[HANDS + s[BIDDER]]
@@ -625,7 +625,7 @@ def play_cards_randomly(s, stream):
             cards, may_call = card_choices(hand, led, trump, shown, seat == bidder, caller == seat,
                                            indicator)
             count = popcount(cards)
-            pick = random_below(stream, count + may_call)
+            pick = random_choice_below(stream, count + may_call)
             moves += 1
             if pick == count:  # the call: the same seat then plays
                 _show_trump(s, seat)
@@ -641,8 +641,7 @@ def play_cards_randomly(s, stream):
                     return moves
                 shown, trumps_from, hand = s[TRUMP_SHOWN], s[TRUMPS_FROM], s[HANDS + seat]
             # What _play_card records, from the locals.
-            if position > 0 and suit != led:
-                s[VOIDS + seat] |= 1 << led
+            s[VOIDS + seat] |= np.int64((position > 0) & (suit != led)) << max(led, 0)  # no branch
             if caller == seat:
                 if suit != trump:
                     s[VOIDS + seat] |= 1 << trump  # a caller who holds a trump must play one
@@ -659,8 +658,11 @@ def play_cards_randomly(s, stream):
             s[TRICK + position] = card
             s[TRICK_HISTORY + n * trick + position] = card
             klass = card_class(card, position, led, trump, trumps_from)
-            if position == 0 or beats(klass, STRENGTH[card], best_class, best_strength):
-                best, best_class, best_strength = position, klass, STRENGTH[card]
+            strength = STRENGTH[card]
+            takes = (position == 0) | beats(klass, strength, best_class, best_strength)
+            best = position if takes else best  # selects, not a branch the CPU would mispredict
+            best_class = klass if takes else best_class
+            best_strength = strength if takes else best_strength
             points += CARD_POINTS[card]
             position += 1
             s[TRICK_SIZE] = position
@@ -707,7 +709,7 @@ def play_cards_step_by_step(s, stream):
         seat = s[TO_MOVE]
         cards, may_call = play_choices(s, seat)
         count = popcount(cards)
-        pick = random_below(stream, count + may_call)
+        pick = random_choice_below(stream, count + may_call)
         if pick == count:
             _show_trump(s, seat)
         else:
