@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import highest_card, lowest_card, popcount
+from cardlab.core.bitboard import deposit_bits, extract_bits, highest_card, lowest_card, popcount
 from cardlab.core.borrowed import borrowed
 
 # ---- The rules vector -------------------------------------------------------------
@@ -54,7 +54,10 @@ MAX_POINT_CLASSES = 4
 CLASS_VALUE = POINT_CLASS + 32  # 4 slots: the point value of each class
 CLASS_CARDS = CLASS_VALUE + MAX_POINT_CLASSES  # 4 slots: the mask of the cards of each class
 NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
-RULES_SIZE = NUM_CLASSES + 1
+CLASS_BIT_LOW = NUM_CLASSES + 1  # the cards whose class number has its bit 0 set
+CLASS_BIT_HIGH = NUM_CLASSES + 2  # ... its bit 1 set
+POINT_CARDS = NUM_CLASSES + 3  # the cards carrying points
+RULES_SIZE = NUM_CLASSES + 4
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -151,10 +154,17 @@ def make_rules(trump, trick_base, points, flags):
     for k in range(values.shape[0]):
         rules[CLASS_VALUE + k] = values[k]
     for card in range(32):
+        bit = np.int64(1) << card
         for k in range(values.shape[0]):
             if values[k] == points[card]:
                 rules[POINT_CLASS + card] = k
-                rules[CLASS_CARDS + k] |= np.int64(1) << card
+                rules[CLASS_CARDS + k] |= bit
+                if k & 1:
+                    rules[CLASS_BIT_LOW] |= bit
+                if k & 2:
+                    rules[CLASS_BIT_HIGH] |= bit
+        if points[card] != 0:
+            rules[POINT_CARDS] |= bit
     return rules
 
 
@@ -385,36 +395,42 @@ def _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, buckets):
     return np.int64(h & np.uint64(buckets - 1))
 
 
+NIBBLE_BITS = np.int64(0x11111111)  # bit 0 of each of a suit code's eight 4-bit fields
+
+
 @njit(cache=True, inline="always")
 def _position_key(rules, hands, leader, generation):
     """``(code_low, code_high, fixed_low, fixed_high, lengths, tag)`` of a trick boundary.
 
     By *relative* rank, as DDS keys: only the order of the cards left in each
-    suit matters, not which have gone. Each suit's code lists, weakest card
-    first (the strongest ends in the lowest 4 bits), who holds each card left
-    and which of the game's point values it carries: 4 bits a card. The
-    *fixed* bits every entry compares whatever its winning ranks: the point
-    value of every card, and the holder of every card carrying points (who
-    takes a point card's points depends on its holder even when its rank
-    never mattered). The bucket key is each hand's length in each suit, and
-    the tag the leader and the generation.
+    suit matters, not which have gone. Each suit's code gives each card left a
+    4-bit field, weakest card in the lowest: who holds it (bits 0 and 1) and
+    which of the game's point values it carries (bits 2 and 3). A field's bits
+    are the packed (``extract_bits``) bits of the card masks of odd seats, of
+    seats 2 and 3 and of the point classes, spread (``deposit_bits``) to their
+    places: no loop over the cards. The *fixed* bits every entry compares
+    whatever its winning ranks: the point value of every card, and the holder
+    of every card carrying points (who takes a point card's points depends on
+    its holder even when its rank never mattered). The bucket key is each
+    hand's length in each suit, and the tag the leader and the generation.
     """
     live = hands[0] | hands[1] | hands[2] | hands[3]
+    odd_seats = hands[1] | hands[3]
+    high_seats = hands[2] | hands[3]
     code_low = np.int64(0)
     code_high = np.int64(0)
     fixed_low = np.int64(0)
     fixed_high = np.int64(0)
     for suit in range(4):
-        code = np.int64(0)
-        fixed = np.int64(0)
-        cards = live & _suit_bits(suit)
-        while cards != 0:
-            card = lowest_card(cards)
-            bit = cards & -cards
-            cards ^= bit
-            seat = 0 if hands[0] & bit else (1 if hands[1] & bit else (2 if hands[2] & bit else 3))
-            code = (code << 4) | (rules[POINT_CLASS + card] << 2) | seat
-            fixed = (fixed << 4) | (12 if rules[POINTS + card] == 0 else 15)
+        shift = np.int64(CARDS_PER_SUIT * suit)
+        cards = (live >> shift) & SUIT_BITS
+        fields = (np.int64(1) << np.int64(4 * popcount(cards))) - 1
+        code = (deposit_bits(extract_bits(odd_seats >> shift, cards), NIBBLE_BITS)
+                | deposit_bits(extract_bits(high_seats >> shift, cards), NIBBLE_BITS << 1)
+                | deposit_bits(extract_bits(rules[CLASS_BIT_LOW] >> shift, cards), NIBBLE_BITS << 2)
+                | deposit_bits(extract_bits(rules[CLASS_BIT_HIGH] >> shift, cards), NIBBLE_BITS << 3))
+        fixed = (fields & (NIBBLE_BITS * 12)) | 3 * deposit_bits(
+            extract_bits(rules[POINT_CARDS] >> shift, cards), NIBBLE_BITS)
         if suit < 2:
             code_low |= code << (32 * suit)
             fixed_low |= fixed << (32 * suit)
@@ -442,8 +458,8 @@ def _rank_masks(rules, hands, relevant):
         mine = relevant & cards
         if mine == 0:
             continue
-        top = popcount(cards & ~((np.int64(1) << lowest_card(mine)) - 1))
-        mask = (np.int64(1) << (4 * top)) - 1
+        below = popcount(cards & ((np.int64(1) << lowest_card(mine)) - 1))
+        mask = ((np.int64(1) << (4 * popcount(cards))) - 1) ^ ((np.int64(1) << (4 * below)) - 1)
         if suit < 2:
             mask_low |= mask << (32 * suit)
         else:
