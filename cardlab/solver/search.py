@@ -469,16 +469,18 @@ def _rank_masks(rules, hands, relevant):
 
 @njit(cache=True, inline="always")
 def _ranked_cards(hands, mask_low, mask_high):
-    """The live cards an entry's winning-ranks masks cover in the position ``hands``."""
+    """The live cards an entry's winning-ranks masks cover in the position ``hands``.
+
+    A mask's 4-bit fields are those of the cards it covers, weakest in the
+    lowest (see :func:`_position_key`): one bit of each field, packed, marks
+    which of the suit's live cards, in order, are covered.
+    """
     live = hands[0] | hands[1] | hands[2] | hands[3]
     covered = np.int64(0)
     for suit in range(4):
-        mask = (mask_low if suit < 2 else mask_high) >> (32 * (suit % 2)) & np.int64(0xFFFFFFFF)
-        top = popcount(mask) // 4
-        cards = live & _suit_bits(suit)
-        for _ in range(popcount(cards) - top):
-            cards &= cards - 1
-        covered |= cards
+        shift = np.int64(CARDS_PER_SUIT * suit)
+        mask = (mask_low if suit < 2 else mask_high) >> (32 * (suit % 2))
+        covered |= deposit_bits(extract_bits(mask, NIBBLE_BITS), live >> shift) << shift
     return covered
 
 
