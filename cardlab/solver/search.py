@@ -249,42 +249,30 @@ def points_left(rules, hands, trick, size, tricks_left):
 
 
 @njit(cache=True, inline="always")
+def _at_or_below_top(mask):
+    """In every suit at once, the cards at or below the strongest card ``mask`` has there."""
+    mask |= (mask >> 1) & np.int64(0x7F7F7F7F)
+    mask |= (mask >> 2) & np.int64(0x3F3F3F3F)
+    mask |= (mask >> 4) & np.int64(0x0F0F0F0F)
+    return mask
+
+
+@njit(cache=True, inline="always")
 def _sure_winners(rules, hands, leader):
     """The leader's cards that win their tricks however the others play, led one after another.
 
     Top trumps in sequence; then, once those leave the opponents without
-    trumps (or in no trump), the top cards in sequence of every other suit.
+    trumps (or in no trump), the top cards in sequence of every other suit:
+    in each suit, the leader's cards above every other hand's.
     """
     mine = hands[leader]
-    others = 0
-    for seat in range(NUM_SEATS):
-        if seat != leader:
-            others |= hands[seat]
+    winners = mine & ~_at_or_below_top((hands[0] | hands[1] | hands[2] | hands[3]) & ~mine)
     trump = rules[TRUMP]
-    winners = np.int64(0)
-    side_suits_safe = True
     if trump >= 0:
         trumps = _suit_bits(trump)
-        my_trumps = mine & trumps
-        others_trumps = others & trumps
-        if others_trumps != 0:
-            my_trumps &= _above(_top_card(others_trumps))
-        winners |= my_trumps
-        drawn = popcount(my_trumps)
-        for step in (1, 3):
-            if popcount(hands[(leader + step) % NUM_SEATS] & trumps) > drawn:
-                side_suits_safe = False
-    if side_suits_safe:
-        for suit in range(4):
-            if suit == trump:
-                continue
-            my_cards = mine & _suit_bits(suit)
-            if my_cards == 0:
-                continue
-            others_cards = others & _suit_bits(suit)
-            if others_cards != 0:
-                my_cards &= _above(_top_card(others_cards))
-            winners |= my_cards
+        drawn = popcount(winners & trumps)
+        if popcount(hands[leader ^ 1] & trumps) > drawn or popcount(hands[leader ^ 3] & trumps) > drawn:
+            winners &= trumps  # an opponent still ruffs the other suits
     return winners
 
 
@@ -307,10 +295,9 @@ def _master_trumps(rules, hands, seat):
     if trump < 0:
         return np.int64(0)
     trumps = _suit_bits(trump)
-    enemy = (hands[(seat + 1) % NUM_SEATS] | hands[(seat + 3) % NUM_SEATS]) & trumps
-    above = trumps if enemy == 0 else _above(_top_card(enemy))
+    above = trumps & ~_at_or_below_top((hands[seat ^ 1] | hands[seat ^ 3]) & trumps)  # the opponents
     mine = hands[seat] & above
-    partner = hands[(seat + 2) % NUM_SEATS] & above
+    partner = hands[seat ^ 2] & above
     return mine if popcount(mine) >= popcount(partner) else partner
 
 
@@ -343,17 +330,17 @@ def quick_trick_bound(rules, hands, leader, negative):
     plus his card's points at least; every negative point still out may land
     in his team's tricks, and nothing else is counted.
     """
-    winners = _sure_winners(rules, hands, leader)
-    if winners == 0:
-        return negative
-    return _winners_bound(rules, winners, negative)
+    return _winners_bound(rules, _sure_winners(rules, hands, leader), negative)
 
 
 @njit(cache=True, inline="always")
 def _winners_bound(rules, winners, negative):
     """A side's least points when ``winners`` each take a trick for it: the tricks, the
     winners' own positive points, and every negative point still out."""
-    _, positive = _signed_points_of(rules, winners)
+    positive = 0
+    for k in range(rules[NUM_CLASSES]):
+        if rules[CLASS_VALUE + k] > 0:
+            positive += rules[CLASS_VALUE + k] * popcount(winners & rules[CLASS_CARDS + k])
     return popcount(winners) * rules[TRICK_BASE] + positive + negative
 
 
@@ -369,7 +356,7 @@ def boundary_bounds(rules, hands, leader, tricks_left):
     total = negative + positive + tricks_left * rules[TRICK_BASE]
     leading = max(quick_trick_bound(rules, hands, leader, negative),
                   _winners_bound(rules, _master_trumps(rules, hands, leader), negative))
-    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) % NUM_SEATS), negative)
+    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) & 3), negative)
     if (leader & 1) == 0:
         return leading, total - other
     return other, total - leading
