@@ -21,6 +21,8 @@ from cardlab.solver.search import (
     Table,
     _bucket,
     _position_key,
+    _rank_masks,
+    _ranked_cards,
     exact_value,
     make_rules,
     playable,
@@ -118,3 +120,45 @@ def test_bucket_ignores_the_holders_of_cards_without_points():
             buckets.append(_bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, 1 << 14))
         assert buckets[0] == buckets[1]
         checked += 1
+
+
+def _key_card_by_card(points, hands):
+    """The relative code of a trick boundary built card by card: in each suit, weakest card
+    first, a 4-bit field per live card (holder; point class, by ascending point value)."""
+    classes = sorted(set(int(p) for p in points))
+    codes = []
+    for suit in range(4):
+        code, field = 0, 0
+        for card in range(8 * suit, 8 * suit + 8):
+            holders = [seat for seat in range(4) if int(hands[seat]) >> card & 1]
+            if holders:
+                code |= (classes.index(int(points[card])) << 2 | holders[0]) << (4 * field)
+                field += 1
+        codes.append(code)
+    return codes[0] | codes[1] << 32, codes[2] | codes[3] << 32
+
+
+def test_packed_key_equals_the_card_by_card_code_and_masks_cover_the_top_cards():
+    """The key packs and spreads bits (pext/pdep) instead of looping over the cards: it must be
+    the card-by-card code, and an entry's masks must cover the top cards down to the lowest rank."""
+    rng = np.random.default_rng(24)
+    for k in range(300):
+        game = (KAISER, TWENTY_EIGHT)[k % 2]
+        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
+        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        deal = rng.permutation(32)
+        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                         dtype=np.int64)
+        _, size, leader = _random_ending(rng, rules, hands, int(rng.integers(1, 9)))
+        key_low, key_high, *_ = _position_key(rules, hands, leader, 1)
+        word = (1 << 64) - 1  # the int64 key as the unsigned word it is
+        assert (int(key_low) & word, int(key_high) & word) == _key_card_by_card(points, hands)
+        live = int(hands[0] | hands[1] | hands[2] | hands[3])
+        relevant = np.int64(int(rng.integers(0, 1 << 32)) & live)
+        mask_low, mask_high = _rank_masks(rules, hands, relevant)
+        expected = 0
+        for suit in range(4):
+            ranked = [c for c in range(8 * suit, 8 * suit + 8) if int(relevant) >> c & 1]
+            if ranked:
+                expected |= sum(1 << c for c in range(ranked[0], 8 * suit + 8) if live >> c & 1)
+        assert _ranked_cards(hands, mask_low, mask_high) == expected

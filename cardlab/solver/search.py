@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import highest_card, lowest_card, popcount
+from cardlab.core.bitboard import deposit_bits, extract_bits, highest_card, lowest_card, popcount
 from cardlab.core.borrowed import borrowed
 
 # ---- The rules vector -------------------------------------------------------------
@@ -54,7 +54,10 @@ MAX_POINT_CLASSES = 4
 CLASS_VALUE = POINT_CLASS + 32  # 4 slots: the point value of each class
 CLASS_CARDS = CLASS_VALUE + MAX_POINT_CLASSES  # 4 slots: the mask of the cards of each class
 NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
-RULES_SIZE = NUM_CLASSES + 1
+CLASS_BIT_LOW = NUM_CLASSES + 1  # the cards whose class number has its bit 0 set
+CLASS_BIT_HIGH = NUM_CLASSES + 2  # ... its bit 1 set
+POINT_CARDS = NUM_CLASSES + 3  # the cards carrying points
+RULES_SIZE = NUM_CLASSES + 4
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -151,10 +154,17 @@ def make_rules(trump, trick_base, points, flags):
     for k in range(values.shape[0]):
         rules[CLASS_VALUE + k] = values[k]
     for card in range(32):
+        bit = np.int64(1) << card
         for k in range(values.shape[0]):
             if values[k] == points[card]:
                 rules[POINT_CLASS + card] = k
-                rules[CLASS_CARDS + k] |= np.int64(1) << card
+                rules[CLASS_CARDS + k] |= bit
+                if k & 1:
+                    rules[CLASS_BIT_LOW] |= bit
+                if k & 2:
+                    rules[CLASS_BIT_HIGH] |= bit
+        if points[card] != 0:
+            rules[POINT_CARDS] |= bit
     return rules
 
 
@@ -239,42 +249,30 @@ def points_left(rules, hands, trick, size, tricks_left):
 
 
 @njit(cache=True, inline="always")
+def _at_or_below_top(mask):
+    """In every suit at once, the cards at or below the strongest card ``mask`` has there."""
+    mask |= (mask >> 1) & np.int64(0x7F7F7F7F)
+    mask |= (mask >> 2) & np.int64(0x3F3F3F3F)
+    mask |= (mask >> 4) & np.int64(0x0F0F0F0F)
+    return mask
+
+
+@njit(cache=True, inline="always")
 def _sure_winners(rules, hands, leader):
     """The leader's cards that win their tricks however the others play, led one after another.
 
     Top trumps in sequence; then, once those leave the opponents without
-    trumps (or in no trump), the top cards in sequence of every other suit.
+    trumps (or in no trump), the top cards in sequence of every other suit:
+    in each suit, the leader's cards above every other hand's.
     """
     mine = hands[leader]
-    others = 0
-    for seat in range(NUM_SEATS):
-        if seat != leader:
-            others |= hands[seat]
+    winners = mine & ~_at_or_below_top((hands[0] | hands[1] | hands[2] | hands[3]) & ~mine)
     trump = rules[TRUMP]
-    winners = np.int64(0)
-    side_suits_safe = True
     if trump >= 0:
         trumps = _suit_bits(trump)
-        my_trumps = mine & trumps
-        others_trumps = others & trumps
-        if others_trumps != 0:
-            my_trumps &= _above(_top_card(others_trumps))
-        winners |= my_trumps
-        drawn = popcount(my_trumps)
-        for step in (1, 3):
-            if popcount(hands[(leader + step) % NUM_SEATS] & trumps) > drawn:
-                side_suits_safe = False
-    if side_suits_safe:
-        for suit in range(4):
-            if suit == trump:
-                continue
-            my_cards = mine & _suit_bits(suit)
-            if my_cards == 0:
-                continue
-            others_cards = others & _suit_bits(suit)
-            if others_cards != 0:
-                my_cards &= _above(_top_card(others_cards))
-            winners |= my_cards
+        drawn = popcount(winners & trumps)
+        if popcount(hands[leader ^ 1] & trumps) > drawn or popcount(hands[leader ^ 3] & trumps) > drawn:
+            winners &= trumps  # an opponent still ruffs the other suits
     return winners
 
 
@@ -297,10 +295,9 @@ def _master_trumps(rules, hands, seat):
     if trump < 0:
         return np.int64(0)
     trumps = _suit_bits(trump)
-    enemy = (hands[(seat + 1) % NUM_SEATS] | hands[(seat + 3) % NUM_SEATS]) & trumps
-    above = trumps if enemy == 0 else _above(_top_card(enemy))
+    above = trumps & ~_at_or_below_top((hands[seat ^ 1] | hands[seat ^ 3]) & trumps)  # the opponents
     mine = hands[seat] & above
-    partner = hands[(seat + 2) % NUM_SEATS] & above
+    partner = hands[seat ^ 2] & above
     return mine if popcount(mine) >= popcount(partner) else partner
 
 
@@ -333,17 +330,17 @@ def quick_trick_bound(rules, hands, leader, negative):
     plus his card's points at least; every negative point still out may land
     in his team's tricks, and nothing else is counted.
     """
-    winners = _sure_winners(rules, hands, leader)
-    if winners == 0:
-        return negative
-    return _winners_bound(rules, winners, negative)
+    return _winners_bound(rules, _sure_winners(rules, hands, leader), negative)
 
 
 @njit(cache=True, inline="always")
 def _winners_bound(rules, winners, negative):
     """A side's least points when ``winners`` each take a trick for it: the tricks, the
     winners' own positive points, and every negative point still out."""
-    _, positive = _signed_points_of(rules, winners)
+    positive = 0
+    for k in range(rules[NUM_CLASSES]):
+        if rules[CLASS_VALUE + k] > 0:
+            positive += rules[CLASS_VALUE + k] * popcount(winners & rules[CLASS_CARDS + k])
     return popcount(winners) * rules[TRICK_BASE] + positive + negative
 
 
@@ -359,7 +356,7 @@ def boundary_bounds(rules, hands, leader, tricks_left):
     total = negative + positive + tricks_left * rules[TRICK_BASE]
     leading = max(quick_trick_bound(rules, hands, leader, negative),
                   _winners_bound(rules, _master_trumps(rules, hands, leader), negative))
-    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) % NUM_SEATS), negative)
+    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) & 3), negative)
     if (leader & 1) == 0:
         return leading, total - other
     return other, total - leading
@@ -385,36 +382,42 @@ def _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, buckets):
     return np.int64(h & np.uint64(buckets - 1))
 
 
+NIBBLE_BITS = np.int64(0x11111111)  # bit 0 of each of a suit code's eight 4-bit fields
+
+
 @njit(cache=True, inline="always")
 def _position_key(rules, hands, leader, generation):
     """``(code_low, code_high, fixed_low, fixed_high, lengths, tag)`` of a trick boundary.
 
     By *relative* rank, as DDS keys: only the order of the cards left in each
-    suit matters, not which have gone. Each suit's code lists, weakest card
-    first (the strongest ends in the lowest 4 bits), who holds each card left
-    and which of the game's point values it carries: 4 bits a card. The
-    *fixed* bits every entry compares whatever its winning ranks: the point
-    value of every card, and the holder of every card carrying points (who
-    takes a point card's points depends on its holder even when its rank
-    never mattered). The bucket key is each hand's length in each suit, and
-    the tag the leader and the generation.
+    suit matters, not which have gone. Each suit's code gives each card left a
+    4-bit field, weakest card in the lowest: who holds it (bits 0 and 1) and
+    which of the game's point values it carries (bits 2 and 3). A field's bits
+    are the packed (``extract_bits``) bits of the card masks of odd seats, of
+    seats 2 and 3 and of the point classes, spread (``deposit_bits``) to their
+    places: no loop over the cards. The *fixed* bits every entry compares
+    whatever its winning ranks: the point value of every card, and the holder
+    of every card carrying points (who takes a point card's points depends on
+    its holder even when its rank never mattered). The bucket key is each
+    hand's length in each suit, and the tag the leader and the generation.
     """
     live = hands[0] | hands[1] | hands[2] | hands[3]
+    odd_seats = hands[1] | hands[3]
+    high_seats = hands[2] | hands[3]
     code_low = np.int64(0)
     code_high = np.int64(0)
     fixed_low = np.int64(0)
     fixed_high = np.int64(0)
     for suit in range(4):
-        code = np.int64(0)
-        fixed = np.int64(0)
-        cards = live & _suit_bits(suit)
-        while cards != 0:
-            card = lowest_card(cards)
-            bit = cards & -cards
-            cards ^= bit
-            seat = 0 if hands[0] & bit else (1 if hands[1] & bit else (2 if hands[2] & bit else 3))
-            code = (code << 4) | (rules[POINT_CLASS + card] << 2) | seat
-            fixed = (fixed << 4) | (12 if rules[POINTS + card] == 0 else 15)
+        shift = np.int64(CARDS_PER_SUIT * suit)
+        cards = (live >> shift) & SUIT_BITS
+        fields = (np.int64(1) << np.int64(4 * popcount(cards))) - 1
+        code = (deposit_bits(extract_bits(odd_seats >> shift, cards), NIBBLE_BITS)
+                | deposit_bits(extract_bits(high_seats >> shift, cards), NIBBLE_BITS << 1)
+                | deposit_bits(extract_bits(rules[CLASS_BIT_LOW] >> shift, cards), NIBBLE_BITS << 2)
+                | deposit_bits(extract_bits(rules[CLASS_BIT_HIGH] >> shift, cards), NIBBLE_BITS << 3))
+        fixed = (fields & (NIBBLE_BITS * 12)) | 3 * deposit_bits(
+            extract_bits(rules[POINT_CARDS] >> shift, cards), NIBBLE_BITS)
         if suit < 2:
             code_low |= code << (32 * suit)
             fixed_low |= fixed << (32 * suit)
@@ -442,8 +445,8 @@ def _rank_masks(rules, hands, relevant):
         mine = relevant & cards
         if mine == 0:
             continue
-        top = popcount(cards & ~((np.int64(1) << lowest_card(mine)) - 1))
-        mask = (np.int64(1) << (4 * top)) - 1
+        below = popcount(cards & ((np.int64(1) << lowest_card(mine)) - 1))
+        mask = ((np.int64(1) << (4 * popcount(cards))) - 1) ^ ((np.int64(1) << (4 * below)) - 1)
         if suit < 2:
             mask_low |= mask << (32 * suit)
         else:
@@ -453,16 +456,18 @@ def _rank_masks(rules, hands, relevant):
 
 @njit(cache=True, inline="always")
 def _ranked_cards(hands, mask_low, mask_high):
-    """The live cards an entry's winning-ranks masks cover in the position ``hands``."""
+    """The live cards an entry's winning-ranks masks cover in the position ``hands``.
+
+    A mask's 4-bit fields are those of the cards it covers, weakest in the
+    lowest (see :func:`_position_key`): one bit of each field, packed, marks
+    which of the suit's live cards, in order, are covered.
+    """
     live = hands[0] | hands[1] | hands[2] | hands[3]
     covered = np.int64(0)
     for suit in range(4):
-        mask = (mask_low if suit < 2 else mask_high) >> (32 * (suit % 2)) & np.int64(0xFFFFFFFF)
-        top = popcount(mask) // 4
-        cards = live & _suit_bits(suit)
-        for _ in range(popcount(cards) - top):
-            cards &= cards - 1
-        covered |= cards
+        shift = np.int64(CARDS_PER_SUIT * suit)
+        mask = (mask_low if suit < 2 else mask_high) >> (32 * (suit % 2))
+        covered |= deposit_bits(extract_bits(mask, NIBBLE_BITS), live >> shift) << shift
     return covered
 
 
