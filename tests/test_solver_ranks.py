@@ -89,6 +89,18 @@ def test_winning_ranks_equal_plain_alpha_beta_on_many_endings(game):
     check_winning_ranks(game, 1000, 20, (2, 3, 4, 5), seed=22)
 
 
+def _random_position(rng: np.random.Generator, game: int, fewest_tricks: int):
+    """A random deal of ``game`` in a random strain, played on to a random ending with
+    ``fewest_tricks`` to 8 tricks left: ``(rules, points, hands, trick size, leader)``."""
+    trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
+    rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+    deal = rng.permutation(32)
+    hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                     dtype=np.int64)
+    _, size, leader = _random_ending(rng, rules, hands, int(rng.integers(fewest_tricks, 9)))
+    return rules, points, hands, size, leader
+
+
 def test_bucket_ignores_the_holders_of_cards_without_points():
     """An entry may ignore who holds cards without points (its winning ranks free them), so a
     position it serves must find it in the same bucket: swapping two such cards of one suit
@@ -97,12 +109,7 @@ def test_bucket_ignores_the_holders_of_cards_without_points():
     checked = 0
     while checked < 400:
         game = (KAISER, TWENTY_EIGHT)[checked % 2]
-        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
-        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
-        deal = rng.permutation(32)
-        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
-                         dtype=np.int64)
-        _, size, leader = _random_ending(rng, rules, hands, int(rng.integers(2, 9)))
+        rules, points, hands, size, leader = _random_position(rng, game, fewest_tricks=2)
         pointless = [c for c in range(32) if points[c] == 0 and any(hands[s] >> c & 1 for s in range(4))]
         swaps = [(a, b) for a in pointless for b in pointless
                  if a // 8 == b // 8 and a < b and not any(hands[s] >> a & 1 and hands[s] >> b & 1
@@ -144,12 +151,7 @@ def test_packed_key_equals_the_card_by_card_code_and_masks_cover_the_top_cards()
     rng = np.random.default_rng(24)
     for k in range(300):
         game = (KAISER, TWENTY_EIGHT)[k % 2]
-        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
-        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
-        deal = rng.permutation(32)
-        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
-                         dtype=np.int64)
-        _, size, leader = _random_ending(rng, rules, hands, int(rng.integers(1, 9)))
+        rules, points, hands, size, leader = _random_position(rng, game, fewest_tricks=1)
         key_low, key_high, *_ = _position_key(rules, hands, leader, 1)
         word = (1 << 64) - 1  # the int64 key as the unsigned word it is
         assert (int(key_low) & word, int(key_high) & word) == _key_card_by_card(points, hands)

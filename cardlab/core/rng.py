@@ -144,14 +144,21 @@ def _accepted(r, bound):
 
 
 @njit(cache=True, inline="always")
-def choice_below_from_position(position, n):
-    """:func:`below_from_position` with :func:`choice_remainder`: the same draws."""
+def _accepted_draw(position, n):
+    """The stream's next draw that :func:`_accepted` keeps for bound ``n``: ``(draw, new position)``."""
     bound = np.uint64(n)
     while True:
         position = position + _GOLDEN
         r = mix64(position)
         if _accepted(r, bound):
-            return np.int64(choice_remainder(r, n)), position
+            return r, position
+
+
+@njit(cache=True, inline="always")
+def choice_below_from_position(position, n):
+    """:func:`below_from_position` with :func:`choice_remainder`: the same draws."""
+    r, position = _accepted_draw(position, n)
+    return np.int64(choice_remainder(r, n)), position
 
 
 @njit(cache=True, inline="always")
@@ -170,12 +177,8 @@ def below_from_position(position, n):
     array would give, without a load and a store per draw that the compiler cannot drop
     (the state array the playout writes might, for all it knows, be the stream).
     """
-    bound = np.uint64(n)
-    while True:
-        position = position + _GOLDEN
-        r = mix64(position)
-        if _accepted(r, bound):
-            return np.int64(small_remainder(r, n)), position
+    r, position = _accepted_draw(position, n)
+    return np.int64(small_remainder(r, n)), position
 
 
 @njit(cache=True)
