@@ -115,9 +115,15 @@ def takes_the_lead(card, position, best, best_class, led_suit, trump_suit, trump
     (``best_class`` -1) always leads.
     """
     its_class = card_class(card, position, led_suit, trump_suit, trumps_from)
-    # Both strengths are loaded and the tests combined without a branch: whether a random card
-    # takes the trick is a coin toss the CPU cannot predict. (best < 0 only when best_class is
-    # -1, where the class alone decides.)
-    stronger = strength[card] > strength[max(best, 0)]
-    wins = (its_class > best_class) | ((its_class == best_class) & (its_class > 0) & stronger)
+    # Both strengths are loaded so that ``beats`` decides without a branch: whether a random
+    # card takes the trick is a coin toss the CPU cannot predict. (best < 0 only when
+    # best_class is -1, where the class alone decides.)
+    wins = beats(its_class, strength[card], best_class, strength[max(best, 0)])
     return its_class if wins else -1
+
+
+@njit(cache=True, inline="always")
+def void_shown(position, suit, led_suit):
+    """The void a card of ``suit`` played at ``position`` reveals, as a bit of ``led_suit``
+    (0 when it follows suit or leads): a play-out ORs it in without a branch."""
+    return np.int64((position > 0) & (suit != led_suit)) << max(led_suit, 0)

@@ -44,7 +44,7 @@ from cardlab.core.layout import (
     undealt_cards,
 )
 from cardlab.core.rng import below_from_position, choice_below_from_position, random_below
-from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, takes_the_lead, trick_winner
+from cardlab.core.tricks import NO_TRUMP, follow_suit_choices, takes_the_lead, trick_winner, void_shown
 from cardlab.games.kaiser.rules import (
     BID,
     BLANKS,
@@ -1058,8 +1058,7 @@ def play_plain_tricks_randomly(s, stream):
             k, stream_position = choice_below_from_position(stream_position, popcount(choices))
             card = nth_card(choices, k)
             suit = suit_of(card)
-            shows_void = (position > 0) & (suit != led_suit)  # _show_void, without a branch
-            s[VOIDS + seat] |= np.int64(shows_void) << max(led_suit, 0)
+            s[VOIDS + seat] |= void_shown(position, suit, led_suit)  # _show_void, without a branch
             led_suit = suit if position == 0 else led_suit
             card_class = takes_the_lead(card, position, best, best_class, led_suit, trump, 0, strength)
             takes = card_class >= 0
@@ -1405,10 +1404,9 @@ def deal_shuffled(s, stream, deck):
         undealt &= ~cards
     s[UNDEALT] = undealt
     s[CARDS_DEALT] = dealt + to_hands
-    i = to_hands
-    if i == n:
+    if to_hands == n:
         _end_deal(s)
-    for k in range(i, n):
+    for k in range(to_hands, n):
         _deal_card(s, deck[k])
 
 

@@ -60,7 +60,7 @@ from cardlab.core.layout import (
     undealt_cards,
 )
 from cardlab.core.rng import random_below, random_choice_below
-from cardlab.core.tricks import beats, card_class, trick_winner
+from cardlab.core.tricks import beats, card_class, trick_winner, void_shown
 from cardlab.games.twenty_eight.rules import (
     ACCEPT,
     BID,
@@ -641,7 +641,7 @@ def play_cards_randomly(s, stream):
                     return moves
                 shown, trumps_from, hand = s[TRUMP_SHOWN], s[TRUMPS_FROM], s[HANDS + seat]
             # What _play_card records, from the locals.
-            s[VOIDS + seat] |= np.int64((position > 0) & (suit != led)) << max(led, 0)  # no branch
+            s[VOIDS + seat] |= void_shown(position, suit, led)  # without a branch
             if caller == seat:
                 if suit != trump:
                     s[VOIDS + seat] |= 1 << trump  # a caller who holds a trump must play one
