@@ -1,4 +1,4 @@
-"""Where a full Kaiser solve's nodes go: MTD(f)'s passes, from the playout guess and from a perfect one.
+"""Where a full Kaiser solve's nodes go: MTD(f)'s passes, from the narrow-search guess and from a perfect one.
 
 Each deal of ``bench_solver`` (a) (seed ``s``, trump ``s % 4``, seat 0 leading) is solved
 once for its value, then again in a new table generation pass by pass: MTD(f) from the
@@ -66,7 +66,7 @@ def passes(game: str, deals: int, perfect: bool) -> None:
                 lower = guess
         nodes += table.counters[NODES] - start
     solves = sum(len(v) for v in per_pass.values())
-    print(f"{game}, {'perfect' if perfect else 'playout'} guess, {deals} deals: "
+    print(f"{game}, {'perfect' if perfect else 'narrow-search'} guess, {deals} deals: "
           f"{solves / deals:.2f} passes and {nodes / deals:.0f} nodes a solve (the guess's included)")
     for k, counts in sorted(per_pass.items()):
         print(f"  pass {k + 1}: {len(counts)} solves, {np.mean(counts):.0f} nodes each")
