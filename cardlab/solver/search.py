@@ -67,8 +67,10 @@ USE_ORDERING = 4
 USE_QUICK_TRICKS = 8
 USE_MTD = 16
 USE_WINNING_RANKS = 32
-NARROW = 64  # not a technique: a node searches only its first-ordered moves (MTD(f)'s first guess)
-ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
+USE_NARROW_GUESS = 64  # MTD(f)'s first guess from a narrow search (else from one line of play)
+NARROW = 128  # not a technique: a node searches only its first-ordered moves (the narrow search)
+ALL_TECHNIQUES = (USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
+                  | USE_NARROW_GUESS)
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
     "equivalent_cards": USE_EQUIVALENCE,
@@ -76,6 +78,7 @@ TECHNIQUE_NAMES = {
     "quick_tricks": USE_QUICK_TRICKS,
     "zero_window_mtd": USE_MTD,
     "winning_ranks": USE_WINNING_RANKS,
+    "narrow_search_guess": USE_NARROW_GUESS,
 }
 
 NUM_SEATS = 4
@@ -991,7 +994,7 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
     """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window.
 
     ``guess`` (e.g. the value of a sibling) starts MTD(f) nearer the answer; without one, the
-    narrow search's value (:func:`narrow_value`).
+    narrow search's value (:func:`narrow_value`), or the playout's when that is switched off.
     """
     negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
     if (rules[FLAGS] & USE_MTD) == 0:
@@ -999,8 +1002,12 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
                       trumps_from, negative - 1, highest + 1)
     lower, upper = _root_bounds(rules, hands, trick, size, leader, tricks_left)
     if not lower <= guess <= upper and rules[FLAGS] & USE_ORDERING:
-        guess = narrow_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
-                             trumps_from)
+        if rules[FLAGS] & USE_NARROW_GUESS:
+            guess = narrow_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                                 trumps_from)
+        else:
+            guess = playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                                  trumps_from)
     if not lower <= guess <= upper:
         guess = (lower + upper) // 2
     return _mtd(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
