@@ -57,7 +57,12 @@ NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
 CLASS_BIT_LOW = NUM_CLASSES + 1  # the cards whose class number has its bit 0 set
 CLASS_BIT_HIGH = NUM_CLASSES + 2  # ... its bit 1 set
 POINT_CARDS = NUM_CLASSES + 3  # the cards carrying points
-RULES_SIZE = NUM_CLASSES + 4
+TRUMP_CARDS = NUM_CLASSES + 4  # the cards of the trump suit (none in no trump)
+POINT_PLANES = 3  # a card's points lie within +-(2 ** POINT_PLANES - 1)
+POSITIVE_PLANES = TRUMP_CARDS + 1  # 3 slots: the cards whose positive points have bit j set
+NEGATIVE_PLANES = POSITIVE_PLANES + POINT_PLANES  # 3 slots: ... whose negative points' size has bit j set
+POSITIVE_CARDS = NEGATIVE_PLANES + POINT_PLANES  # the cards carrying positive points
+RULES_SIZE = POSITIVE_CARDS + 1
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -165,6 +170,16 @@ def make_rules(trump, trick_base, points, flags):
                     rules[CLASS_BIT_HIGH] |= bit
         if points[card] != 0:
             rules[POINT_CARDS] |= bit
+        if abs(points[card]) >= 1 << POINT_PLANES:
+            raise ValueError("the solver counts card points of at most 7 either way")
+        planes = POSITIVE_PLANES if points[card] > 0 else NEGATIVE_PLANES
+        for j in range(POINT_PLANES):
+            if abs(points[card]) >> j & 1:
+                rules[planes + j] |= bit
+        if points[card] > 0:
+            rules[POSITIVE_CARDS] |= bit
+    if trump >= 0:
+        rules[TRUMP_CARDS] = _suit_bits(trump)
     return rules
 
 
@@ -181,26 +196,17 @@ def _above(card):
 
 
 @njit(cache=True, inline="always")
-def _points_of(rules, mask):
-    """The points of the cards of ``mask``: a population count per point class."""
-    total = 0
-    for k in range(rules[NUM_CLASSES]):
-        total += rules[CLASS_VALUE + k] * popcount(mask & rules[CLASS_CARDS + k])
-    return total
+def _plane_points(rules, mask, planes):
+    """The points of the cards of ``mask`` by the bit planes at ``rules[planes:]``: a population
+    count per bit of the points' size, the same three whatever the game (no loop over classes)."""
+    return (popcount(mask & rules[planes]) + 2 * popcount(mask & rules[planes + 1])
+            + 4 * popcount(mask & rules[planes + 2]))
 
 
 @njit(cache=True, inline="always")
 def _signed_points_of(rules, mask):
     """``(negative, positive)``: the points of the cards of ``mask`` below and above zero."""
-    negative = 0
-    positive = 0
-    for k in range(rules[NUM_CLASSES]):
-        p = rules[CLASS_VALUE + k] * popcount(mask & rules[CLASS_CARDS + k])
-        if p < 0:
-            negative += p
-        else:
-            positive += p
-    return negative, positive
+    return -_plane_points(rules, mask, NEGATIVE_PLANES), _plane_points(rules, mask, POSITIVE_PLANES)
 
 
 @njit(cache=True, inline="always")
@@ -267,12 +273,10 @@ def _sure_winners(rules, hands, leader):
     """
     mine = hands[leader]
     winners = mine & ~_at_or_below_top((hands[0] | hands[1] | hands[2] | hands[3]) & ~mine)
-    trump = rules[TRUMP]
-    if trump >= 0:
-        trumps = _suit_bits(trump)
-        drawn = popcount(winners & trumps)
-        if popcount(hands[leader ^ 1] & trumps) > drawn or popcount(hands[leader ^ 3] & trumps) > drawn:
-            winners &= trumps  # an opponent still ruffs the other suits
+    trumps = rules[TRUMP_CARDS]  # none in no trump: nobody ruffs
+    drawn = popcount(winners & trumps)
+    if popcount(hands[leader ^ 1] & trumps) > drawn or popcount(hands[leader ^ 3] & trumps) > drawn:
+        winners &= trumps  # an opponent still ruffs the other suits
     return winners
 
 
@@ -291,11 +295,11 @@ def _master_trumps(rules, hands, seat):
     player's cards fall in different tricks: each is a trick the team takes,
     whoever leads, which bounds both sides at any trick boundary.
     """
-    trump = rules[TRUMP]
-    if trump < 0:
+    trumps = rules[TRUMP_CARDS]
+    if trumps == 0:
         return np.int64(0)
-    trumps = _suit_bits(trump)
-    above = trumps & ~_at_or_below_top((hands[seat ^ 1] | hands[seat ^ 3]) & trumps)  # the opponents
+    # Suit by suit, so the opponents' other suits do not reach the trumps.
+    above = trumps & ~_at_or_below_top(hands[seat ^ 1] | hands[seat ^ 3])
     mine = hands[seat] & above
     partner = hands[seat ^ 2] & above
     return mine if popcount(mine) >= popcount(partner) else partner
@@ -338,9 +342,8 @@ def _winners_bound(rules, winners, negative):
     """A side's least points when ``winners`` each take a trick for it: the tricks, the
     winners' own positive points, and every negative point still out."""
     positive = 0
-    for k in range(rules[NUM_CLASSES]):
-        if rules[CLASS_VALUE + k] > 0:
-            positive += rules[CLASS_VALUE + k] * popcount(winners & rules[CLASS_CARDS + k])
+    if winners & rules[POSITIVE_CARDS] != 0:  # Kaiser: only when the 5 of hearts is among them
+        positive = _plane_points(rules, winners, POSITIVE_PLANES)
     return popcount(winners) * rules[TRICK_BASE] + positive + negative
 
 
@@ -352,14 +355,25 @@ def boundary_bounds(rules, hands, leader, tricks_left):
     and its master trumps; the other team at least its master trumps; each
     side's upper bound is what the other side's lower bound leaves.
     """
+    lower, upper, _, _ = _bounds_and_winners(rules, hands, leader, tricks_left)
+    return lower, upper
+
+
+@njit(cache=True, inline="always")
+def _bounds_and_winners(rules, hands, leader, tricks_left):
+    """:func:`boundary_bounds` and the cards each side's bound counts: ``(lower, upper, leading,
+    other)``, the leader's sure winners with his team's master trumps, and the other team's master
+    trumps (the winning ranks of a cut-off by that side's bound)."""
     negative, positive = _signed_points_of(rules, hands[0] | hands[1] | hands[2] | hands[3])
     total = negative + positive + tricks_left * rules[TRICK_BASE]
-    leading = max(quick_trick_bound(rules, hands, leader, negative),
-                  _winners_bound(rules, _master_trumps(rules, hands, leader), negative))
-    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) & 3), negative)
+    sure = _sure_winners(rules, hands, leader)
+    masters = _master_trumps(rules, hands, leader)
+    other_masters = _master_trumps(rules, hands, (leader + 1) & 3)
+    leading = max(_winners_bound(rules, sure, negative), _winners_bound(rules, masters, negative))
+    other = _winners_bound(rules, other_masters, negative)
     if (leader & 1) == 0:
-        return leading, total - other
-    return other, total - leading
+        return leading, total - other, sure | masters, other_masters
+    return other, total - leading, sure | masters, other_masters
 
 
 @njit(cache=True, inline="always")
@@ -644,14 +658,13 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     tt_move = NO_CARD
     if size == 0:
         if flags & USE_QUICK_TRICKS:
-            lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+            lower, upper, leading_cards, other_cards = _bounds_and_winners(rules, hands, leader, tricks_left)
             if lower >= beta or upper <= alpha:
                 # The winning ranks are the sure winners of the side whose bound decided.
                 if (lower >= beta) == ((leader & 1) == 0):
-                    scratch[d, NODE_RANKS] = (_sure_winners(rules, hands, leader)
-                                              | _master_trumps(rules, hands, leader))
+                    scratch[d, NODE_RANKS] = leading_cards
                 else:
-                    scratch[d, NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
+                    scratch[d, NODE_RANKS] = other_cards
                 return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
