@@ -41,7 +41,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import deposit_bits, extract_bits, highest_card, lowest_card, popcount
+from cardlab.core.bitboard import (
+    byte_swap,
+    deposit_bits,
+    extract_bits,
+    highest_card,
+    lowest_card,
+    popcount,
+)
 from cardlab.core.borrowed import borrowed
 
 # ---- The rules vector -------------------------------------------------------------
@@ -54,15 +61,18 @@ MAX_POINT_CLASSES = 4
 CLASS_VALUE = POINT_CLASS + 32  # 4 slots: the point value of each class
 CLASS_CARDS = CLASS_VALUE + MAX_POINT_CLASSES  # 4 slots: the mask of the cards of each class
 NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
-CLASS_BIT_LOW = NUM_CLASSES + 1  # the cards whose class number has its bit 0 set
-CLASS_BIT_HIGH = NUM_CLASSES + 2  # ... its bit 1 set
-POINT_CARDS = NUM_CLASSES + 3  # the cards carrying points
-TRUMP_CARDS = NUM_CLASSES + 4  # the cards of the trump suit (none in no trump)
+POINT_CARDS = NUM_CLASSES + 1  # the cards carrying points
+TRUMP_CARDS = NUM_CLASSES + 2  # the cards of the trump suit (none in no trump)
 POINT_PLANES = 3  # a card's points lie within +-(2 ** POINT_PLANES - 1)
 POSITIVE_PLANES = TRUMP_CARDS + 1  # 3 slots: the cards whose positive points have bit j set
 NEGATIVE_PLANES = POSITIVE_PLANES + POINT_PLANES  # 3 slots: ... whose negative points' size has bit j set
 POSITIVE_CARDS = NEGATIVE_PLANES + POINT_PLANES  # the cards carrying positive points
-RULES_SIZE = POSITIVE_CARDS + 1
+# 2 slots each (suits 0|1, suits 2|3): every card's 4-bit key field as far as the rules fix it, at
+# nibble 8 * (suit % 2) + rank: its point class (bits 2 and 3), and for FIXED_FIELDS the bits every
+# entry compares (the class bits; the holder bits too for a card carrying points).
+CLASS_FIELDS = POSITIVE_CARDS + 1
+FIXED_FIELDS = CLASS_FIELDS + 2
+RULES_SIZE = FIXED_FIELDS + 2
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -164,10 +174,6 @@ def make_rules(trump, trick_base, points, flags):
             if values[k] == points[card]:
                 rules[POINT_CLASS + card] = k
                 rules[CLASS_CARDS + k] |= bit
-                if k & 1:
-                    rules[CLASS_BIT_LOW] |= bit
-                if k & 2:
-                    rules[CLASS_BIT_HIGH] |= bit
         if points[card] != 0:
             rules[POINT_CARDS] |= bit
         if abs(points[card]) >= 1 << POINT_PLANES:
@@ -178,6 +184,9 @@ def make_rules(trump, trick_base, points, flags):
                 rules[planes + j] |= bit
         if points[card] > 0:
             rules[POSITIVE_CARDS] |= bit
+        half, nibble = card // 16, np.int64(4 * (card % 16))
+        rules[CLASS_FIELDS + half] |= (rules[POINT_CLASS + card] << 2) << nibble
+        rules[FIXED_FIELDS + half] |= (np.int64(15) if points[card] != 0 else np.int64(12)) << nibble
     if trump >= 0:
         rules[TRUMP_CARDS] = _suit_bits(trump)
     return rules
@@ -399,6 +408,50 @@ def _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, buckets):
 NIBBLE_BITS = np.int64(0x11111111)  # bit 0 of each of a suit code's eight 4-bit fields
 
 
+NIBBLES = np.int64(0x1111111111111111)  # bit 0 of each 4-bit field of a word
+LOW_NIBBLES = np.int64(0x0F0F0F0F0F0F0F0F)  # the low half of each byte
+WORD_HALF = np.int64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _half_key(rules, live, odd_seats, high_seats, half):
+    """``(code, fixed)`` of suits ``2 * half`` and ``2 * half + 1``, each in its 32 bits.
+
+    Every card of the two suits first gets its 4-bit field in place (nibble
+    ``8 * (suit % 2) + rank``: the holder's bits spread by ``deposit_bits``,
+    the point class from the rules); the fields of each suit's live cards are
+    then packed, weakest first (``extract_bits`` under a 4-bit-wide mask of the
+    live cards). Seven bit-field instructions for two suits.
+    """
+    shift = np.int64(16 * half)
+    live_fields = deposit_bits((live >> shift) & 0xFFFF, NIBBLES) * 15
+    fields = (deposit_bits((odd_seats >> shift) & 0xFFFF, NIBBLES)
+              | deposit_bits((high_seats >> shift) & 0xFFFF, NIBBLES) << 1
+              | rules[CLASS_FIELDS + half])
+    fixed = rules[FIXED_FIELDS + half]
+    upper_live = (live_fields >> 32) & WORD_HALF
+    code = (extract_bits(fields & WORD_HALF, live_fields & WORD_HALF)
+            | extract_bits((fields >> 32) & WORD_HALF, upper_live) << 32)
+    fixed_bits = (extract_bits(fixed & WORD_HALF, live_fields & WORD_HALF)
+                  | extract_bits((fixed >> 32) & WORD_HALF, upper_live) << 32)
+    return code, fixed_bits
+
+
+@njit(cache=True, inline="always")
+def _pair_lengths(first, second):
+    """How many cards of each suit two hands hold, 4 bits each: ``first``'s in the upper 16
+    bits, suit 0 highest in each hand (the layout of the bucket key's lengths).
+
+    The bytes of both hands are counted at once (a population count per byte),
+    put in reverse order and their low halves packed.
+    """
+    x = first | (second << 32)
+    x = x - ((x >> 1) & np.int64(0x5555555555555555))
+    x = (x & np.int64(0x3333333333333333)) + ((x >> 2) & np.int64(0x3333333333333333))
+    x = (x + (x >> 4)) & LOW_NIBBLES
+    return extract_bits(byte_swap(x), LOW_NIBBLES)
+
+
 @njit(cache=True, inline="always")
 def _position_key(rules, hands, leader, generation):
     """``(code_low, code_high, fixed_low, fixed_high, lengths, tag)`` of a trick boundary.
@@ -406,42 +459,21 @@ def _position_key(rules, hands, leader, generation):
     By *relative* rank, as DDS keys: only the order of the cards left in each
     suit matters, not which have gone. Each suit's code gives each card left a
     4-bit field, weakest card in the lowest: who holds it (bits 0 and 1) and
-    which of the game's point values it carries (bits 2 and 3). A field's bits
-    are the packed (``extract_bits``) bits of the card masks of odd seats, of
-    seats 2 and 3 and of the point classes, spread (``deposit_bits``) to their
-    places: no loop over the cards. The *fixed* bits every entry compares
+    which of the game's point values it carries (bits 2 and 3). Each card's
+    field is put together in place and the live cards' fields packed
+    (:func:`_half_key`): no loop over the cards. The *fixed* bits every entry compares
     whatever its winning ranks: the point value of every card, and the holder
     of every card carrying points (who takes a point card's points depends on
     its holder even when its rank never mattered). The bucket key is each
-    hand's length in each suit, and the tag the leader and the generation.
+    hand's length in each suit (:func:`_pair_lengths`), and the tag the leader
+    and the generation.
     """
     live = hands[0] | hands[1] | hands[2] | hands[3]
     odd_seats = hands[1] | hands[3]
     high_seats = hands[2] | hands[3]
-    code_low = np.int64(0)
-    code_high = np.int64(0)
-    fixed_low = np.int64(0)
-    fixed_high = np.int64(0)
-    for suit in range(4):
-        shift = np.int64(CARDS_PER_SUIT * suit)
-        cards = (live >> shift) & SUIT_BITS
-        fields = (np.int64(1) << np.int64(4 * popcount(cards))) - 1
-        code = (deposit_bits(extract_bits(odd_seats >> shift, cards), NIBBLE_BITS)
-                | deposit_bits(extract_bits(high_seats >> shift, cards), NIBBLE_BITS << 1)
-                | deposit_bits(extract_bits(rules[CLASS_BIT_LOW] >> shift, cards), NIBBLE_BITS << 2)
-                | deposit_bits(extract_bits(rules[CLASS_BIT_HIGH] >> shift, cards), NIBBLE_BITS << 3))
-        fixed = (fields & (NIBBLE_BITS * 12)) | 3 * deposit_bits(
-            extract_bits(rules[POINT_CARDS] >> shift, cards), NIBBLE_BITS)
-        if suit < 2:
-            code_low |= code << (32 * suit)
-            fixed_low |= fixed << (32 * suit)
-        else:
-            code_high |= code << (32 * (suit - 2))
-            fixed_high |= fixed << (32 * (suit - 2))
-    lengths = np.int64(0)
-    for seat in range(NUM_SEATS):
-        for suit in range(4):
-            lengths = (lengths << 4) | popcount(hands[seat] & _suit_bits(suit))
+    code_low, fixed_low = _half_key(rules, live, odd_seats, high_seats, 0)
+    code_high, fixed_high = _half_key(rules, live, odd_seats, high_seats, 1)
+    lengths = (_pair_lengths(hands[0], hands[1]) << 32) | _pair_lengths(hands[2], hands[3])
     return code_low, code_high, fixed_low, fixed_high, lengths, generation * NUM_SEATS + leader
 
 
