@@ -47,6 +47,7 @@ from cardlab.core.bitboard import (
     extract_bits,
     highest_card,
     lowest_card,
+    nth_card,
     popcount,
 )
 from cardlab.core.borrowed import borrowed
@@ -484,20 +485,28 @@ def _rank_masks(rules, hands, relevant):
     live = hands[0] | hands[1] | hands[2] | hands[3]
     if (rules[FLAGS] & USE_WINNING_RANKS) == 0:
         relevant = live
-    mask_low = np.int64(0)
-    mask_high = np.int64(0)
-    for suit in range(4):
-        cards = live & _suit_bits(suit)
-        mine = relevant & cards
-        if mine == 0:
-            continue
-        below = popcount(cards & ((np.int64(1) << lowest_card(mine)) - 1))
-        mask = ((np.int64(1) << (4 * popcount(cards))) - 1) ^ ((np.int64(1) << (4 * below)) - 1)
-        if suit < 2:
-            mask_low |= mask << (32 * suit)
-        else:
-            mask_high |= mask << (32 * (suit - 2))
+    covered = live & _at_or_above_bottom(relevant & live)
+    mask_low = _top_fields(live, covered, 0) | _top_fields(live, covered, 1) << 32
+    mask_high = _top_fields(live, covered, 2) | _top_fields(live, covered, 3) << 32
     return mask_low, mask_high
+
+
+@njit(cache=True, inline="always")
+def _at_or_above_bottom(mask):
+    """In every suit at once, the cards at or above the weakest card ``mask`` has there."""
+    mask |= (mask << 1) & np.int64(0xFEFEFEFE)
+    mask |= (mask << 2) & np.int64(0xFCFCFCFC)
+    mask |= (mask << 4) & np.int64(0xF0F0F0F0)
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _top_fields(live, covered, suit):
+    """The 4-bit fields of a suit's code (see :func:`_position_key`) of its ``covered`` cards,
+    the top ones of its ``live`` cards: no branch for a suit without covered cards."""
+    count = popcount(live & _suit_bits(suit))
+    below = count - popcount(covered & _suit_bits(suit))
+    return ((np.int64(1) << (4 * count)) - 1) ^ ((np.int64(1) << (4 * below)) - 1)
 
 
 @njit(cache=True, inline="always")
@@ -543,11 +552,8 @@ def _relative_card(hands, card):
 @njit(cache=True, inline="always")
 def _absolute_card(hands, relative):
     """Inverse of :func:`_relative_card` in the position ``hands``."""
-    suit = relative // CARDS_PER_SUIT
-    cards = (hands[0] | hands[1] | hands[2] | hands[3]) & _suit_bits(suit)
-    for _ in range(relative % CARDS_PER_SUIT):
-        cards &= cards - 1
-    return lowest_card(cards) if cards != 0 else NO_CARD
+    cards = (hands[0] | hands[1] | hands[2] | hands[3]) & _suit_bits(relative // CARDS_PER_SUIT)
+    return nth_card(cards, relative % CARDS_PER_SUIT)  # NO_CARD past the suit's last card
 
 
 @njit(cache=True, inline="always")
@@ -626,6 +632,7 @@ def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
     """The playable cards into ``scratch[d]``, one card per run of equivalent cards if asked."""
     cards = playable(hands[seat], trick, size)
     n = 0
+    skipped = np.int64(0)
     equivalence = (rules[FLAGS] & USE_EQUIVALENCE) != 0
     while cards != 0:
         card = lowest_card(cards)
@@ -636,9 +643,11 @@ def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
                 next_card = lowest_card(higher)
                 between = _above(card) & ~_above(next_card - 1) & ~(np.int64(1) << next_card)
                 if (live & between) == 0 and rules[POINTS + card] == rules[POINTS + next_card]:
+                    skipped |= np.int64(1) << card
                     continue  # the next card of the run stands for this one
         scratch[d, n] = card
         n += 1
+    scratch[d, NODE_SKIPPED] = skipped
     return n
 
 
@@ -654,7 +663,7 @@ MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
  NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
  NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_FIXED_LOW, NODE_FIXED_HIGH, NODE_LENGTHS, NODE_TAG,
  NODE_GAINED, NODE_BEST_POSITION, NODE_TRICK_POINTS, NODE_RANKS, NODE_TABLE_RANKS, NODE_TRICK_RANK,
- NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 26)
+ NODE_SKIPPED, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 27)
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
@@ -730,7 +739,8 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
             if lower_way >= 0 and not upper <= alpha:
                 scratch[d, NODE_RANKS] = _ranked_cards(hands, table[slot, MASK_LOW, lower_way],
                                                        table[slot, MASK_HIGH, lower_way])
-            if upper_way >= 0 and not (lower >= beta and lower != upper):
+            if (upper_way >= 0 and not (lower >= beta and lower != upper)
+                    and not (upper_way == lower_way and not upper <= alpha)):  # not the same again
                 scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[slot, MASK_LOW, upper_way],
                                                         table[slot, MASK_HIGH, upper_way])
             if lower >= beta or lower == upper:
@@ -774,12 +784,12 @@ def _cover_skipped(rules, hands, trick, scratch, d):
     suit's lowest winning rank), the skipped one must be too; when both lie
     below, every such low card is alike in the positions the entry matches.
     """
+    skipped = scratch[d, NODE_SKIPPED]  # as the moves were listed
+    if skipped == 0:
+        return
     size = scratch[d, NODE_SIZE]
     seat = (scratch[d, NODE_LEADER] + size) % NUM_SEATS
-    searched = np.int64(0)
-    for i in range(scratch[d, NODE_COUNT]):
-        searched |= np.int64(1) << scratch[d, i]
-    skipped = playable(hands[seat], trick, size) & ~searched
+    searched = playable(hands[seat], trick, size) & ~skipped  # every listed move was searched
     ranks = scratch[d, NODE_RANKS]
     while skipped != 0:
         card = highest_card(skipped)
