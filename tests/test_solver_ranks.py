@@ -131,30 +131,43 @@ def test_bucket_ignores_the_holders_of_cards_without_points():
 
 def _key_card_by_card(points, hands):
     """The relative code of a trick boundary built card by card: in each suit, weakest card
-    first, a 4-bit field per live card (holder; point class, by ascending point value)."""
+    first, a 4-bit field per live card (holder; point class, by ascending point value); the
+    fixed bits (the class bits, and the holder bits of a card carrying points); the lengths
+    (4 bits a hand and suit, seat 0's suit 0 highest)."""
     classes = sorted(set(int(p) for p in points))
-    codes = []
+    codes, fixed = [], []
     for suit in range(4):
-        code, field = 0, 0
+        code, fixed_bits, field = 0, 0, 0
         for card in range(8 * suit, 8 * suit + 8):
             holders = [seat for seat in range(4) if int(hands[seat]) >> card & 1]
             if holders:
                 code |= (classes.index(int(points[card])) << 2 | holders[0]) << (4 * field)
+                fixed_bits |= (15 if points[card] != 0 else 12) << (4 * field)
                 field += 1
         codes.append(code)
-    return codes[0] | codes[1] << 32, codes[2] | codes[3] << 32
+        fixed.append(fixed_bits)
+    lengths = 0
+    for seat in range(4):
+        for suit in range(4):
+            lengths = lengths << 4 | bin(int(hands[seat]) >> (8 * suit) & 0xFF).count("1")
+    return ((codes[0] | codes[1] << 32, codes[2] | codes[3] << 32),
+            (fixed[0] | fixed[1] << 32, fixed[2] | fixed[3] << 32), lengths)
 
 
 def test_packed_key_equals_the_card_by_card_code_and_masks_cover_the_top_cards():
     """The key packs and spreads bits (pext/pdep) instead of looping over the cards: it must be
-    the card-by-card code, and an entry's masks must cover the top cards down to the lowest rank."""
+    the card-by-card code (with its fixed bits and suit lengths), and an entry's masks must cover
+    the top cards down to the lowest rank."""
     rng = np.random.default_rng(24)
     for k in range(300):
         game = (KAISER, TWENTY_EIGHT)[k % 2]
         rules, points, hands, size, leader = _random_position(rng, game, fewest_tricks=1)
-        key_low, key_high, *_ = _position_key(rules, hands, leader, 1)
+        key_low, key_high, fixed_low, fixed_high, lengths, _ = _position_key(rules, hands, leader, 1)
         word = (1 << 64) - 1  # the int64 key as the unsigned word it is
-        assert (int(key_low) & word, int(key_high) & word) == _key_card_by_card(points, hands)
+        code, fixed, expected_lengths = _key_card_by_card(points, hands)
+        assert (int(key_low) & word, int(key_high) & word) == code
+        assert (int(fixed_low) & word, int(fixed_high) & word) == fixed
+        assert int(lengths) & word == expected_lengths
         live = int(hands[0] | hands[1] | hands[2] | hands[3])
         relevant = np.int64(int(rng.integers(0, 1 << 32)) & live)
         mask_low, mask_high = _rank_masks(rules, hands, relevant)

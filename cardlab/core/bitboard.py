@@ -48,6 +48,7 @@ def _bit_intrinsic(name: str, with_zero_flag: bool):
 
 
 _count_ones = _bit_intrinsic("ctpop", False)
+_swap_bytes = _bit_intrinsic("bswap", False)
 _trailing_zeros = _bit_intrinsic("cttz", True)
 _leading_zeros = _bit_intrinsic("ctlz", True)
 
@@ -56,6 +57,12 @@ _leading_zeros = _bit_intrinsic("ctlz", True)
 def popcount(mask):
     """Number of cards in the mask (the CPU's population count)."""
     return _count_ones(mask)
+
+
+@njit(cache=True, inline="always")
+def byte_swap(word):
+    """The eight bytes of a 64-bit word in reverse order (one instruction)."""
+    return _swap_bytes(word)
 
 
 @njit(cache=True, inline="always")

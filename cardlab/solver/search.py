@@ -41,7 +41,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import deposit_bits, extract_bits, highest_card, lowest_card, popcount
+from cardlab.core.bitboard import (
+    byte_swap,
+    deposit_bits,
+    extract_bits,
+    highest_card,
+    lowest_card,
+    nth_card,
+    popcount,
+)
 from cardlab.core.borrowed import borrowed
 
 # ---- The rules vector -------------------------------------------------------------
@@ -54,12 +62,20 @@ MAX_POINT_CLASSES = 4
 CLASS_VALUE = POINT_CLASS + 32  # 4 slots: the point value of each class
 CLASS_CARDS = CLASS_VALUE + MAX_POINT_CLASSES  # 4 slots: the mask of the cards of each class
 NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
-CLASS_BIT_LOW = NUM_CLASSES + 1  # the cards whose class number has its bit 0 set
-CLASS_BIT_HIGH = NUM_CLASSES + 2  # ... its bit 1 set
-POINT_CARDS = NUM_CLASSES + 3  # the cards carrying points
-NARROW_WIDTH = NUM_CLASSES + 4  # a narrow search: the cards it searches at each node ...
-NARROW_LINE_TRICKS = NUM_CLASSES + 5  # ... and in how many last tricks it searches only one
-RULES_SIZE = NUM_CLASSES + 6
+POINT_CARDS = NUM_CLASSES + 1  # the cards carrying points
+TRUMP_CARDS = NUM_CLASSES + 2  # the cards of the trump suit (none in no trump)
+POINT_PLANES = 3  # a card's points lie within +-(2 ** POINT_PLANES - 1)
+POSITIVE_PLANES = TRUMP_CARDS + 1  # 3 slots: the cards whose positive points have bit j set
+NEGATIVE_PLANES = POSITIVE_PLANES + POINT_PLANES  # 3 slots: ... whose negative points' size has bit j set
+POSITIVE_CARDS = NEGATIVE_PLANES + POINT_PLANES  # the cards carrying positive points
+# 2 slots each (suits 0|1, suits 2|3): every card's 4-bit key field as far as the rules fix it, at
+# nibble 8 * (suit % 2) + rank: its point class (bits 2 and 3), and for FIXED_FIELDS the bits every
+# entry compares (the class bits; the holder bits too for a card carrying points).
+CLASS_FIELDS = POSITIVE_CARDS + 1
+FIXED_FIELDS = CLASS_FIELDS + 2
+NARROW_WIDTH = FIXED_FIELDS + 2  # a narrow search: the cards it searches at each node ...
+NARROW_LINE_TRICKS = FIXED_FIELDS + 3  # ... and in how many last tricks it searches only one
+RULES_SIZE = FIXED_FIELDS + 4
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -164,12 +180,21 @@ def make_rules(trump, trick_base, points, flags):
             if values[k] == points[card]:
                 rules[POINT_CLASS + card] = k
                 rules[CLASS_CARDS + k] |= bit
-                if k & 1:
-                    rules[CLASS_BIT_LOW] |= bit
-                if k & 2:
-                    rules[CLASS_BIT_HIGH] |= bit
         if points[card] != 0:
             rules[POINT_CARDS] |= bit
+        if abs(points[card]) >= 1 << POINT_PLANES:
+            raise ValueError("the solver counts card points of at most 7 either way")
+        planes = POSITIVE_PLANES if points[card] > 0 else NEGATIVE_PLANES
+        for j in range(POINT_PLANES):
+            if abs(points[card]) >> j & 1:
+                rules[planes + j] |= bit
+        if points[card] > 0:
+            rules[POSITIVE_CARDS] |= bit
+        half, nibble = card // 16, np.int64(4 * (card % 16))
+        rules[CLASS_FIELDS + half] |= (rules[POINT_CLASS + card] << 2) << nibble
+        rules[FIXED_FIELDS + half] |= (np.int64(15) if points[card] != 0 else np.int64(12)) << nibble
+    if trump >= 0:
+        rules[TRUMP_CARDS] = _suit_bits(trump)
     return rules
 
 
@@ -186,26 +211,17 @@ def _above(card):
 
 
 @njit(cache=True, inline="always")
-def _points_of(rules, mask):
-    """The points of the cards of ``mask``: a population count per point class."""
-    total = 0
-    for k in range(rules[NUM_CLASSES]):
-        total += rules[CLASS_VALUE + k] * popcount(mask & rules[CLASS_CARDS + k])
-    return total
+def _plane_points(rules, mask, planes):
+    """The points of the cards of ``mask`` by the bit planes at ``rules[planes:]``: a population
+    count per bit of the points' size, the same three whatever the game (no loop over classes)."""
+    return (popcount(mask & rules[planes]) + 2 * popcount(mask & rules[planes + 1])
+            + 4 * popcount(mask & rules[planes + 2]))
 
 
 @njit(cache=True, inline="always")
 def _signed_points_of(rules, mask):
     """``(negative, positive)``: the points of the cards of ``mask`` below and above zero."""
-    negative = 0
-    positive = 0
-    for k in range(rules[NUM_CLASSES]):
-        p = rules[CLASS_VALUE + k] * popcount(mask & rules[CLASS_CARDS + k])
-        if p < 0:
-            negative += p
-        else:
-            positive += p
-    return negative, positive
+    return -_plane_points(rules, mask, NEGATIVE_PLANES), _plane_points(rules, mask, POSITIVE_PLANES)
 
 
 @njit(cache=True, inline="always")
@@ -272,12 +288,10 @@ def _sure_winners(rules, hands, leader):
     """
     mine = hands[leader]
     winners = mine & ~_at_or_below_top((hands[0] | hands[1] | hands[2] | hands[3]) & ~mine)
-    trump = rules[TRUMP]
-    if trump >= 0:
-        trumps = _suit_bits(trump)
-        drawn = popcount(winners & trumps)
-        if popcount(hands[leader ^ 1] & trumps) > drawn or popcount(hands[leader ^ 3] & trumps) > drawn:
-            winners &= trumps  # an opponent still ruffs the other suits
+    trumps = rules[TRUMP_CARDS]  # none in no trump: nobody ruffs
+    drawn = popcount(winners & trumps)
+    if popcount(hands[leader ^ 1] & trumps) > drawn or popcount(hands[leader ^ 3] & trumps) > drawn:
+        winners &= trumps  # an opponent still ruffs the other suits
     return winners
 
 
@@ -296,11 +310,11 @@ def _master_trumps(rules, hands, seat):
     player's cards fall in different tricks: each is a trick the team takes,
     whoever leads, which bounds both sides at any trick boundary.
     """
-    trump = rules[TRUMP]
-    if trump < 0:
+    trumps = rules[TRUMP_CARDS]
+    if trumps == 0:
         return np.int64(0)
-    trumps = _suit_bits(trump)
-    above = trumps & ~_at_or_below_top((hands[seat ^ 1] | hands[seat ^ 3]) & trumps)  # the opponents
+    # Suit by suit, so the opponents' other suits do not reach the trumps.
+    above = trumps & ~_at_or_below_top(hands[seat ^ 1] | hands[seat ^ 3])
     mine = hands[seat] & above
     partner = hands[seat ^ 2] & above
     return mine if popcount(mine) >= popcount(partner) else partner
@@ -343,9 +357,8 @@ def _winners_bound(rules, winners, negative):
     """A side's least points when ``winners`` each take a trick for it: the tricks, the
     winners' own positive points, and every negative point still out."""
     positive = 0
-    for k in range(rules[NUM_CLASSES]):
-        if rules[CLASS_VALUE + k] > 0:
-            positive += rules[CLASS_VALUE + k] * popcount(winners & rules[CLASS_CARDS + k])
+    if winners & rules[POSITIVE_CARDS] != 0:  # Kaiser: only when the 5 of hearts is among them
+        positive = _plane_points(rules, winners, POSITIVE_PLANES)
     return popcount(winners) * rules[TRICK_BASE] + positive + negative
 
 
@@ -357,14 +370,25 @@ def boundary_bounds(rules, hands, leader, tricks_left):
     and its master trumps; the other team at least its master trumps; each
     side's upper bound is what the other side's lower bound leaves.
     """
+    lower, upper, _, _ = _bounds_and_winners(rules, hands, leader, tricks_left)
+    return lower, upper
+
+
+@njit(cache=True, inline="always")
+def _bounds_and_winners(rules, hands, leader, tricks_left):
+    """:func:`boundary_bounds` and the cards each side's bound counts: ``(lower, upper, leading,
+    other)``, the leader's sure winners with his team's master trumps, and the other team's master
+    trumps (the winning ranks of a cut-off by that side's bound)."""
     negative, positive = _signed_points_of(rules, hands[0] | hands[1] | hands[2] | hands[3])
     total = negative + positive + tricks_left * rules[TRICK_BASE]
-    leading = max(quick_trick_bound(rules, hands, leader, negative),
-                  _winners_bound(rules, _master_trumps(rules, hands, leader), negative))
-    other = _winners_bound(rules, _master_trumps(rules, hands, (leader + 1) & 3), negative)
+    sure = _sure_winners(rules, hands, leader)
+    masters = _master_trumps(rules, hands, leader)
+    other_masters = _master_trumps(rules, hands, (leader + 1) & 3)
+    leading = max(_winners_bound(rules, sure, negative), _winners_bound(rules, masters, negative))
+    other = _winners_bound(rules, other_masters, negative)
     if (leader & 1) == 0:
-        return leading, total - other
-    return other, total - leading
+        return leading, total - other, sure | masters, other_masters
+    return other, total - leading, sure | masters, other_masters
 
 
 @njit(cache=True, inline="always")
@@ -390,6 +414,50 @@ def _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, buckets):
 NIBBLE_BITS = np.int64(0x11111111)  # bit 0 of each of a suit code's eight 4-bit fields
 
 
+NIBBLES = np.int64(0x1111111111111111)  # bit 0 of each 4-bit field of a word
+LOW_NIBBLES = np.int64(0x0F0F0F0F0F0F0F0F)  # the low half of each byte
+WORD_HALF = np.int64(0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _half_key(rules, live, odd_seats, high_seats, half):
+    """``(code, fixed)`` of suits ``2 * half`` and ``2 * half + 1``, each in its 32 bits.
+
+    Every card of the two suits first gets its 4-bit field in place (nibble
+    ``8 * (suit % 2) + rank``: the holder's bits spread by ``deposit_bits``,
+    the point class from the rules); the fields of each suit's live cards are
+    then packed, weakest first (``extract_bits`` under a 4-bit-wide mask of the
+    live cards). Seven bit-field instructions for two suits.
+    """
+    shift = np.int64(16 * half)
+    live_fields = deposit_bits((live >> shift) & 0xFFFF, NIBBLES) * 15
+    fields = (deposit_bits((odd_seats >> shift) & 0xFFFF, NIBBLES)
+              | deposit_bits((high_seats >> shift) & 0xFFFF, NIBBLES) << 1
+              | rules[CLASS_FIELDS + half])
+    fixed = rules[FIXED_FIELDS + half]
+    upper_live = (live_fields >> 32) & WORD_HALF
+    code = (extract_bits(fields & WORD_HALF, live_fields & WORD_HALF)
+            | extract_bits((fields >> 32) & WORD_HALF, upper_live) << 32)
+    fixed_bits = (extract_bits(fixed & WORD_HALF, live_fields & WORD_HALF)
+                  | extract_bits((fixed >> 32) & WORD_HALF, upper_live) << 32)
+    return code, fixed_bits
+
+
+@njit(cache=True, inline="always")
+def _pair_lengths(first, second):
+    """How many cards of each suit two hands hold, 4 bits each: ``first``'s in the upper 16
+    bits, suit 0 highest in each hand (the layout of the bucket key's lengths).
+
+    The bytes of both hands are counted at once (a population count per byte),
+    put in reverse order and their low halves packed.
+    """
+    x = first | (second << 32)
+    x = x - ((x >> 1) & np.int64(0x5555555555555555))
+    x = (x & np.int64(0x3333333333333333)) + ((x >> 2) & np.int64(0x3333333333333333))
+    x = (x + (x >> 4)) & LOW_NIBBLES
+    return extract_bits(byte_swap(x), LOW_NIBBLES)
+
+
 @njit(cache=True, inline="always")
 def _position_key(rules, hands, leader, generation):
     """``(code_low, code_high, fixed_low, fixed_high, lengths, tag)`` of a trick boundary.
@@ -397,42 +465,21 @@ def _position_key(rules, hands, leader, generation):
     By *relative* rank, as DDS keys: only the order of the cards left in each
     suit matters, not which have gone. Each suit's code gives each card left a
     4-bit field, weakest card in the lowest: who holds it (bits 0 and 1) and
-    which of the game's point values it carries (bits 2 and 3). A field's bits
-    are the packed (``extract_bits``) bits of the card masks of odd seats, of
-    seats 2 and 3 and of the point classes, spread (``deposit_bits``) to their
-    places: no loop over the cards. The *fixed* bits every entry compares
+    which of the game's point values it carries (bits 2 and 3). Each card's
+    field is put together in place and the live cards' fields packed
+    (:func:`_half_key`): no loop over the cards. The *fixed* bits every entry compares
     whatever its winning ranks: the point value of every card, and the holder
     of every card carrying points (who takes a point card's points depends on
     its holder even when its rank never mattered). The bucket key is each
-    hand's length in each suit, and the tag the leader and the generation.
+    hand's length in each suit (:func:`_pair_lengths`), and the tag the leader
+    and the generation.
     """
     live = hands[0] | hands[1] | hands[2] | hands[3]
     odd_seats = hands[1] | hands[3]
     high_seats = hands[2] | hands[3]
-    code_low = np.int64(0)
-    code_high = np.int64(0)
-    fixed_low = np.int64(0)
-    fixed_high = np.int64(0)
-    for suit in range(4):
-        shift = np.int64(CARDS_PER_SUIT * suit)
-        cards = (live >> shift) & SUIT_BITS
-        fields = (np.int64(1) << np.int64(4 * popcount(cards))) - 1
-        code = (deposit_bits(extract_bits(odd_seats >> shift, cards), NIBBLE_BITS)
-                | deposit_bits(extract_bits(high_seats >> shift, cards), NIBBLE_BITS << 1)
-                | deposit_bits(extract_bits(rules[CLASS_BIT_LOW] >> shift, cards), NIBBLE_BITS << 2)
-                | deposit_bits(extract_bits(rules[CLASS_BIT_HIGH] >> shift, cards), NIBBLE_BITS << 3))
-        fixed = (fields & (NIBBLE_BITS * 12)) | 3 * deposit_bits(
-            extract_bits(rules[POINT_CARDS] >> shift, cards), NIBBLE_BITS)
-        if suit < 2:
-            code_low |= code << (32 * suit)
-            fixed_low |= fixed << (32 * suit)
-        else:
-            code_high |= code << (32 * (suit - 2))
-            fixed_high |= fixed << (32 * (suit - 2))
-    lengths = np.int64(0)
-    for seat in range(NUM_SEATS):
-        for suit in range(4):
-            lengths = (lengths << 4) | popcount(hands[seat] & _suit_bits(suit))
+    code_low, fixed_low = _half_key(rules, live, odd_seats, high_seats, 0)
+    code_high, fixed_high = _half_key(rules, live, odd_seats, high_seats, 1)
+    lengths = (_pair_lengths(hands[0], hands[1]) << 32) | _pair_lengths(hands[2], hands[3])
     return code_low, code_high, fixed_low, fixed_high, lengths, generation * NUM_SEATS + leader
 
 
@@ -443,20 +490,28 @@ def _rank_masks(rules, hands, relevant):
     live = hands[0] | hands[1] | hands[2] | hands[3]
     if (rules[FLAGS] & USE_WINNING_RANKS) == 0:
         relevant = live
-    mask_low = np.int64(0)
-    mask_high = np.int64(0)
-    for suit in range(4):
-        cards = live & _suit_bits(suit)
-        mine = relevant & cards
-        if mine == 0:
-            continue
-        below = popcount(cards & ((np.int64(1) << lowest_card(mine)) - 1))
-        mask = ((np.int64(1) << (4 * popcount(cards))) - 1) ^ ((np.int64(1) << (4 * below)) - 1)
-        if suit < 2:
-            mask_low |= mask << (32 * suit)
-        else:
-            mask_high |= mask << (32 * (suit - 2))
+    covered = live & _at_or_above_bottom(relevant & live)
+    mask_low = _top_fields(live, covered, 0) | _top_fields(live, covered, 1) << 32
+    mask_high = _top_fields(live, covered, 2) | _top_fields(live, covered, 3) << 32
     return mask_low, mask_high
+
+
+@njit(cache=True, inline="always")
+def _at_or_above_bottom(mask):
+    """In every suit at once, the cards at or above the weakest card ``mask`` has there."""
+    mask |= (mask << 1) & np.int64(0xFEFEFEFE)
+    mask |= (mask << 2) & np.int64(0xFCFCFCFC)
+    mask |= (mask << 4) & np.int64(0xF0F0F0F0)
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _top_fields(live, covered, suit):
+    """The 4-bit fields of a suit's code (see :func:`_position_key`) of its ``covered`` cards,
+    the top ones of its ``live`` cards: no branch for a suit without covered cards."""
+    count = popcount(live & _suit_bits(suit))
+    below = count - popcount(covered & _suit_bits(suit))
+    return ((np.int64(1) << (4 * count)) - 1) ^ ((np.int64(1) << (4 * below)) - 1)
 
 
 @njit(cache=True, inline="always")
@@ -502,11 +557,8 @@ def _relative_card(hands, card):
 @njit(cache=True, inline="always")
 def _absolute_card(hands, relative):
     """Inverse of :func:`_relative_card` in the position ``hands``."""
-    suit = relative // CARDS_PER_SUIT
-    cards = (hands[0] | hands[1] | hands[2] | hands[3]) & _suit_bits(suit)
-    for _ in range(relative % CARDS_PER_SUIT):
-        cards &= cards - 1
-    return lowest_card(cards) if cards != 0 else NO_CARD
+    cards = (hands[0] | hands[1] | hands[2] | hands[3]) & _suit_bits(relative // CARDS_PER_SUIT)
+    return nth_card(cards, relative % CARDS_PER_SUIT)  # NO_CARD past the suit's last card
 
 
 @njit(cache=True, inline="always")
@@ -585,6 +637,7 @@ def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
     """The playable cards into ``scratch[d]``, one card per run of equivalent cards if asked."""
     cards = playable(hands[seat], trick, size)
     n = 0
+    skipped = np.int64(0)
     equivalence = (rules[FLAGS] & USE_EQUIVALENCE) != 0
     while cards != 0:
         card = lowest_card(cards)
@@ -595,9 +648,11 @@ def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
                 next_card = lowest_card(higher)
                 between = _above(card) & ~_above(next_card - 1) & ~(np.int64(1) << next_card)
                 if (live & between) == 0 and rules[POINTS + card] == rules[POINTS + next_card]:
+                    skipped |= np.int64(1) << card
                     continue  # the next card of the run stands for this one
         scratch[d, n] = card
         n += 1
+    scratch[d, NODE_SKIPPED] = skipped
     return n
 
 
@@ -613,7 +668,7 @@ MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
  NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
  NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_FIXED_LOW, NODE_FIXED_HIGH, NODE_LENGTHS, NODE_TAG,
  NODE_GAINED, NODE_BEST_POSITION, NODE_TRICK_POINTS, NODE_RANKS, NODE_TABLE_RANKS, NODE_TRICK_RANK,
- NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 26)
+ NODE_SKIPPED, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 27)
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
@@ -649,14 +704,13 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     tt_move = NO_CARD
     if size == 0:
         if flags & USE_QUICK_TRICKS:
-            lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
+            lower, upper, leading_cards, other_cards = _bounds_and_winners(rules, hands, leader, tricks_left)
             if lower >= beta or upper <= alpha:
                 # The winning ranks are the sure winners of the side whose bound decided.
                 if (lower >= beta) == ((leader & 1) == 0):
-                    scratch[d, NODE_RANKS] = (_sure_winners(rules, hands, leader)
-                                              | _master_trumps(rules, hands, leader))
+                    scratch[d, NODE_RANKS] = leading_cards
                 else:
-                    scratch[d, NODE_RANKS] = _master_trumps(rules, hands, (leader + 1) % NUM_SEATS)
+                    scratch[d, NODE_RANKS] = other_cards
                 return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
             key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
@@ -690,7 +744,8 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
             if lower_way >= 0 and not upper <= alpha:
                 scratch[d, NODE_RANKS] = _ranked_cards(hands, table[slot, MASK_LOW, lower_way],
                                                        table[slot, MASK_HIGH, lower_way])
-            if upper_way >= 0 and not (lower >= beta and lower != upper):
+            if (upper_way >= 0 and not (lower >= beta and lower != upper)
+                    and not (upper_way == lower_way and not upper <= alpha)):  # not the same again
                 scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[slot, MASK_LOW, upper_way],
                                                         table[slot, MASK_HIGH, upper_way])
             if lower >= beta or lower == upper:
@@ -734,12 +789,12 @@ def _cover_skipped(rules, hands, trick, scratch, d):
     suit's lowest winning rank), the skipped one must be too; when both lie
     below, every such low card is alike in the positions the entry matches.
     """
+    skipped = scratch[d, NODE_SKIPPED]  # as the moves were listed
+    if skipped == 0:
+        return
     size = scratch[d, NODE_SIZE]
     seat = (scratch[d, NODE_LEADER] + size) % NUM_SEATS
-    searched = np.int64(0)
-    for i in range(scratch[d, NODE_COUNT]):
-        searched |= np.int64(1) << scratch[d, i]
-    skipped = playable(hands[seat], trick, size) & ~searched
+    searched = playable(hands[seat], trick, size) & ~skipped  # every listed move was searched
     ranks = scratch[d, NODE_RANKS]
     while skipped != 0:
         card = highest_card(skipped)
