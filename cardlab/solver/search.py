@@ -765,7 +765,7 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         trick_points += rules[POINTS + trick[position]]
     best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
     n = _list_moves(rules, hands, trick, size, seat, live, scratch, d)
-    if flags & USE_ORDERING:
+    if flags & USE_ORDERING and n > 1:  # one move needs no order
         _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live,
                      tt_move)
     if flags & NARROW:
