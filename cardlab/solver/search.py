@@ -634,23 +634,28 @@ def _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, 
 
 @njit(cache=True, inline="always")
 def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
-    """The playable cards into ``scratch[d]``, one card per run of equivalent cards if asked."""
+    """The playable cards into ``scratch[d]``, one card per run of equivalent cards if asked.
+
+    A card is skipped when the next live card above it in its suit is another playable card
+    of the same hand with the same points: no card of another hand lies between them. All
+    at once, in the order of the live cards (``extract_bits``): a card and its successor
+    there both the hand's, of one point class, and not the suit's top card.
+    """
     cards = playable(hands[seat], trick, size)
-    n = 0
     skipped = np.int64(0)
-    equivalence = (rules[FLAGS] & USE_EQUIVALENCE) != 0
-    while cards != 0:
-        card = lowest_card(cards)
-        cards &= cards - 1
-        if equivalence:
-            higher = cards & _above(card)
-            if higher != 0:
-                next_card = lowest_card(higher)
-                between = _above(card) & ~_above(next_card - 1) & ~(np.int64(1) << next_card)
-                if (live & between) == 0 and rules[POINTS + card] == rules[POINTS + next_card]:
-                    skipped |= np.int64(1) << card
-                    continue  # the next card of the run stands for this one
-        scratch[d, n] = card
+    if rules[FLAGS] & USE_EQUIVALENCE:
+        order = live | cards
+        mine = extract_bits(cards, order)
+        class_low = extract_bits(rules[CLASS_CARDS + 1] | rules[CLASS_CARDS + 3], order)
+        class_high = extract_bits(rules[CLASS_CARDS + 2] | rules[CLASS_CARDS + 3], order)
+        same = mine & (mine >> 1) & ~(class_low ^ (class_low >> 1)) & ~(class_high ^ (class_high >> 1))
+        below_top = (_at_or_below_top(order) >> 1) & np.int64(0x7F7F7F7F)
+        skipped = deposit_bits(same, order) & below_top
+    kept = cards & ~skipped
+    n = 0
+    while kept != 0:
+        scratch[d, n] = lowest_card(kept)
+        kept &= kept - 1
         n += 1
     scratch[d, NODE_SKIPPED] = skipped
     return n
