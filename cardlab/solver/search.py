@@ -33,7 +33,10 @@ included); team 0 maximises, team 1 minimises. What makes the search fast
   in sequence, drawn trumps) already decide the window, and when even the
   bounds of the points left decide it;
 * ``USE_MTD``: the value found by zero-window searches (MTD(f)) rather than
-  one full-window search; :func:`reaches` asks a single zero-window question.
+  one full-window search; :func:`reaches` asks a single zero-window question;
+* ``USE_TWO_TRICK_ENDINGS``: a trick boundary with two tricks left that the
+  bounds and the table leave open is solved in one kernel (its at most
+  sixteen lines, alpha-beta inside) instead of a node per card.
 """
 
 from __future__ import annotations
@@ -65,8 +68,10 @@ USE_ORDERING = 4
 USE_QUICK_TRICKS = 8
 USE_MTD = 16
 USE_WINNING_RANKS = 32
-PLAYOUT = 64  # not a technique: every node plays only its first-ordered move (MTD(f)'s first guess)
-ALL_TECHNIQUES = USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
+USE_TWO_TRICK_ENDINGS = 64
+PLAYOUT = 128  # not a technique: every node plays only its first-ordered move (MTD(f)'s first guess)
+ALL_TECHNIQUES = (USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
+                  | USE_TWO_TRICK_ENDINGS)
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
     "equivalent_cards": USE_EQUIVALENCE,
@@ -74,6 +79,7 @@ TECHNIQUE_NAMES = {
     "quick_tricks": USE_QUICK_TRICKS,
     "zero_window_mtd": USE_MTD,
     "winning_ranks": USE_WINNING_RANKS,
+    "two_trick_endings": USE_TWO_TRICK_ENDINGS,
 }
 
 NUM_SEATS = 4
@@ -596,6 +602,161 @@ def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
     return n
 
 
+@njit(cache=True, inline="always")
+def _strength(card, led, trumps):
+    """A card's strength in a trick led in the suit ``led`` (a mask): the strongest wins.
+
+    Its rank, 8 more in the led suit, 16 more as a trump (trumps count from the
+    lead on: a trick boundary's tricks); a discard is never above the led card.
+    """
+    return (card % CARDS_PER_SUIT) | (((led >> card) & 1) << 3) | (((trumps >> card) & 1) << 4)
+
+
+@njit(cache=True, inline="always")
+def _follow_order(hand, led, trumps, best, partner_winning):
+    """``(first, second)``: the playable cards of a hand of at most two, the likelier best
+    first (a cheap guess: the ordering's own costs more than the lines it saves); ``second``
+    is ``NO_CARD`` when only one card is playable. ``best`` is the strength of the trick's
+    winning card."""
+    cards = hand & led
+    if cards == 0:
+        cards = hand
+    first = lowest_card(cards)
+    rest = cards & (cards - 1)
+    if rest == 0:
+        return first, NO_CARD
+    second = lowest_card(rest)
+    if not partner_winning and _strength(second, led, trumps) > best >= _strength(first, led, trumps):
+        return second, first  # a winner first when the opponents hold the trick, else low
+    return first, second
+
+
+@njit(cache=True, inline="always")
+def _two_trick_line(rules, trumps, team0, total, live, played, winner, winner_left, taken):
+    """``(points, ranks)`` of a two-trick line: team 0's points of the first trick as played
+    (the cards ``played``, won by ``winner``, worth ``taken``) and of the forced last one,
+    led by ``winner_left``, the winner's other card; the winning ranks of both tricks."""
+    ranks = np.int64(0)
+    if popcount(played & _suit_bits(winner // CARDS_PER_SUIT)) > 1:
+        ranks = np.int64(1) << winner
+    last = live ^ played
+    ruffs = last & trumps
+    last_winner = highest_card(ruffs) if ruffs != 0 else highest_card(
+        last & _suit_bits(winner_left // CARDS_PER_SUIT))
+    if popcount(last & _suit_bits(last_winner // CARDS_PER_SUIT)) > 1:
+        ranks |= np.int64(1) << last_winner
+    value = taken if (team0 >> winner) & 1 else 0
+    if (team0 >> last_winner) & 1:
+        value += total - taken
+    return value, ranks
+
+
+@njit(cache=True, inline="always")
+def _line_back(maximise, value, ranks, best, alpha, beta, node_ranks):
+    """A node of the two-trick kernel takes a child's value: ``(best, alpha, beta, ranks, cut)``.
+
+    As in :func:`search`: at a cut-off the node's winning ranks are the cutting
+    line's alone, otherwise the union of every line's.
+    """
+    if maximise:
+        best = max(best, value)
+        alpha = max(alpha, value)
+    else:
+        best = min(best, value)
+        beta = min(beta, value)
+    if alpha >= beta:
+        return best, alpha, beta, ranks, True
+    return best, alpha, beta, node_ranks | ranks, False
+
+
+@njit(cache=True)  # not inlined: it would be compiled again at each of search's two _enter sites
+def _two_tricks(rules, hands, leader, alpha, beta, first_lead):
+    """``(value, ranks, lead)`` of a trick boundary with two tricks left, fail-soft in
+    ``(alpha, beta)``: alpha-beta over the lines of the first trick (each hand holds two
+    cards), the last trick forced. ``lead`` is the best lead found, ``ranks`` the winning
+    ranks, exactly as the node-per-card search would return them (no card is skipped)."""
+    trump = rules[TRUMP]
+    trumps = _suit_bits(trump) if trump >= 0 else np.int64(0)
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    team0 = hands[0] | hands[2]
+    total = 2 * rules[TRICK_BASE] + _points_of(rules, live)
+    hand0 = hands[leader]
+    hand1 = hands[(leader + 1) % NUM_SEATS]
+    hand2 = hands[(leader + 2) % NUM_SEATS]
+    hand3 = hands[(leader + 3) % NUM_SEATS]
+    leading = (leader & 1) == 0  # the leader's team is team 0: it maximises
+    first = lowest_card(hand0)
+    second = highest_card(hand0)
+    if first_lead == second or (first_lead != first and (live & _above(second) & ~hand0) == 0
+                                and (live & _above(first) & ~hand0) != 0):
+        first, second = second, first  # the table's lead, else a sure winner, first
+    best0 = -1000 if leading else 1000
+    ranks0 = np.int64(0)
+    lead = first
+    for i0 in range(2):
+        c0 = first if i0 == 0 else second
+        led = _suit_bits(c0 // CARDS_PER_SUIT)
+        left0 = lowest_card(hand0 ^ (np.int64(1) << c0))
+        taken0 = rules[TRICK_BASE] + rules[POINTS + c0]
+        strength0 = _strength(c0, led, trumps)
+        f1, s1 = _follow_order(hand1, led, trumps, strength0, False)
+        best1 = 1000 if leading else -1000
+        alpha1, beta1, ranks1 = alpha, beta, np.int64(0)
+        for i1 in range(2):
+            c1 = f1 if i1 == 0 else s1
+            if c1 == NO_CARD:
+                break
+            win1, wleft1, strength1 = c0, left0, strength0
+            if _strength(c1, led, trumps) > strength0:
+                win1, wleft1, strength1 = c1, lowest_card(hand1 ^ (np.int64(1) << c1)), _strength(
+                    c1, led, trumps)
+            taken1 = taken0 + rules[POINTS + c1]
+            f2, s2 = _follow_order(hand2, led, trumps, strength1, win1 == c0)
+            best2 = -1000 if leading else 1000
+            alpha2, beta2, ranks2 = alpha1, beta1, np.int64(0)
+            for i2 in range(2):
+                c2 = f2 if i2 == 0 else s2
+                if c2 == NO_CARD:
+                    break
+                win2, wleft2, strength2 = win1, wleft1, strength1
+                if _strength(c2, led, trumps) > strength1:
+                    win2, wleft2, strength2 = c2, lowest_card(hand2 ^ (np.int64(1) << c2)), _strength(
+                        c2, led, trumps)
+                taken2 = taken1 + rules[POINTS + c2]
+                f3, s3 = _follow_order(hand3, led, trumps, strength2, win2 == c1)
+                best3 = 1000 if leading else -1000
+                alpha3, beta3, ranks3 = alpha2, beta2, np.int64(0)
+                for i3 in range(2):
+                    c3 = f3 if i3 == 0 else s3
+                    if c3 == NO_CARD:
+                        break
+                    win3, wleft3 = win2, wleft2
+                    if _strength(c3, led, trumps) > strength2:
+                        win3, wleft3 = c3, lowest_card(hand3 ^ (np.int64(1) << c3))
+                    played = (np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2) | (
+                        np.int64(1) << c3)
+                    value, ranks = _two_trick_line(rules, trumps, team0, total, live, played, win3, wleft3,
+                                                   taken2 + rules[POINTS + c3])
+                    best3, alpha3, beta3, ranks3, cut = _line_back(not leading, value, ranks, best3, alpha3,
+                                                                   beta3, ranks3)
+                    if cut:
+                        break
+                best2, alpha2, beta2, ranks2, cut = _line_back(leading, best3, ranks3, best2, alpha2, beta2,
+                                                               ranks2)
+                if cut:
+                    break
+            best1, alpha1, beta1, ranks1, cut = _line_back(not leading, best2, ranks2, best1, alpha1, beta1,
+                                                           ranks1)
+            if cut:
+                break
+        if (best1 > best0) if leading else (best1 < best0):
+            lead = c0
+        best0, alpha, beta, ranks0, cut = _line_back(leading, best1, ranks1, best0, alpha, beta, ranks0)
+        if cut:
+            break
+    return best0, ranks0, lead
+
+
 # ---- One node of the search: a row of the scratch array ------------------------------
 # Columns 0..7 hold the node's moves, 8..15 their ordering scores; the rest are the node's
 # fields. The search walks the tree with an explicit stack of these rows (numba cannot
@@ -697,6 +858,13 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     scratch[d, NODE_TABLE_RANKS] = scratch[d, NODE_RANKS]
     scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
     scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
+    if (size == 0 and tricks_left == 2 and trumps_from == 0
+            and flags & (USE_TWO_TRICK_ENDINGS | PLAYOUT) == USE_TWO_TRICK_ENDINGS):
+        value, ranks, lead = _two_tricks(rules, hands, leader, alpha, beta, tt_move)
+        scratch[d, NODE_BEST] = value
+        scratch[d, NODE_BEST_MOVE] = lead
+        scratch[d, NODE_RANKS] |= ranks
+        return True, _close(rules, table, counters, hands, trick, scratch, d, True)
     seat = (leader + size) % NUM_SEATS
     live = hands[0] | hands[1] | hands[2] | hands[3]
     trick_points = 0
