@@ -801,6 +801,11 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         taken, rank = _last_trick(rules, hands, leader)
         scratch[d, NODE_RANKS] = rank
         return True, taken
+    if (size == 0 and tricks_left == 2 and trumps_from == 0
+            and flags & (USE_TWO_TRICK_ENDINGS | PLAYOUT) == USE_TWO_TRICK_ENDINGS):
+        value, ranks, _ = _two_tricks(rules, hands, leader, alpha, beta, NO_CARD)
+        scratch[d, NODE_RANKS] = ranks
+        return True, value
     scratch[d, NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:
@@ -858,13 +863,6 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     scratch[d, NODE_TABLE_RANKS] = scratch[d, NODE_RANKS]
     scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
     scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
-    if (size == 0 and tricks_left == 2 and trumps_from == 0
-            and flags & (USE_TWO_TRICK_ENDINGS | PLAYOUT) == USE_TWO_TRICK_ENDINGS):
-        value, ranks, lead = _two_tricks(rules, hands, leader, alpha, beta, tt_move)
-        scratch[d, NODE_BEST] = value
-        scratch[d, NODE_BEST_MOVE] = lead
-        scratch[d, NODE_RANKS] |= ranks
-        return True, _close(rules, table, counters, hands, trick, scratch, d, True)
     seat = (leader + size) % NUM_SEATS
     live = hands[0] | hands[1] | hands[2] | hands[3]
     trick_points = 0
