@@ -34,9 +34,10 @@ included); team 0 maximises, team 1 minimises. What makes the search fast
   bounds of the points left decide it;
 * ``USE_MTD``: the value found by zero-window searches (MTD(f)) rather than
   one full-window search; :func:`reaches` asks a single zero-window question;
-* ``USE_TWO_TRICK_ENDINGS``: a trick boundary with two tricks left that the
-  bounds and the table leave open is solved in one kernel (its at most
-  sixteen lines, alpha-beta inside) instead of a node per card.
+* ``USE_TWO_TRICK_ENDINGS``: a trick boundary with two tricks left is solved
+  in one kernel (alpha-beta over the at most sixteen lines of its first
+  trick, the last forced) instead of a node per card, before the bounds and
+  the table, which cost more than it.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ USE_TWO_TRICK_ENDINGS = 64
 PLAYOUT = 128  # not a technique: every node plays only its first-ordered move (MTD(f)'s first guess)
 ALL_TECHNIQUES = (USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
                   | USE_TWO_TRICK_ENDINGS)
+TECHNIQUE_SETS = ALL_TECHNIQUES + 1  # how many sets of techniques: the radix of a contract code's flags
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
     "equivalent_cards": USE_EQUIVALENCE,
@@ -670,11 +672,11 @@ def _line_back(maximise, value, ranks, best, alpha, beta, node_ranks):
 
 
 @njit(cache=True)  # not inlined: it would be compiled again at each of search's two _enter sites
-def _two_tricks(rules, hands, leader, alpha, beta, first_lead):
-    """``(value, ranks, lead)`` of a trick boundary with two tricks left, fail-soft in
+def _two_tricks(rules, hands, leader, alpha, beta):
+    """``(value, ranks)`` of a trick boundary with two tricks left, fail-soft in
     ``(alpha, beta)``: alpha-beta over the lines of the first trick (each hand holds two
-    cards), the last trick forced. ``lead`` is the best lead found, ``ranks`` the winning
-    ranks, exactly as the node-per-card search would return them (no card is skipped)."""
+    cards), the last trick forced, with the winning ranks the node-per-card search would
+    return for the same lines (no card is skipped as equivalent, so none is covered)."""
     trump = rules[TRUMP]
     trumps = _suit_bits(trump) if trump >= 0 else np.int64(0)
     live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -687,12 +689,10 @@ def _two_tricks(rules, hands, leader, alpha, beta, first_lead):
     leading = (leader & 1) == 0  # the leader's team is team 0: it maximises
     first = lowest_card(hand0)
     second = highest_card(hand0)
-    if first_lead == second or (first_lead != first and (live & _above(second) & ~hand0) == 0
-                                and (live & _above(first) & ~hand0) != 0):
-        first, second = second, first  # the table's lead, else a sure winner, first
+    if (live & _above(second) & ~hand0) == 0 and (live & _above(first) & ~hand0) != 0:
+        first, second = second, first  # a sure winner first
     best0 = -1000 if leading else 1000
     ranks0 = np.int64(0)
-    lead = first
     for i0 in range(2):
         c0 = first if i0 == 0 else second
         led = _suit_bits(c0 // CARDS_PER_SUIT)
@@ -749,12 +749,10 @@ def _two_tricks(rules, hands, leader, alpha, beta, first_lead):
                                                            ranks1)
             if cut:
                 break
-        if (best1 > best0) if leading else (best1 < best0):
-            lead = c0
         best0, alpha, beta, ranks0, cut = _line_back(leading, best1, ranks1, best0, alpha, beta, ranks0)
         if cut:
             break
-    return best0, ranks0, lead
+    return best0, ranks0
 
 
 # ---- One node of the search: a row of the scratch array ------------------------------
@@ -803,7 +801,7 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         return True, taken
     if (size == 0 and tricks_left == 2 and trumps_from == 0
             and flags & (USE_TWO_TRICK_ENDINGS | PLAYOUT) == USE_TWO_TRICK_ENDINGS):
-        value, ranks, _ = _two_tricks(rules, hands, leader, alpha, beta, NO_CARD)
+        value, ranks = _two_tricks(rules, hands, leader, alpha, beta)
         scratch[d, NODE_RANKS] = ranks
         return True, value
     scratch[d, NODE_SLOT] = -1
