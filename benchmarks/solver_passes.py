@@ -2,7 +2,7 @@
 
 Each deal of ``bench_solver`` (a) (seed ``s``, trump ``s % 4``, seat 0 leading) is solved
 once for its value, then again in a new table generation pass by pass: MTD(f) from the
-guess the solver uses (a playout of the ordering's first moves) and from the exact value.
+guess the solver uses (the narrow search: each side's two best-ordered cards) and from the exact value.
 Prints the mean passes and nodes a solve, the nodes of each pass, and the guess's errors.
 
     PYTHONPATH=<checkout> python benchmarks/solver_passes.py [kaiser|twenty_eight] [DEALS]
@@ -25,7 +25,7 @@ from cardlab.solver.search import (
     exact_value,
     forget,
     make_rules,
-    playout_value,
+    narrow_value,
     search,
 )
 from cardlab.solver.solve import GAME_IDS
@@ -48,8 +48,8 @@ def passes(game: str, deals: int, perfect: bool) -> None:
         forget(table.counters)
         start = table.counters[NODES]
         lower, upper = boundary_bounds(rules, hands, 0, 8)
-        guess = value if perfect else playout_value(rules, table.entries, table.counters, table.scratch,
-                                                    *position)
+        guess = value if perfect else narrow_value(rules, table.entries, table.counters, table.scratch,
+                                                   *position)
         errors[int(guess - value)] += 1
         if not lower <= guess <= upper:
             guess = (lower + upper) // 2
@@ -67,7 +67,7 @@ def passes(game: str, deals: int, perfect: bool) -> None:
         nodes += table.counters[NODES] - start
     solves = sum(len(v) for v in per_pass.values())
     print(f"{game}, {'perfect' if perfect else 'playout'} guess, {deals} deals: "
-          f"{solves / deals:.2f} passes and {nodes / deals:.0f} nodes a solve (the playout's included)")
+          f"{solves / deals:.2f} passes and {nodes / deals:.0f} nodes a solve (the guess's included)")
     for k, counts in sorted(per_pass.items()):
         print(f"  pass {k + 1}: {len(counts)} solves, {np.mean(counts):.0f} nodes each")
     print("  guess minus value: deals", dict(sorted(errors.items())))

@@ -377,10 +377,20 @@ def test_boundary_bounds_bracket_the_exact_value(game):
 
 
 def test_the_first_guess_changes_nothing_but_the_work():
-    """MTD(f) converges on the same value from any first guess, the playout's included, and the
-    playout's value is a line of play (within the points left)."""
+    """MTD(f) converges on the same value from any first guess, the playout's and the narrow
+    search's included; the playout's value is a line of play (within the points left), the narrow
+    search's a value within them that leaves the table's real generation as it found it."""
     from cardlab.solver.position import KAISER, load
-    from cardlab.solver.search import NODES, Table, exact_value, playout_value, points_left
+    from cardlab.solver.search import (
+        GENERATION,
+        NODES,
+        TAG,
+        Table,
+        exact_value,
+        narrow_value,
+        playout_value,
+        points_left,
+    )
 
     rng = np.random.default_rng(15)
     table = Table(12)
@@ -396,7 +406,12 @@ def test_the_first_guess_changes_nothing_but_the_work():
         before = table.counters[NODES]
         assert lowest <= playout_value(*args) <= highest
         assert table.counters[NODES] - before <= 4 * tricks_left  # one node per card
-        values = set()
+        table.forget()
+        generation = table.counters[GENERATION]
+        guess = narrow_value(*args)
+        assert lowest <= guess <= highest and table.counters[GENERATION] == generation
+        assert not np.any(table.entries[:, TAG] // 4 == generation)  # its entries are its own
+        values = {exact_value(*args, guess)}
         for guess in (-1000, lowest, highest, (lowest + highest) // 2):
             table.forget()
             values.add(exact_value(*args, guess))

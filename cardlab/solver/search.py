@@ -61,7 +61,9 @@ NUM_CLASSES = CLASS_CARDS + MAX_POINT_CLASSES  # how many classes the game has
 CLASS_BIT_LOW = NUM_CLASSES + 1  # the cards whose class number has its bit 0 set
 CLASS_BIT_HIGH = NUM_CLASSES + 2  # ... its bit 1 set
 POINT_CARDS = NUM_CLASSES + 3  # the cards carrying points
-RULES_SIZE = NUM_CLASSES + 4
+NARROW_WIDTH = NUM_CLASSES + 4  # a narrow search: the cards it searches at each node ...
+NARROW_LINE_TRICKS = NUM_CLASSES + 5  # ... and in how many last tricks it searches only one
+RULES_SIZE = NUM_CLASSES + 6
 
 USE_TT = 1
 USE_EQUIVALENCE = 2
@@ -70,7 +72,7 @@ USE_QUICK_TRICKS = 8
 USE_MTD = 16
 USE_WINNING_RANKS = 32
 USE_TWO_TRICK_ENDINGS = 64
-PLAYOUT = 128  # not a technique: every node plays only its first-ordered move (MTD(f)'s first guess)
+NARROW = 128  # not a technique: a node searches only its first-ordered moves (MTD(f)'s first guess)
 ALL_TECHNIQUES = (USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
                   | USE_TWO_TRICK_ENDINGS)
 TECHNIQUE_SETS = ALL_TECHNIQUES + 1  # how many sets of techniques: the radix of a contract code's flags
@@ -800,7 +802,7 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         scratch[d, NODE_RANKS] = rank
         return True, taken
     if (size == 0 and tricks_left == 2 and trumps_from == 0
-            and flags & (USE_TWO_TRICK_ENDINGS | PLAYOUT) == USE_TWO_TRICK_ENDINGS):
+            and flags & (USE_TWO_TRICK_ENDINGS | NARROW) == USE_TWO_TRICK_ENDINGS):
         value, ranks = _two_tricks(rules, hands, leader, alpha, beta)
         scratch[d, NODE_RANKS] = ranks
         return True, value
@@ -872,8 +874,8 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     if flags & USE_ORDERING:
         _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live,
                      tt_move)
-    if flags & PLAYOUT:
-        n = 1
+    if flags & NARROW:
+        n = min(n, rules[NARROW_WIDTH] if tricks_left > rules[NARROW_LINE_TRICKS] else 1)
     scratch[d, NODE_COUNT] = n
     scratch[d, NODE_NEXT] = 0
     scratch[d, NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
@@ -1068,41 +1070,41 @@ def _store(table, counters, scratch, d, mask_low, mask_high, best_move):
     table[slot, BEST, target] = best_move
 
 
+# MTD(f)'s first guess: the value of a narrower game, each side searching only the cards the
+# ordering puts first. Within a point of the value on 173 of the 200 deals of bench_solver (a)
+# for about 1,000 nodes, against 100 for the playout; from it MTD(f) needs 11% fewer nodes.
+GUESS_WIDTH = 2  # the cards a node of the guess's search weighs ...
+GUESS_LINE_TRICKS = 3  # ... and the last tricks where it follows one line
+
+
+@njit(cache=True)
+def _narrow_rules(rules, width, line_tricks):
+    """The rules of a search that weighs only the first ``width`` ordered moves of each node, and
+    one in the last ``line_tricks`` tricks."""
+    narrow = rules.copy()
+    narrow[FLAGS] |= NARROW
+    narrow[NARROW_WIDTH] = width
+    narrow[NARROW_LINE_TRICKS] = line_tricks
+    return narrow
+
+
 @njit(cache=True)
 def playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from):
-    """Team 0's points when every player plays the move the ordering puts first: a guess.
+    """Team 0's points when every player plays the move the ordering puts first.
 
     One line of play to the end (a node per card), without the table, so
-    nothing inexact is stored; MTD(f) starts from it.
+    nothing inexact is stored: the narrow search's own first guess.
     """
-    playout = rules.copy()
-    playout[FLAGS] = (rules[FLAGS] & ~(USE_TT | USE_QUICK_TRICKS)) | PLAYOUT
+    playout = _narrow_rules(rules, 1, 0)
+    playout[FLAGS] &= ~(USE_TT | USE_QUICK_TRICKS)
     return search(playout, table, counters, scratch, hands, trick, size, leader, tricks_left,
                   trumps_from, -1000, 1000)
 
 
-@njit(cache=True)
-def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
-                guess=-1000):
-    """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window.
-
-    ``guess`` (e.g. the value of a sibling) starts MTD(f) nearer the answer.
-    """
-    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
-    low = negative - 1
-    high = highest + 1
-    if (rules[FLAGS] & USE_MTD) == 0:
-        return search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
-                      trumps_from, low, high)
-    lower = negative
-    upper = highest
-    if size == 0 and tricks_left > 1 and rules[FLAGS] & USE_QUICK_TRICKS:
-        lower, upper = boundary_bounds(rules, hands, leader, tricks_left)
-    if not lower <= guess <= upper and rules[FLAGS] & USE_ORDERING:
-        guess = playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
-                              trumps_from)
-    if not lower <= guess <= upper:
-        guess = (lower + upper) // 2
+@njit(cache=True, inline="always")
+def _mtd(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+         lower, upper, guess):
+    """MTD(f): zero-window searches from ``guess`` until the bounds ``[lower, upper]`` meet."""
     while lower < upper:
         beta = max(guess, lower + 1)
         guess = search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
@@ -1112,6 +1114,61 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
         else:
             lower = guess
     return lower
+
+
+@njit(cache=True)
+def narrow_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from):
+    """Team 0's points when each side weighs only its two best-ordered cards (one in the last
+    three tricks): a guess of the exact value, MTD(f)'s first.
+
+    The narrower game is searched like the real one (table, bounds, MTD(f) from the playout),
+    its table entries under a generation of their own (the current one, negated): they are
+    never taken for bounds of the real game, and later guesses of the same generation reuse
+    them. The guess is kept within the real game's bounds.
+    """
+    lower, upper = _root_bounds(rules, hands, trick, size, leader, tricks_left)
+    narrow = _narrow_rules(rules, GUESS_WIDTH, GUESS_LINE_TRICKS)
+    guess = playout_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                          trumps_from)
+    guess = min(max(guess, lower), upper)
+    generation = counters[GENERATION]
+    counters[GENERATION] = -generation - 2  # below every real generation and the empty rows' tag
+    guess = _mtd(narrow, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+                 lower, upper, guess)
+    counters[GENERATION] = generation
+    return min(max(guess, lower), upper)
+
+
+@njit(cache=True, inline="always")
+def _root_bounds(rules, hands, trick, size, leader, tricks_left):
+    """Team 0's least and most points from here: the points left, or the sure-winner bounds
+    at a trick boundary."""
+    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
+    if size == 0 and tricks_left > 1 and rules[FLAGS] & USE_QUICK_TRICKS:
+        return boundary_bounds(rules, hands, leader, tricks_left)
+    return negative, highest
+
+
+@njit(cache=True)
+def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+                guess=-1000):
+    """Team 0's exact points from here on: MTD(f) zero-window searches, or one full window.
+
+    ``guess`` (e.g. the value of a sibling) starts MTD(f) nearer the answer; without one, the
+    narrow search's value (:func:`narrow_value`).
+    """
+    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
+    if (rules[FLAGS] & USE_MTD) == 0:
+        return search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                      trumps_from, negative - 1, highest + 1)
+    lower, upper = _root_bounds(rules, hands, trick, size, leader, tricks_left)
+    if not lower <= guess <= upper and rules[FLAGS] & USE_ORDERING:
+        guess = narrow_value(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
+                             trumps_from)
+    if not lower <= guess <= upper:
+        guess = (lower + upper) // 2
+    return _mtd(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
+                lower, upper, guess)
 
 
 @njit(cache=True)
