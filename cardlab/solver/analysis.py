@@ -37,6 +37,7 @@ from cardlab.solver.search import (
     CONTRACT,
     DEFAULT_TT_BITS,
     NUM_COUNTERS,
+    TECHNIQUE_SETS,
     exact_value,
     make_rules,
     new_scratch,
@@ -65,7 +66,7 @@ def _search_buffers():
 def _strain_rules(game, strain, flags, counters):
     """The search's rules and card renumbering for ``strain``; the table is kept within a strain."""
     trump, search_card_of, _, points, trick_points = game_tables(game, strain)
-    prepare(counters, (game * 8 + strain) * 64 + flags)
+    prepare(counters, (game * 8 + strain) * TECHNIQUE_SETS + flags)
     return make_rules(trump, trick_points, points, flags), search_card_of
 
 

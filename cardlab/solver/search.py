@@ -33,7 +33,11 @@ included); team 0 maximises, team 1 minimises. What makes the search fast
   in sequence, drawn trumps) already decide the window, and when even the
   bounds of the points left decide it;
 * ``USE_MTD``: the value found by zero-window searches (MTD(f)) rather than
-  one full-window search; :func:`reaches` asks a single zero-window question.
+  one full-window search; :func:`reaches` asks a single zero-window question;
+* ``USE_TWO_TRICK_ENDINGS``: a trick boundary with two tricks left is solved
+  in one kernel (alpha-beta over the at most sixteen lines of its first
+  trick, the last forced) instead of a node per card, before the bounds and
+  the table, which cost more than it.
 """
 
 from __future__ import annotations
@@ -84,9 +88,11 @@ USE_QUICK_TRICKS = 8
 USE_MTD = 16
 USE_WINNING_RANKS = 32
 USE_NARROW_GUESS = 64  # MTD(f)'s first guess from a narrow search (else from one line of play)
-NARROW = 128  # not a technique: a node searches only its first-ordered moves (the narrow search)
+USE_TWO_TRICK_ENDINGS = 128  # a boundary with two tricks left solved in one kernel call
+NARROW = 256  # not a technique: a node searches only its first-ordered moves (the narrow search)
 ALL_TECHNIQUES = (USE_TT | USE_EQUIVALENCE | USE_ORDERING | USE_QUICK_TRICKS | USE_MTD | USE_WINNING_RANKS
-                  | USE_NARROW_GUESS)
+                  | USE_NARROW_GUESS | USE_TWO_TRICK_ENDINGS)
+TECHNIQUE_SETS = ALL_TECHNIQUES + 1  # how many sets of techniques: the radix of a contract code's flags
 TECHNIQUE_NAMES = {
     "transposition_table": USE_TT,
     "equivalent_cards": USE_EQUIVALENCE,
@@ -95,6 +101,7 @@ TECHNIQUE_NAMES = {
     "zero_window_mtd": USE_MTD,
     "winning_ranks": USE_WINNING_RANKS,
     "narrow_search_guess": USE_NARROW_GUESS,
+    "two_trick_endings": USE_TWO_TRICK_ENDINGS,
 }
 
 NUM_SEATS = 4
@@ -661,6 +668,158 @@ def _list_moves(rules, hands, trick, size, seat, live, scratch, d):
     return n
 
 
+@njit(cache=True, inline="always")
+def _strength(card, led, trumps):
+    """A card's strength in a trick led in the suit ``led`` (a mask): the strongest wins.
+
+    Its rank, 8 more in the led suit, 16 more as a trump (trumps count from the
+    lead on: a trick boundary's tricks); a discard is never above the led card.
+    """
+    return (card % CARDS_PER_SUIT) | (((led >> card) & 1) << 3) | (((trumps >> card) & 1) << 4)
+
+
+@njit(cache=True, inline="always")
+def _follow_order(hand, led, trumps, best, partner_winning):
+    """``(first, second)``: the playable cards of a hand of at most two, the likelier best
+    first (a cheap guess: the ordering's own costs more than the lines it saves); ``second``
+    is ``NO_CARD`` when only one card is playable. ``best`` is the strength of the trick's
+    winning card."""
+    cards = hand & led
+    if cards == 0:
+        cards = hand
+    first = lowest_card(cards)
+    rest = cards & (cards - 1)
+    if rest == 0:
+        return first, NO_CARD
+    second = lowest_card(rest)
+    if not partner_winning and _strength(second, led, trumps) > best >= _strength(first, led, trumps):
+        return second, first  # a winner first when the opponents hold the trick, else low
+    return first, second
+
+
+@njit(cache=True, inline="always")
+def _two_trick_line(rules, trumps, team0, total, live, played, winner, winner_left, taken):
+    """``(points, ranks)`` of a two-trick line: team 0's points of the first trick as played
+    (the cards ``played``, won by ``winner``, worth ``taken``) and of the forced last one,
+    led by ``winner_left``, the winner's other card; the winning ranks of both tricks."""
+    ranks = np.int64(0)
+    if popcount(played & _suit_bits(winner // CARDS_PER_SUIT)) > 1:
+        ranks = np.int64(1) << winner
+    last = live ^ played
+    ruffs = last & trumps
+    last_winner = highest_card(ruffs) if ruffs != 0 else highest_card(
+        last & _suit_bits(winner_left // CARDS_PER_SUIT))
+    if popcount(last & _suit_bits(last_winner // CARDS_PER_SUIT)) > 1:
+        ranks |= np.int64(1) << last_winner
+    value = taken if (team0 >> winner) & 1 else 0
+    if (team0 >> last_winner) & 1:
+        value += total - taken
+    return value, ranks
+
+
+@njit(cache=True, inline="always")
+def _line_back(maximise, value, ranks, best, alpha, beta, node_ranks):
+    """A node of the two-trick kernel takes a child's value: ``(best, alpha, beta, ranks, cut)``.
+
+    As in :func:`search`: at a cut-off the node's winning ranks are the cutting
+    line's alone, otherwise the union of every line's.
+    """
+    if maximise:
+        best = max(best, value)
+        alpha = max(alpha, value)
+    else:
+        best = min(best, value)
+        beta = min(beta, value)
+    if alpha >= beta:
+        return best, alpha, beta, ranks, True
+    return best, alpha, beta, node_ranks | ranks, False
+
+
+@njit(cache=True)  # not inlined: it would be compiled again at each of search's two _enter sites
+def _two_tricks(rules, hands, leader, alpha, beta):
+    """``(value, ranks)`` of a trick boundary with two tricks left, fail-soft in
+    ``(alpha, beta)``: alpha-beta over the lines of the first trick (each hand holds two
+    cards), the last trick forced, with the winning ranks the node-per-card search would
+    return for the same lines (no card is skipped as equivalent, so none is covered)."""
+    trump = rules[TRUMP]
+    trumps = _suit_bits(trump) if trump >= 0 else np.int64(0)
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    team0 = hands[0] | hands[2]
+    negative, positive = _signed_points_of(rules, live)
+    total = 2 * rules[TRICK_BASE] + negative + positive
+    hand0 = hands[leader]
+    hand1 = hands[(leader + 1) % NUM_SEATS]
+    hand2 = hands[(leader + 2) % NUM_SEATS]
+    hand3 = hands[(leader + 3) % NUM_SEATS]
+    leading = (leader & 1) == 0  # the leader's team is team 0: it maximises
+    first = lowest_card(hand0)
+    second = highest_card(hand0)
+    if (live & _above(second) & ~hand0) == 0 and (live & _above(first) & ~hand0) != 0:
+        first, second = second, first  # a sure winner first
+    best0 = -1000 if leading else 1000
+    ranks0 = np.int64(0)
+    for i0 in range(2):
+        c0 = first if i0 == 0 else second
+        led = _suit_bits(c0 // CARDS_PER_SUIT)
+        left0 = lowest_card(hand0 ^ (np.int64(1) << c0))
+        taken0 = rules[TRICK_BASE] + rules[POINTS + c0]
+        strength0 = _strength(c0, led, trumps)
+        f1, s1 = _follow_order(hand1, led, trumps, strength0, False)
+        best1 = 1000 if leading else -1000
+        alpha1, beta1, ranks1 = alpha, beta, np.int64(0)
+        for i1 in range(2):
+            c1 = f1 if i1 == 0 else s1
+            if c1 == NO_CARD:
+                break
+            win1, wleft1, strength1 = c0, left0, strength0
+            if _strength(c1, led, trumps) > strength0:
+                win1, wleft1, strength1 = c1, lowest_card(hand1 ^ (np.int64(1) << c1)), _strength(
+                    c1, led, trumps)
+            taken1 = taken0 + rules[POINTS + c1]
+            f2, s2 = _follow_order(hand2, led, trumps, strength1, win1 == c0)
+            best2 = -1000 if leading else 1000
+            alpha2, beta2, ranks2 = alpha1, beta1, np.int64(0)
+            for i2 in range(2):
+                c2 = f2 if i2 == 0 else s2
+                if c2 == NO_CARD:
+                    break
+                win2, wleft2, strength2 = win1, wleft1, strength1
+                if _strength(c2, led, trumps) > strength1:
+                    win2, wleft2, strength2 = c2, lowest_card(hand2 ^ (np.int64(1) << c2)), _strength(
+                        c2, led, trumps)
+                taken2 = taken1 + rules[POINTS + c2]
+                f3, s3 = _follow_order(hand3, led, trumps, strength2, win2 == c1)
+                best3 = 1000 if leading else -1000
+                alpha3, beta3, ranks3 = alpha2, beta2, np.int64(0)
+                for i3 in range(2):
+                    c3 = f3 if i3 == 0 else s3
+                    if c3 == NO_CARD:
+                        break
+                    win3, wleft3 = win2, wleft2
+                    if _strength(c3, led, trumps) > strength2:
+                        win3, wleft3 = c3, lowest_card(hand3 ^ (np.int64(1) << c3))
+                    played = (np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2) | (
+                        np.int64(1) << c3)
+                    value, ranks = _two_trick_line(rules, trumps, team0, total, live, played, win3, wleft3,
+                                                   taken2 + rules[POINTS + c3])
+                    best3, alpha3, beta3, ranks3, cut = _line_back(not leading, value, ranks, best3, alpha3,
+                                                                   beta3, ranks3)
+                    if cut:
+                        break
+                best2, alpha2, beta2, ranks2, cut = _line_back(leading, best3, ranks3, best2, alpha2, beta2,
+                                                               ranks2)
+                if cut:
+                    break
+            best1, alpha1, beta1, ranks1, cut = _line_back(not leading, best2, ranks2, best1, alpha1, beta1,
+                                                           ranks1)
+            if cut:
+                break
+        best0, alpha, beta, ranks0, cut = _line_back(leading, best1, ranks1, best0, alpha, beta, ranks0)
+        if cut:
+            break
+    return best0, ranks0
+
+
 # ---- One node of the search: a row of the scratch array ------------------------------
 # Columns 0..7 hold the node's moves, 8..15 their ordering scores; the rest are the node's
 # fields. The search walks the tree with an explicit stack of these rows (numba cannot
@@ -705,6 +864,11 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
         taken, rank = _last_trick(rules, hands, leader)
         scratch[d, NODE_RANKS] = rank
         return True, taken
+    if (size == 0 and tricks_left == 2 and trumps_from == 0
+            and flags & (USE_TWO_TRICK_ENDINGS | NARROW) == USE_TWO_TRICK_ENDINGS):
+        value, ranks = _two_tricks(rules, hands, leader, alpha, beta)
+        scratch[d, NODE_RANKS] = ranks
+        return True, value
     scratch[d, NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:

@@ -33,7 +33,7 @@ from cardlab.games.twenty_eight import engine as twenty_eight
 from cardlab.games.twenty_eight import rules as twenty_eight_rules
 from cardlab.solver import engine_search
 from cardlab.solver.position import KAISER, TWENTY_EIGHT, is_play_phase, load, strain_of_state
-from cardlab.solver.search import ALL_TECHNIQUES, Table, card_values, prepare
+from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_SETS, Table, card_values, prepare
 
 Rules = Literal["open", "engine"]
 #: The points a whole hand distributes, by kernel id.
@@ -67,7 +67,7 @@ class Solution:
 @njit(cache=True)
 def contract_code(game, s, flags):
     """The code :func:`cardlab.solver.search.prepare` compares: game, strain and techniques."""
-    return (game * 8 + strain_of_state(game, s)) * 64 + flags
+    return (game * 8 + strain_of_state(game, s)) * TECHNIQUE_SETS + flags
 
 
 @njit(cache=True)
