@@ -416,3 +416,57 @@ def test_the_first_guess_changes_nothing_but_the_work():
             table.forget()
             values.add(exact_value(*args, guess))
         assert len(values) == 1
+
+
+def test_a_narrow_search_as_wide_as_a_hand_is_the_real_search():
+    """The narrow search's only difference is how many moves a node weighs: eight (a whole hand)
+    everywhere gives the exact value; one everywhere is the playout."""
+    from cardlab.solver.position import KAISER, load
+    from cardlab.solver.search import (
+        FLAGS,
+        USE_QUICK_TRICKS,
+        USE_TT,
+        Table,
+        _narrow_rules,
+        exact_value,
+        playout_value,
+        search,
+    )
+
+    rng = np.random.default_rng(16)
+    table = Table(12)
+    for _ in range(6):
+        state = random_play_state(KAISER_GAME, rng, 4)
+        hands = np.zeros(4, dtype=np.int64)
+        trick = np.full(4, -1, dtype=np.int64)
+        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
+                                                                    hands, trick)
+        position = (hands, trick, size, leader, tricks_left, trumps_from)
+        table.forget()
+        exact = exact_value(rules, table.entries, table.counters, table.scratch, *position)
+        table.forget()
+        wide = search(_narrow_rules(rules, 8, 0), table.entries, table.counters, table.scratch, *position,
+                      -1000, 1000)
+        line = _narrow_rules(rules, 1, 0)
+        line[FLAGS] &= ~(USE_TT | USE_QUICK_TRICKS)
+        table.forget()
+        one = search(line, table.entries, table.counters, table.scratch, *position, -1000, 1000)
+        assert wide == exact
+        assert one == playout_value(rules, table.entries, table.counters, table.scratch, *position)
+
+
+def test_contract_codes_differ_for_every_game_strain_and_technique_set():
+    """A table is kept while the contract code stays the same, so no two (game, strain,
+    techniques) may share one: with seven technique bits a radix of 64 let them collide."""
+    from cardlab.solver.analysis import _strain_rules
+    from cardlab.solver.position import KAISER, TWENTY_EIGHT
+    from cardlab.solver.search import CONTRACT, NUM_COUNTERS
+
+    counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
+    codes = set()
+    for game, strains in ((KAISER, 6), (TWENTY_EIGHT, 4)):
+        for strain in range(strains):
+            for flags in range(ALL_TECHNIQUES + 1):
+                _strain_rules(game, strain, flags, counters)
+                codes.add(int(counters[CONTRACT]))
+    assert len(codes) == 10 * (ALL_TECHNIQUES + 1)

@@ -177,3 +177,73 @@ def test_packed_key_equals_the_card_by_card_code_and_masks_cover_the_top_cards()
             if ranked:
                 expected |= sum(1 << c for c in range(ranked[0], 8 * suit + 8) if live >> c & 1)
         assert _ranked_cards(hands, mask_low, mask_high) == expected
+
+
+def test_two_trick_kernel_equals_the_node_per_card_search():
+    """At a trick boundary with two tricks left the kernel's value is the search's (with a full
+    window exactly; with any window on the same side of it, fail-soft), and its winning ranks
+    are cards of the position."""
+    from cardlab.solver.search import FLAGS, USE_TWO_TRICK_ENDINGS, _two_tricks, search
+
+    rng = np.random.default_rng(31)
+    table = Table(10)
+    checked = 0
+    while checked < 400:
+        game = (KAISER, TWENTY_EIGHT)[checked % 2]
+        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
+        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        deal = rng.permutation(32)
+        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                         dtype=np.int64)
+        trick, size, leader = _random_ending(rng, rules, hands, 2)
+        if size != 0 or sum(bin(int(h)).count("1") for h in hands) != 8:
+            continue  # not a trick boundary with two tricks left
+        plain = rules.copy()
+        plain[FLAGS] &= ~USE_TWO_TRICK_ENDINGS
+        table.forget()
+        exact = search(plain, table.entries, table.counters, table.scratch, hands, trick, 0, leader, 2, 0,
+                       -1000, 1000)
+        assert _two_tricks(rules, hands, leader, -1000, 1000)[0] == exact
+        alpha, beta = sorted(int(x) for x in rng.integers(-4, 12, size=2))
+        beta += 1
+        value, ranks = _two_tricks(rules, hands, leader, alpha, beta)
+        if value <= alpha:
+            assert exact <= value
+        elif value >= beta:
+            assert exact >= value
+        else:
+            assert value == exact
+        assert ranks & ~(hands[0] | hands[1] | hands[2] | hands[3]) == 0
+        checked += 1
+
+
+def test_equivalent_cards_found_at_once_equal_the_card_by_card_rule():
+    """A playable card is skipped exactly when the next live card above it in its suit is another
+    playable card of the same hand with the same points (no other hand's card between them)."""
+    from cardlab.solver.search import NODE_SKIPPED, _list_moves, new_scratch
+
+    rng = np.random.default_rng(32)
+    scratch = new_scratch()
+    for k in range(600):
+        game = (KAISER, TWENTY_EIGHT)[k % 2]
+        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
+        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        deal = rng.permutation(32)
+        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                         dtype=np.int64)
+        trick, size, leader = _random_ending(rng, rules, hands, int(rng.integers(1, 9)))
+        seat = (leader + size) % 4
+        live = int(hands[0] | hands[1] | hands[2] | hands[3])
+        for position in range(size):
+            live |= 1 << int(trick[position])
+        cards = int(playable(hands[seat], trick, size))
+        skipped = 0
+        for card in range(32):
+            if cards >> card & 1:
+                above = [c for c in range(card + 1, 8 * (card // 8 + 1)) if live >> c & 1]
+                if above and cards >> above[0] & 1 and points[card] == points[above[0]]:
+                    skipped |= 1 << card
+        n = _list_moves(rules, hands, trick, size, seat, np.int64(live), scratch, 0)
+        assert list(scratch[0, :n]) == [c for c in range(32) if (cards & ~skipped) >> c & 1]
+        assert int(scratch[0, NODE_SKIPPED]) == skipped
+

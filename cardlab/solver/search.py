@@ -34,6 +34,8 @@ included); team 0 maximises, team 1 minimises. What makes the search fast
   bounds of the points left decide it;
 * ``USE_MTD``: the value found by zero-window searches (MTD(f)) rather than
   one full-window search; :func:`reaches` asks a single zero-window question;
+* ``USE_NARROW_GUESS``: MTD(f)'s first guess from a narrow search (each side
+  weighing only its first-ordered cards) rather than from one line of play;
 * ``USE_TWO_TRICK_ENDINGS``: a trick boundary with two tricks left is solved
   in one kernel (alpha-beta over the at most sixteen lines of its first
   trick, the last forced) instead of a node per card, before the bounds and
@@ -698,6 +700,16 @@ def _follow_order(hand, led, trumps, best, partner_winning):
 
 
 @njit(cache=True, inline="always")
+def _after(card, hand, led, trumps, winner, winner_left, best):
+    """``(winner, winner_left, best)`` once ``card`` of ``hand`` falls: the trick's winning card,
+    its holder's other card (the last trick's lead) and its strength."""
+    strength = _strength(card, led, trumps)
+    if strength > best:
+        return card, lowest_card(hand ^ (np.int64(1) << card)), strength
+    return winner, winner_left, best
+
+
+@njit(cache=True, inline="always")
 def _two_trick_line(rules, trumps, team0, total, live, played, winner, winner_left, taken):
     """``(points, ranks)`` of a two-trick line: team 0's points of the first trick as played
     (the cards ``played``, won by ``winner``, worth ``taken``) and of the forced last one,
@@ -741,8 +753,7 @@ def _two_tricks(rules, hands, leader, alpha, beta):
     ``(alpha, beta)``: alpha-beta over the lines of the first trick (each hand holds two
     cards), the last trick forced, with the winning ranks the node-per-card search would
     return for the same lines (no card is skipped as equivalent, so none is covered)."""
-    trump = rules[TRUMP]
-    trumps = _suit_bits(trump) if trump >= 0 else np.int64(0)
+    trumps = rules[TRUMP_CARDS]
     live = hands[0] | hands[1] | hands[2] | hands[3]
     team0 = hands[0] | hands[2]
     negative, positive = _signed_points_of(rules, live)
@@ -771,10 +782,7 @@ def _two_tricks(rules, hands, leader, alpha, beta):
             c1 = f1 if i1 == 0 else s1
             if c1 == NO_CARD:
                 break
-            win1, wleft1, strength1 = c0, left0, strength0
-            if _strength(c1, led, trumps) > strength0:
-                win1, wleft1, strength1 = c1, lowest_card(hand1 ^ (np.int64(1) << c1)), _strength(
-                    c1, led, trumps)
+            win1, wleft1, strength1 = _after(c1, hand1, led, trumps, c0, left0, strength0)
             taken1 = taken0 + rules[POINTS + c1]
             f2, s2 = _follow_order(hand2, led, trumps, strength1, win1 == c0)
             best2 = -1000 if leading else 1000
@@ -783,10 +791,7 @@ def _two_tricks(rules, hands, leader, alpha, beta):
                 c2 = f2 if i2 == 0 else s2
                 if c2 == NO_CARD:
                     break
-                win2, wleft2, strength2 = win1, wleft1, strength1
-                if _strength(c2, led, trumps) > strength1:
-                    win2, wleft2, strength2 = c2, lowest_card(hand2 ^ (np.int64(1) << c2)), _strength(
-                        c2, led, trumps)
+                win2, wleft2, strength2 = _after(c2, hand2, led, trumps, win1, wleft1, strength1)
                 taken2 = taken1 + rules[POINTS + c2]
                 f3, s3 = _follow_order(hand3, led, trumps, strength2, win2 == c1)
                 best3 = 1000 if leading else -1000
@@ -795,9 +800,7 @@ def _two_tricks(rules, hands, leader, alpha, beta):
                     c3 = f3 if i3 == 0 else s3
                     if c3 == NO_CARD:
                         break
-                    win3, wleft3 = win2, wleft2
-                    if _strength(c3, led, trumps) > strength2:
-                        win3, wleft3 = c3, lowest_card(hand3 ^ (np.int64(1) << c3))
+                    win3, wleft3, _ = _after(c3, hand3, led, trumps, win2, wleft2, strength2)
                     played = (np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2) | (
                         np.int64(1) << c3)
                     value, ranks = _two_trick_line(rules, trumps, team0, total, live, played, win3, wleft3,
@@ -1185,7 +1188,7 @@ def narrow_value(rules, table, counters, scratch, hands, trick, size, leader, tr
     three tricks): a guess of the exact value, MTD(f)'s first.
 
     The narrower game is searched like the real one (table, bounds, MTD(f) from the playout),
-    its table entries under a generation of their own (the current one, negated): they are
+    its table entries under a generation of their own (``-generation - 2``): they are
     never taken for bounds of the real game, and later guesses of the same generation reuse
     them. The guess is kept within the real game's bounds.
     """
@@ -1206,9 +1209,9 @@ def narrow_value(rules, table, counters, scratch, hands, trick, size, leader, tr
 def _root_bounds(rules, hands, trick, size, leader, tricks_left):
     """Team 0's least and most points from here: the points left, or the sure-winner bounds
     at a trick boundary."""
-    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
     if size == 0 and tricks_left > 1 and rules[FLAGS] & USE_QUICK_TRICKS:
         return boundary_bounds(rules, hands, leader, tricks_left)
+    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
     return negative, highest
 
 
@@ -1220,8 +1223,8 @@ def exact_value(rules, table, counters, scratch, hands, trick, size, leader, tri
     ``guess`` (e.g. the value of a sibling) starts MTD(f) nearer the answer; without one, the
     narrow search's value (:func:`narrow_value`), or the playout's when that is switched off.
     """
-    negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
     if (rules[FLAGS] & USE_MTD) == 0:
+        negative, highest, _ = points_left(rules, hands, trick, size, tricks_left)
         return search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left,
                       trumps_from, negative - 1, highest + 1)
     lower, upper = _root_bounds(rules, hands, trick, size, leader, tricks_left)
