@@ -835,7 +835,7 @@ MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
  NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
  NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_FIXED_LOW, NODE_FIXED_HIGH, NODE_LENGTHS, NODE_TAG,
  NODE_GAINED, NODE_BEST_POSITION, NODE_TRICK_POINTS, NODE_RANKS, NODE_TABLE_RANKS, NODE_TRICK_RANK,
- NODE_SKIPPED, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 27)
+ NODE_SKIPPED, NODE_LIVE, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 28)
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
@@ -930,12 +930,14 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
     scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
     seat = (leader + size) % NUM_SEATS
-    live = hands[0] | hands[1] | hands[2] | hands[3]
-    trick_points = 0
-    for position in range(size):
-        live |= np.int64(1) << trick[position]
-        trick_points += rules[POINTS + trick[position]]
-    best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+    if size == 0:
+        live = hands[0] | hands[1] | hands[2] | hands[3]
+        scratch[d, NODE_LIVE] = live
+        scratch[d, NODE_TRICK_POINTS] = 0
+        scratch[d, NODE_BEST_POSITION] = 0
+    else:  # set by the trick's earlier nodes (_trick_fields)
+        live = scratch[d, NODE_LIVE]
+    best_position = scratch[d, NODE_BEST_POSITION]
     n = _list_moves(rules, hands, trick, size, seat, live, scratch, d)
     if flags & USE_ORDERING and n > 1:  # one move needs no order
         _order_moves(rules, scratch, d, n, hands, trick, size, seat, best_position, trumps_from, live,
@@ -946,8 +948,6 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     scratch[d, NODE_NEXT] = 0
     scratch[d, NODE_BEST] = -1000 if (seat & 1) == 0 else 1000
     scratch[d, NODE_BEST_MOVE] = scratch[d, 0]
-    scratch[d, NODE_BEST_POSITION] = best_position
-    scratch[d, NODE_TRICK_POINTS] = trick_points
     return False, 0
 
 
@@ -994,6 +994,20 @@ def _close(rules, table, counters, hands, trick, scratch, d, cut):
     return scratch[d, NODE_BEST]
 
 
+@njit(cache=True, inline="always")
+def _trick_fields(rules, scratch, d, hands, trick, size, trumps_from):
+    """Set a node's fields of the trick so far (the live cards, the trick's points, the position
+    of its winning card), which the search otherwise carries from node to node."""
+    live = hands[0] | hands[1] | hands[2] | hands[3]
+    trick_points = 0
+    for position in range(size):
+        live |= np.int64(1) << trick[position]
+        trick_points += rules[POINTS + trick[position]]
+    scratch[d, NODE_LIVE] = live
+    scratch[d, NODE_TRICK_POINTS] = trick_points
+    scratch[d, NODE_BEST_POSITION] = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+
+
 @njit(cache=True)
 def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_left, trumps_from,
            alpha, beta):
@@ -1013,6 +1027,7 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
     scratch[d, NODE_TRUMPS_FROM] = trumps_from
     scratch[d, NODE_ALPHA] = alpha
     scratch[d, NODE_BETA] = beta
+    _trick_fields(rules, scratch, d, hands, trick, size, trumps_from)
     returning, result = _enter(rules, table, counters, scratch, d, hands, trick)
     while True:
         if returning:
@@ -1068,6 +1083,13 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
         scratch[d, NODE_TRICK_RANK] = 0
         if size < NUM_SEATS - 1:
             scratch[d + 1, NODE_SIZE] = size + 1
+            scratch[d + 1, NODE_LIVE] = scratch[d, NODE_LIVE]
+            scratch[d + 1, NODE_TRICK_POINTS] = scratch[d, NODE_TRICK_POINTS] + rules[POINTS + card]
+            best_position = scratch[d, NODE_BEST_POSITION]
+            if size > 0 and beats(rules, card, size, trick[best_position], best_position,
+                                  scratch[d, NODE_TRUMPS_FROM]):
+                best_position = size
+            scratch[d + 1, NODE_BEST_POSITION] = best_position
         else:
             best_position = scratch[d, NODE_BEST_POSITION]
             winning = best_position
