@@ -57,6 +57,7 @@ from cardlab.core.bitboard import (
     popcount,
 )
 from cardlab.core.borrowed import borrowed
+from cardlab.core.prefetch import prefetch
 
 # ---- The rules vector -------------------------------------------------------------
 TRUMP = 0  # search suit of trumps, -1 for no trump
@@ -875,6 +876,14 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     scratch[d, NODE_SLOT] = -1
     tt_move = NO_CARD
     if size == 0:
+        key_low = key_high = fixed_low = fixed_high = lengths = tag = slot = 0
+        if flags & USE_TT:
+            key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
+                rules, hands, leader, counters[GENERATION])
+            slot = _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, table.shape[0])
+            # The bucket's tags load while the bounds are counted (a bucket is far in a big table).
+            prefetch(table, (slot, TAG, 0))
+            prefetch(table, (slot, TAG, WAYS // 2))
         if flags & USE_QUICK_TRICKS:
             lower, upper, leading_cards, other_cards = _bounds_and_winners(rules, hands, leader, tricks_left)
             if lower >= beta or upper <= alpha:
@@ -885,9 +894,6 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
                     scratch[d, NODE_RANKS] = other_cards
                 return True, (lower if lower >= beta else upper)
         if flags & USE_TT:
-            key_low, key_high, fixed_low, fixed_high, lengths, tag = _position_key(
-                rules, hands, leader, counters[GENERATION])
-            slot = _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, table.shape[0])
             scratch[d, NODE_SLOT] = slot
             scratch[d, NODE_KEY_LOW] = key_low
             scratch[d, NODE_KEY_HIGH] = key_high
