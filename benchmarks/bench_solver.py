@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from benchmarks.common import emit
+from cardlab.solver import position
 from cardlab.solver.analysis import analyse, deal_from_seed
 from cardlab.solver.position import game_tables, to_search
 from cardlab.solver.search import (
@@ -45,13 +46,15 @@ from cardlab.solver.solve import GAME_IDS
 DEALS = 200
 ABLATION_DEALS = 30
 TABLE_DEALS = 20
+# A checkout from before tables were sized by game (for paired timings) uses its own default.
+TABLE_BITS = getattr(position, "TABLE_BITS", None)
 GAMES = {"kaiser": "cardlab_kaiser", "twenty_eight": "cardlab_twenty_eight"}
 
 
 def solve_times(game: str, deals: list[np.ndarray], trumps: list[int],
                 flags: int) -> tuple[np.ndarray, np.ndarray, float]:
     """CPU and wall seconds per full solve of each deal (seat 0 leads), and the mean nodes."""
-    table = Table()
+    table = Table(TABLE_BITS[GAME_IDS[game]]) if TABLE_BITS else Table()
     trick = np.full(4, -1, dtype=np.int64)
     cpu = np.empty(len(deals))
     wall = np.empty(len(deals))

@@ -278,3 +278,25 @@ def test_a_state_shares_its_engine_through_copies_and_pickles():
     assert state.clone().engine is state.engine
     restored = pickle.loads(pickle.dumps(state))
     assert restored.engine is state.engine and restored.history() == state.history()
+
+
+def test_prefetch_is_a_hint_that_changes_no_value_and_takes_one_index_per_axis():
+    from numba.core.errors import TypingError
+
+    from cardlab.core.prefetch import prefetch
+
+    @njit
+    def read_after_prefetch(table, slot):
+        prefetch(table, (slot, 2, 0))
+        prefetch(table, (slot, 2, table.shape[2] - 1))
+        return table[slot, 2].sum()
+
+    table = np.arange(5 * 3 * 4, dtype=np.int64).reshape(5, 3, 4)
+    assert [read_after_prefetch(table, slot) for slot in range(5)] == [int(table[s, 2].sum()) for s in range(5)]
+
+    @njit
+    def wrong_arity(table):
+        prefetch(table, (0, 1))
+
+    with pytest.raises(TypingError):
+        wrong_arity(table)

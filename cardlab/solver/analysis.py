@@ -28,6 +28,7 @@ from cardlab.games.twenty_eight import rules as twenty_eight_rules
 from cardlab.solver.position import (
     LOW_NO_TRUMP_STRAIN,
     NO_TRUMP_STRAIN,
+    TABLE_BITS,
     TWENTY_EIGHT,
     game_tables,
     to_search,
@@ -35,7 +36,6 @@ from cardlab.solver.position import (
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     CONTRACT,
-    DEFAULT_TT_BITS,
     NUM_COUNTERS,
     TECHNIQUE_SETS,
     exact_value,
@@ -52,9 +52,9 @@ STRAIN_NAMES = tuple(SUIT_CHARS) + ("NT", "LNT")
 
 
 @njit(cache=True)
-def _search_buffers():
+def _search_buffers(game):
     """A transposition table, its counters, the search's scratch, and the hands and trick of a deal."""
-    entries = new_table(DEFAULT_TT_BITS)
+    entries = new_table(TABLE_BITS[game])
     counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
     counters[CONTRACT] = -1
     scratch = new_scratch()
@@ -79,7 +79,7 @@ def deal_tables(game, deals, leaders, strains, flags):
     position), so a batch is faster than its deals one by one.
     """
     out = np.zeros((deals.shape[0], leaders.shape[0], strains.shape[0]), dtype=np.int64)
-    entries, counters, scratch, hands, trick = _search_buffers()
+    entries, counters, scratch, hands, trick = _search_buffers(game)
     for k in range(strains.shape[0]):
         rules, search_card_of = _strain_rules(game, strains[k], flags, counters)
         for i in range(deals.shape[0]):
@@ -104,7 +104,7 @@ def contract_tables(game, deals, leaders, strains, flags):
     deals sorted by strain solve fastest (:func:`contract_points` sorts them).
     """
     out = np.zeros(deals.shape[0], dtype=np.int64)
-    entries, counters, scratch, hands, trick = _search_buffers()
+    entries, counters, scratch, hands, trick = _search_buffers(game)
     for i in range(deals.shape[0]):
         rules, search_card_of = _strain_rules(game, strains[i], flags, counters)
         for seat in range(NUM_SEATS):

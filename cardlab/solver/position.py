@@ -32,6 +32,10 @@ from cardlab.solver.search import CARDS_PER_SUIT, NO_CARD, make_rules
 # Kernel ids, as in cardlab.games.kernels.
 KAISER = 0
 TWENTY_EIGHT = 1
+#: The transposition table's size (log2 of its rows) for a game's solves: some twenty rows for
+#: each bound a full solve stores (Kaiser about 1,300, Twenty-Eight about 10,000). Bigger is
+#: slower, not faster: a bucket far in a table of many megabytes misses every cache.
+TABLE_BITS = (15, 17)
 
 NUM_SEARCH_CARDS = NUM_SUITS * CARDS_PER_SUIT
 

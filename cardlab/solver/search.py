@@ -126,7 +126,7 @@ KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range
 TT_COLUMNS = 9
 WAYS_BITS = 4
 WAYS = 1 << WAYS_BITS  # rows of a bucket: positions of one bucket key that differ in their low cards
-DEFAULT_TT_BITS = 18  # 2 ** bits rows
+DEFAULT_TT_BITS = 16  # 2 ** bits rows (cardlab.solver.position.TABLE_BITS sizes a table by game)
 # Counters: the generation the table's live entries carry, nodes searched, the contract
 # (game, strain, flags) the live entries were searched under, and the bucket row next replaced.
 GENERATION, NODES, CONTRACT, REPLACE = 0, 1, 2, 3

@@ -32,7 +32,7 @@ from cardlab.games.kaiser import rules as kaiser_rules
 from cardlab.games.twenty_eight import engine as twenty_eight
 from cardlab.games.twenty_eight import rules as twenty_eight_rules
 from cardlab.solver import engine_search
-from cardlab.solver.position import KAISER, TWENTY_EIGHT, is_play_phase, load, strain_of_state
+from cardlab.solver.position import KAISER, TABLE_BITS, TWENTY_EIGHT, is_play_phase, load, strain_of_state
 from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_SETS, Table, card_values, prepare
 
 Rules = Literal["open", "engine"]
@@ -189,7 +189,7 @@ def solve(state: pyspiel.State, rules: Rules = "open", techniques: int = ALL_TEC
         n = engine_search.action_values(game, s, False, entries, generation, actions, values)
         values[:n] += engine_search.team_points(game, s)
     else:
-        table = table or Table()
+        table = table or Table(TABLE_BITS[game])
         n = open_action_values(game, s, techniques, table.entries, table.counters, table.scratch,
                                actions, values)
     total = HAND_TOTALS[game]
