@@ -758,7 +758,13 @@ def _two_tricks(rules, hands, leader, alpha, beta):
     live = hands[0] | hands[1] | hands[2] | hands[3]
     team0 = hands[0] | hands[2]
     negative, positive = _signed_points_of(rules, live)
-    total = 2 * rules[TRICK_BASE] + negative + positive
+    # A window outside the points left is decided by them alone (a third of the calls in Kaiser).
+    if beta <= negative:
+        return negative, np.int64(0)
+    highest = positive + 2 * rules[TRICK_BASE]
+    if alpha >= highest:
+        return highest, np.int64(0)
+    total = highest + negative
     hand0 = hands[leader]
     hand1 = hands[(leader + 1) % NUM_SEATS]
     hand2 = hands[(leader + 2) % NUM_SEATS]
