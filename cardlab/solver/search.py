@@ -841,8 +841,12 @@ MOVE_SLOTS = CARDS_PER_SUIT  # a hand holds at most eight cards
 (NODE_SIZE, NODE_LEADER, NODE_TRICKS_LEFT, NODE_TRUMPS_FROM, NODE_ALPHA, NODE_BETA,
  NODE_WINDOW_ALPHA, NODE_WINDOW_BETA, NODE_BEST, NODE_BEST_MOVE, NODE_COUNT, NODE_NEXT,
  NODE_SLOT, NODE_KEY_LOW, NODE_KEY_HIGH, NODE_FIXED_LOW, NODE_FIXED_HIGH, NODE_LENGTHS, NODE_TAG,
- NODE_GAINED, NODE_BEST_POSITION, NODE_TRICK_POINTS, NODE_RANKS, NODE_TABLE_RANKS, NODE_TRICK_RANK,
- NODE_SKIPPED, NODE_LIVE, NODE_SAVED) = range(2 * MOVE_SLOTS, 2 * MOVE_SLOTS + 28)
+ NODE_GAINED, NODE_BEST_POSITION, NODE_TRICK_POINTS, NODE_RANKS, NODE_TRICK_RANK,
+ NODE_SKIPPED, NODE_LIVE, NODE_ASKED_ALPHA, NODE_ASKED_BETA, NODE_LOWER_MASKS) = range(2 * MOVE_SLOTS,
+                                                                                   2 * MOVE_SLOTS + 29)
+# The winning-ranks masks (two words) of the table entries whose lower and upper bounds narrowed the window.
+NODE_UPPER_MASKS = NODE_LOWER_MASKS + 2
+NODE_SAVED = NODE_UPPER_MASKS + 2
 NODE_WIDTH = NODE_SAVED + 3  # the three cards of a finished trick, kept while the next is searched
 
 
@@ -924,21 +928,27 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
                         upper_way = way
                     if tt_move == NO_CARD:
                         tt_move = _absolute_card(hands, table[slot, BEST, way])
-            # The winning ranks of the entries whose bounds are used.
-            if lower_way >= 0 and not upper <= alpha:
-                scratch[d, NODE_RANKS] = _ranked_cards(hands, table[slot, MASK_LOW, lower_way],
-                                                       table[slot, MASK_HIGH, lower_way])
-            if (upper_way >= 0 and not (lower >= beta and lower != upper)
-                    and not (upper_way == lower_way and not upper <= alpha)):  # not the same again
-                scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[slot, MASK_LOW, upper_way],
-                                                        table[slot, MASK_HIGH, upper_way])
-            if lower >= beta or lower == upper:
-                return True, lower
-            if upper <= alpha:
-                return True, upper
-            alpha = max(alpha, lower)
-            beta = min(beta, upper)
-    scratch[d, NODE_TABLE_RANKS] = scratch[d, NODE_RANKS]
+            if lower >= beta or lower == upper or upper <= alpha:
+                # The winning ranks of the entries whose bounds decide.
+                if lower_way >= 0 and not upper <= alpha:
+                    scratch[d, NODE_RANKS] = _ranked_cards(hands, table[slot, MASK_LOW, lower_way],
+                                                           table[slot, MASK_HIGH, lower_way])
+                if (upper_way >= 0 and not (lower >= beta and lower != upper)
+                        and not (upper_way == lower_way and not upper <= alpha)):  # not the same again
+                    scratch[d, NODE_RANKS] |= _ranked_cards(hands, table[slot, MASK_LOW, upper_way],
+                                                            table[slot, MASK_HIGH, upper_way])
+                return True, (lower if lower >= beta or lower == upper else upper)
+            # Bounds that narrow the window: their entries' masks, for _close should the value rest on them.
+            scratch[d, NODE_ASKED_ALPHA] = alpha
+            scratch[d, NODE_ASKED_BETA] = beta
+            if lower > alpha:
+                scratch[d, NODE_LOWER_MASKS] = table[slot, MASK_LOW, lower_way]
+                scratch[d, NODE_LOWER_MASKS + 1] = table[slot, MASK_HIGH, lower_way]
+                alpha = lower
+            if upper < beta:
+                scratch[d, NODE_UPPER_MASKS] = table[slot, MASK_LOW, upper_way]
+                scratch[d, NODE_UPPER_MASKS + 1] = table[slot, MASK_HIGH, upper_way]
+                beta = upper
     scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
     scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
     seat = (leader + size) % NUM_SEATS
@@ -994,8 +1004,18 @@ def _cover_skipped(rules, hands, trick, scratch, d):
 def _close(rules, table, counters, hands, trick, scratch, d, cut):
     """The node's value, stored as a bound in the table at a trick boundary.
 
-    Without a cut-off, every move counted: the skipped equivalent cards too.
+    Without a cut-off, every move counted: the skipped equivalent cards too. The winning
+    ranks of a table entry that narrowed the window count only when the value rests on its
+    bound: when the value lies between the window asked and the narrowed one.
     """
+    if scratch[d, NODE_SLOT] >= 0:
+        best = scratch[d, NODE_BEST]
+        if scratch[d, NODE_ASKED_ALPHA] < best <= scratch[d, NODE_WINDOW_ALPHA]:
+            scratch[d, NODE_RANKS] |= _ranked_cards(hands, scratch[d, NODE_LOWER_MASKS],
+                                                    scratch[d, NODE_LOWER_MASKS + 1])
+        if scratch[d, NODE_WINDOW_BETA] <= best < scratch[d, NODE_ASKED_BETA]:
+            scratch[d, NODE_RANKS] |= _ranked_cards(hands, scratch[d, NODE_UPPER_MASKS],
+                                                    scratch[d, NODE_UPPER_MASKS + 1])
     if not cut and (rules[FLAGS] & (USE_EQUIVALENCE | USE_WINNING_RANKS)) == (
             USE_EQUIVALENCE | USE_WINNING_RANKS):
         _cover_skipped(rules, hands, trick, scratch, d)
@@ -1070,7 +1090,7 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
             scratch[d, NODE_NEXT] += 1
             if scratch[d, NODE_ALPHA] >= scratch[d, NODE_BETA]:
                 # A cut-off: the bound rests on this move alone (and the table's window).
-                scratch[d, NODE_RANKS] = scratch[d, NODE_TABLE_RANKS] | ranks
+                scratch[d, NODE_RANKS] = ranks
                 result = _close(rules, table, counters, hands, trick, scratch, d, True)
                 continue
             scratch[d, NODE_RANKS] |= ranks
