@@ -387,18 +387,22 @@ def boundary_bounds(rules, hands, leader, tricks_left):
 @njit(cache=True, inline="always")
 def _bounds_and_winners(rules, hands, leader, tricks_left):
     """:func:`boundary_bounds` and the cards each side's bound counts: ``(lower, upper, leading,
-    other)``, the leader's sure winners with his team's master trumps, and the other team's master
-    trumps (the winning ranks of a cut-off by that side's bound)."""
+    other)``, the leader's sure winners or his team's master trumps, whichever give the larger
+    bound, and the other team's master trumps (the winning ranks of a cut-off by that side's
+    bound)."""
     negative, positive = _signed_points_of(rules, hands[0] | hands[1] | hands[2] | hands[3])
     total = negative + positive + tricks_left * rules[TRICK_BASE]
     sure = _sure_winners(rules, hands, leader)
     masters = _master_trumps(rules, hands, leader)
     other_masters = _master_trumps(rules, hands, (leader + 1) & 3)
-    leading = max(_winners_bound(rules, sure, negative), _winners_bound(rules, masters, negative))
+    by_sure = _winners_bound(rules, sure, negative)
+    by_masters = _winners_bound(rules, masters, negative)
+    leading = max(by_sure, by_masters)
+    leading_cards = sure if by_sure >= by_masters else masters  # the cards of the larger bound
     other = _winners_bound(rules, other_masters, negative)
     if (leader & 1) == 0:
-        return leading, total - other, sure | masters, other_masters
-    return other, total - leading, sure | masters, other_masters
+        return leading, total - other, leading_cards, other_masters
+    return other, total - leading, leading_cards, other_masters
 
 
 @njit(cache=True, inline="always")
