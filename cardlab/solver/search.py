@@ -120,11 +120,11 @@ NO_CARD = -1
 # the *winning-ranks* masks saying which of its code bits the entry depends on (the top
 # cards of each suit down to the lowest that won a trick by rank), the lower and upper
 # bound of the value and the best lead found (as suit and rank among the cards left).
-# The table is indexed [bucket, column, way]: one column of a bucket's sixteen ways is two
-# cache lines, so a probe reads the tags in two lines and the rest only for rows that match.
+# The table is indexed [bucket, column, way]: one column of a bucket's eight ways is one
+# cache line, so a probe reads the tags in one line and the rest only for rows that match.
 KEY_LOW, KEY_HIGH, LENGTHS, TAG, MASK_LOW, MASK_HIGH, LOWER, UPPER, BEST = range(9)
 TT_COLUMNS = 9
-WAYS_BITS = 4
+WAYS_BITS = 3
 WAYS = 1 << WAYS_BITS  # rows of a bucket: positions of one bucket key that differ in their low cards
 DEFAULT_TT_BITS = 16  # 2 ** bits rows (cardlab.solver.position.TABLE_BITS sizes a table by game)
 # Counters: the generation the table's live entries carry, nodes searched, the contract
@@ -897,7 +897,6 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
             slot = _bucket(lengths, tag, key_low, key_high, fixed_low, fixed_high, table.shape[0])
             # The bucket's tags load while the bounds are counted (a bucket is far in a big table).
             prefetch(table, (slot, TAG, 0))
-            prefetch(table, (slot, TAG, WAYS // 2))
         if flags & USE_QUICK_TRICKS:
             lower, upper, leading_cards, other_cards = _bounds_and_winners(rules, hands, leader, tricks_left)
             if lower >= beta or upper <= alpha:
