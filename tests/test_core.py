@@ -292,7 +292,8 @@ def test_prefetch_is_a_hint_that_changes_no_value_and_takes_one_index_per_axis()
         return table[slot, 2].sum()
 
     table = np.arange(5 * 3 * 4, dtype=np.int64).reshape(5, 3, 4)
-    assert [read_after_prefetch(table, slot) for slot in range(5)] == [int(table[s, 2].sum()) for s in range(5)]
+    expected = [int(table[slot, 2].sum()) for slot in range(5)]
+    assert [read_after_prefetch(table, slot) for slot in range(5)] == expected
 
     @njit
     def wrong_arity(table):
