@@ -164,6 +164,19 @@ def random_play_state(game: pyspiel.Game, rng: np.random.Generator, tricks_left:
             state.apply_action(int(legal[rng.integers(len(legal))]))
 
 
+def random_kaiser_position(rng: np.random.Generator, tricks_left: int) -> tuple:
+    """The solver's reading of a random Kaiser play-phase position (:func:`random_play_state`):
+    ``(rules, hands, trick, size, leader, tricks_left, trumps_from)``."""
+    from cardlab.solver.position import KAISER, load
+
+    state = random_play_state(KAISER_GAME, rng, tricks_left)
+    hands = np.zeros(4, dtype=np.int64)
+    trick = np.full(4, -1, dtype=np.int64)
+    rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES, hands,
+                                                                trick)
+    return rules, hands, trick, size, leader, tricks_left, trumps_from
+
+
 def shown(state: pyspiel.State) -> pyspiel.State:
     """Twenty-Eight: the same position with the trump shown now (the solver's open reading)."""
     state = state.clone()
@@ -312,17 +325,12 @@ def test_cli_prints_the_table_and_rejects_a_bad_deal(capsys):
 
 
 def test_a_threshold_is_one_zero_window_question():
-    from cardlab.solver.position import KAISER, load
     from cardlab.solver.search import Table, exact_value, reaches
 
     rng = np.random.default_rng(6)
     table = Table(12)
     for _ in range(5):
-        state = random_play_state(KAISER_GAME, rng, 4)
-        hands = np.zeros(4, dtype=np.int64)
-        trick = np.full(4, -1, dtype=np.int64)
-        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
-                                                                    hands, trick)
+        rules, hands, trick, size, leader, tricks_left, trumps_from = random_kaiser_position(rng, 4)
         table.forget()
         args = (rules, table.entries, table.counters, table.scratch, hands, trick, size, leader,
                 tricks_left, trumps_from)
@@ -380,7 +388,6 @@ def test_the_first_guess_changes_nothing_but_the_work():
     """MTD(f) converges on the same value from any first guess, the playout's and the narrow
     search's included; the playout's value is a line of play (within the points left), the narrow
     search's a value within them that leaves the table's real generation as it found it."""
-    from cardlab.solver.position import KAISER, load
     from cardlab.solver.search import (
         GENERATION,
         NODES,
@@ -395,11 +402,7 @@ def test_the_first_guess_changes_nothing_but_the_work():
     rng = np.random.default_rng(15)
     table = Table(12)
     for _ in range(6):
-        state = random_play_state(KAISER_GAME, rng, 5)
-        hands = np.zeros(4, dtype=np.int64)
-        trick = np.full(4, -1, dtype=np.int64)
-        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
-                                                                    hands, trick)
+        rules, hands, trick, size, leader, tricks_left, trumps_from = random_kaiser_position(rng, 5)
         args = (rules, table.entries, table.counters, table.scratch, hands, trick, size, leader,
                 tricks_left, trumps_from)
         lowest, highest, _ = points_left(rules, hands, trick, size, tricks_left)
@@ -421,7 +424,6 @@ def test_the_first_guess_changes_nothing_but_the_work():
 def test_a_narrow_search_as_wide_as_a_hand_is_the_real_search():
     """The narrow search's only difference is how many moves a node weighs: eight (a whole hand)
     everywhere gives the exact value; one everywhere is the playout."""
-    from cardlab.solver.position import KAISER, load
     from cardlab.solver.search import (
         FLAGS,
         USE_QUICK_TRICKS,
@@ -436,11 +438,7 @@ def test_a_narrow_search_as_wide_as_a_hand_is_the_real_search():
     rng = np.random.default_rng(16)
     table = Table(12)
     for _ in range(6):
-        state = random_play_state(KAISER_GAME, rng, 4)
-        hands = np.zeros(4, dtype=np.int64)
-        trick = np.full(4, -1, dtype=np.int64)
-        rules, _, size, leader, tricks_left, trumps_from, _ = load(KAISER, state.array, ALL_TECHNIQUES,
-                                                                    hands, trick)
+        rules, hands, trick, size, leader, tricks_left, trumps_from = random_kaiser_position(rng, 4)
         position = (hands, trick, size, leader, tricks_left, trumps_from)
         table.forget()
         exact = exact_value(rules, table.entries, table.counters, table.scratch, *position)

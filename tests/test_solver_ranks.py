@@ -17,6 +17,7 @@ import pytest
 from cardlab.solver.position import KAISER, TWENTY_EIGHT, game_tables
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
+    POINTS,
     USE_WINNING_RANKS,
     Table,
     _bucket,
@@ -30,6 +31,23 @@ from cardlab.solver.search import (
 )
 
 STRAINS = {KAISER: 6, TWENTY_EIGHT: 4}
+
+
+def _contract(game: int, strain: int) -> np.ndarray:
+    """The search's rules of ``game`` played in ``strain``, every technique on."""
+    trump_of, _, _, points, trick_points = game_tables(game, strain)
+    return make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+
+
+def _random_contract(rng: np.random.Generator, game: int) -> np.ndarray:
+    """:func:`_contract` of a random strain."""
+    return _contract(game, int(rng.integers(STRAINS[game])))
+
+
+def _hands_of(deal: np.ndarray) -> np.ndarray:
+    """The four hands (search-card masks) of a permutation of the 32 cards, eight each."""
+    return np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
+                    dtype=np.int64)
 
 
 def _random_ending(rng: np.random.Generator, rules: np.ndarray, hands: np.ndarray, tricks_left: int):
@@ -66,8 +84,7 @@ def check_winning_ranks(game: int, deals: int, endings: int, tricks: tuple[int, 
         table, bare_table = Table(12), Table(12)  # small tables: entries get replaced too
         deal = rng.permutation(32)
         for _ in range(endings):
-            hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
-                             dtype=np.int64)
+            hands = _hands_of(deal)
             tricks_left = tricks[int(rng.integers(len(tricks)))]
             trick, size, leader = _random_ending(rng, plain, hands, tricks_left)
             position = (hands, trick, size, leader, tricks_left, 0)
@@ -190,11 +207,9 @@ def test_two_trick_kernel_equals_the_node_per_card_search():
     checked = 0
     while checked < 400:
         game = (KAISER, TWENTY_EIGHT)[checked % 2]
-        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
-        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        rules = _random_contract(rng, game)
         deal = rng.permutation(32)
-        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
-                         dtype=np.int64)
+        hands = _hands_of(deal)
         trick, size, leader = _random_ending(rng, rules, hands, 2)
         if size != 0 or sum(bin(int(h)).count("1") for h in hands) != 8:
             continue  # not a trick boundary with two tricks left
@@ -226,11 +241,9 @@ def test_equivalent_cards_found_at_once_equal_the_card_by_card_rule():
     scratch = new_scratch()
     for k in range(600):
         game = (KAISER, TWENTY_EIGHT)[k % 2]
-        trump_of, _, _, points, trick_points = game_tables(game, int(rng.integers(STRAINS[game])))
-        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        rules = _random_contract(rng, game)
         deal = rng.permutation(32)
-        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
-                         dtype=np.int64)
+        hands = _hands_of(deal)
         trick, size, leader = _random_ending(rng, rules, hands, int(rng.integers(1, 9)))
         seat = (leader + size) % 4
         live = int(hands[0] | hands[1] | hands[2] | hands[3])
@@ -241,7 +254,7 @@ def test_equivalent_cards_found_at_once_equal_the_card_by_card_rule():
         for card in range(32):
             if cards >> card & 1:
                 above = [c for c in range(card + 1, 8 * (card // 8 + 1)) if live >> c & 1]
-                if above and cards >> above[0] & 1 and points[card] == points[above[0]]:
+                if above and cards >> above[0] & 1 and rules[POINTS + card] == rules[POINTS + above[0]]:
                     skipped |= 1 << card
         n = _list_moves(rules, hands, trick, size, seat, np.int64(live), scratch, 0)
         assert list(scratch[0, :n]) == [c for c in range(32) if (cards & ~skipped) >> c & 1]
@@ -264,8 +277,6 @@ def _random_trick(rng: np.random.Generator, rules: np.ndarray, hands: np.ndarray
 def _low_cards_swapped(rng: np.random.Generator, rules: np.ndarray, hands: np.ndarray) -> np.ndarray:
     """The position with two cards without points of one suit swapped between their holders
     (every hand keeps its length in every suit, as a table entry's bucket key does)."""
-    from cardlab.solver.search import POINTS
-
     other = hands.copy()
     suit = int(rng.integers(4))
     cards = [c for c in range(8 * suit, 8 * suit + 8) if rules[POINTS + c] == 0
@@ -314,12 +325,9 @@ def test_every_entry_holds_in_every_position_it_serves(game):
     rng = np.random.default_rng(41 + game)
     served = 0
     for _ in range(80):
-        strain = int(rng.integers(STRAINS[game]))
-        trump_of, _, _, points, trick_points = game_tables(game, strain)
-        rules = make_rules(trump_of, trick_points, points, ALL_TECHNIQUES)
+        rules = _random_contract(rng, game)
         deal = rng.permutation(32)
-        hands = np.array([sum(1 << int(c) for c in deal[8 * seat:8 * seat + 8]) for seat in range(4)],
-                         dtype=np.int64)
+        hands = _hands_of(deal)
         tricks_left = int(rng.integers(3, 6))
         trick, size, leader = _random_ending(rng, rules, hands, tricks_left)
         if size != 0:
@@ -344,3 +352,41 @@ def test_every_entry_holds_in_every_position_it_serves(game):
                 assert lower <= value <= upper, (other, later_leader, lower, value, upper)
                 served += 1
     assert served > 100  # the check is not vacuous
+
+
+def test_two_trick_kernel_answers_a_window_outside_the_points_left_at_once():
+    """Team 0 takes at least every negative point left and at most every positive point and both
+    tricks: a window beyond either is answered by that bound, resting on no card's rank."""
+    from cardlab.solver.search import _two_tricks
+
+    rules = _contract(KAISER, 0)
+    three_of_spades = next(c for c in range(32) if rules[POINTS + c] < 0)
+    plain = [c for c in range(32) if rules[POINTS + c] == 0 and c != three_of_spades][:7]
+    deal = np.array([three_of_spades, *plain])
+    hands = np.array([(1 << int(deal[2 * seat])) | (1 << int(deal[2 * seat + 1])) for seat in range(4)],
+                     dtype=np.int64)
+    exact, _ = _two_tricks(rules, hands, 0, -1000, 1000)
+    assert -3 <= exact <= 2
+    assert _two_tricks(rules, hands, 0, -10, -5) == (-3, 0)  # below: at least the 3 of spades
+    assert _two_tricks(rules, hands, 0, 4, 9) == (2, 0)  # above: at most both tricks
+
+
+def test_a_cut_off_by_the_leading_bound_rests_on_the_larger_bounds_cards():
+    """The leader's team is bounded by his sure winners or its master trumps, whichever count
+    more; a cut-off by that bound depends on those cards only. Here the leader's sure winner
+    is his top trump (one trick) and the partner's two master trumps count two."""
+    from cardlab.solver.search import TRICK_BASE, TRUMP, _bounds_and_winners
+
+    rules = _contract(KAISER, 0)
+    trump = int(rules[TRUMP])
+    side = next(s for s in range(4) if s != trump and all(rules[POINTS + 8 * s + k] == 0 for k in range(7)))
+
+    def cards(*pairs):
+        return sum(1 << (8 * suit + rank) for suit, rank in pairs)
+
+    hands = np.array([cards((trump, 7), (side, 0), (side, 1)), cards((trump, 4), (side, 3), (side, 4)),
+                      cards((trump, 6), (trump, 5), (side, 2)), cards((trump, 3), (side, 5), (side, 6))],
+                     dtype=np.int64)
+    lower, upper, leading, other = _bounds_and_winners(rules, hands, 0, 3)
+    assert lower == 2 * rules[TRICK_BASE] and leading == cards((trump, 6), (trump, 5))
+    assert other == 0 and upper == 3 * rules[TRICK_BASE]

@@ -955,13 +955,9 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
     scratch[d, NODE_ALPHA] = scratch[d, NODE_WINDOW_ALPHA] = alpha
     scratch[d, NODE_BETA] = scratch[d, NODE_WINDOW_BETA] = beta
     seat = (leader + size) % NUM_SEATS
-    if size == 0:
-        live = hands[0] | hands[1] | hands[2] | hands[3]
-        scratch[d, NODE_LIVE] = live
-        scratch[d, NODE_TRICK_POINTS] = 0
-        scratch[d, NODE_BEST_POSITION] = 0
-    else:  # set by the trick's earlier nodes (_trick_fields)
-        live = scratch[d, NODE_LIVE]
+    if size == 0:  # a new trick; inside one, the trick's earlier nodes set the fields
+        _trick_fields(rules, scratch, d, hands, trick, 0, trumps_from)
+    live = scratch[d, NODE_LIVE]
     best_position = scratch[d, NODE_BEST_POSITION]
     n = _list_moves(rules, hands, trick, size, seat, live, scratch, d)
     if flags & USE_ORDERING and n > 1:  # one move needs no order
@@ -1030,17 +1026,25 @@ def _close(rules, table, counters, hands, trick, scratch, d, cut):
 
 
 @njit(cache=True, inline="always")
-def _trick_fields(rules, scratch, d, hands, trick, size, trumps_from):
-    """Set a node's fields of the trick so far (the live cards, the trick's points, the position
-    of its winning card), which the search otherwise carries from node to node."""
+def _trick_so_far(rules, hands, trick, size, trumps_from):
+    """``(live, points, best_position)`` of the current trick's first ``size`` cards: the live
+    cards (the trick's own included), the points played and the position of the winning card."""
     live = hands[0] | hands[1] | hands[2] | hands[3]
     trick_points = 0
     for position in range(size):
         live |= np.int64(1) << trick[position]
         trick_points += rules[POINTS + trick[position]]
+    return live, trick_points, trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _trick_fields(rules, scratch, d, hands, trick, size, trumps_from):
+    """Set a node's fields of the trick so far (:func:`_trick_so_far`): at a trick's lead and at a
+    root; inside a trick the search carries them from node to node."""
+    live, trick_points, best_position = _trick_so_far(rules, hands, trick, size, trumps_from)
     scratch[d, NODE_LIVE] = live
     scratch[d, NODE_TRICK_POINTS] = trick_points
-    scratch[d, NODE_BEST_POSITION] = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+    scratch[d, NODE_BEST_POSITION] = best_position
 
 
 @njit(cache=True)
@@ -1092,7 +1096,8 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
                 scratch[d, NODE_BETA] = min(scratch[d, NODE_BETA], v)
             scratch[d, NODE_NEXT] += 1
             if scratch[d, NODE_ALPHA] >= scratch[d, NODE_BETA]:
-                # A cut-off: the bound rests on this move alone (and the table's window).
+                # A cut-off: the bound rests on this move alone (and, see _close, on the table
+                # entries that narrowed the window when the value lies between the two windows).
                 scratch[d, NODE_RANKS] = ranks
                 result = _close(rules, table, counters, hands, trick, scratch, d, True)
                 continue
@@ -1316,12 +1321,7 @@ def card_values(rules, table, counters, scratch, hands, trick, size, leader, tri
     """
     seat = (leader + size) % NUM_SEATS
     cards = playable(hands[seat], trick, size)
-    live = hands[0] | hands[1] | hands[2] | hands[3]
-    trick_points = 0
-    for position in range(size):
-        live |= np.int64(1) << trick[position]
-        trick_points += rules[POINTS + trick[position]]
-    best_position = trick_leader_position(rules, trick, size, trumps_from) if size > 0 else 0
+    _, trick_points, best_position = _trick_so_far(rules, hands, trick, size, trumps_from)
     n = 0
     guess = -1000
     while cards != 0:
