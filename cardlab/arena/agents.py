@@ -219,6 +219,7 @@ class NativeAgentBot(pyspiel.Bot):
         self.kind = kind
         self.options = options
         self._kinds = np.array([kind], dtype=np.int64)
+        self._allowed = native.agent_kinds(self._kinds)
         self._rows = options.reshape(1, -1)
         self._policies = native.empty_policies(1) if policies is None else policies
         self._stream = make_stream(seed)
@@ -229,8 +230,8 @@ class NativeAgentBot(pyspiel.Bot):
 
     def step(self, state: pyspiel.State) -> int:
         check_can_move(f"native kind {self.kind}", self.game, self.player, state)
-        action = int(native.native_agent_step(self.game_id, self._kinds, self._rows, self._policies,
-                                              state.array, self._stream, self._scratch))
+        action = int(native.native_agent_step(self.game_id, self._allowed, self._kinds, self._rows,
+                                              self._policies, state.array, self._stream, self._scratch))
         if action not in state.legal_actions():
             raise RuntimeError(f"native agent kind {self.kind} chose illegal action {action}")
         return action

@@ -7,10 +7,13 @@ leaves compiled code. An agent is then two numbers rather than an object: a
 :func:`play_games` as arrays indexed by agent. The loop works over any game
 wired into :mod:`cardlab.games.kernels`, selected by its game id.
 
-To add a native agent: give it a kind code below, a branch in
-:func:`agent_action`, and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS`
-with the agent's :class:`~cardlab.agents.options.OptionSet`; the options it
-declares with a column in the row are the ones this loop runs.
+To add a native agent: give it a kind code below, a kernel in the table of
+:data:`agent_action` (or of ``seat_action`` if it reads a table of its own),
+and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS` with the agent's
+:class:`~cardlab.agents.options.OptionSet`; the options it declares with a
+column in the row are the ones this loop runs. A loop is compiled for the
+game and the kinds seated at its table (:func:`agent_kinds`), so a tournament
+of rule-based players never compiles the search agents.
 
 Seeding (shared with the Python loop, so both play the same games):
 
@@ -33,6 +36,7 @@ from cardlab.cfr.bidding import in_auction, policy_bid
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below
+from cardlab.core.specialize import LiteralInt, key_set, switch_within
 from cardlab.games import kernels
 
 # ---- agent kinds -----------------------------------------------------------------
@@ -66,40 +70,76 @@ def agent_seed(deal_seed, seating, seat, num_players):
 
 
 @njit(cache=True)
-def agent_action(game, kind, options, s, stream, scratch):
-    """The action of a native agent of ``kind`` for the player to move in ``s``.
-
-    ``scratch`` is a legal-actions buffer the agent may overwrite. Returns -1
-    for an unknown kind.
-    """
-    if kind == RANDOM:
-        return kernels.random_action(game, s, stream, scratch)
-    if kind == RULES:
-        return kernels.rules_action(game, s, stream)
-    if kind == ISMCTS:
-        return search.decide(game, s, kernels.current_player(game, s), options, stream)
-    if kind == PIMC:
-        return pimc_search.decide(game, s, options, stream)
-    return -1
+def _random_action(game, options, s, stream, scratch):
+    return kernels.random_action(game, s, stream, scratch)
 
 
 @njit(cache=True)
-def bidding_agent_action(game, options, s, stream, keys, counts, actions, probabilities):
-    """The ``cfr-bidding`` agent: its policy table bids, the rule-based player does the rest."""
-    if in_auction(game, s):
-        return policy_bid(game, s, options[BIDDING_FINE] != 0, options[BIDDING_GREEDY] != 0,
-                          keys, counts, actions, probabilities, stream)
+def _rules_action(game, options, s, stream, scratch):
     return kernels.rules_action(game, s, stream)
 
 
 @njit(cache=True)
-def seat_action(game, agent, kinds, options, policies, s, stream, scratch):
-    """The action of ``agent`` (an index into the agent tables) for the player to move."""
-    if kinds[agent] == CFR_BIDDING:
-        keys, counts, actions, probabilities = policies
-        return bidding_agent_action(game, options[agent], s, stream, keys[agent], counts[agent],
-                                    actions[agent], probabilities[agent])
-    return agent_action(game, kinds[agent], options[agent], s, stream, scratch)
+def _unknown_action(game, options, s, stream, scratch):
+    return -1
+
+
+#: ``agent_action(allowed, kind, game, options, s, stream, scratch)``: the action of a native
+#: agent of ``kind`` whose options are the row ``options``, for the player to move in ``s``.
+#: ``scratch`` is a legal-actions buffer the agent may overwrite. Only the kinds in the bit
+#: set ``allowed`` (:func:`agent_kinds`) are compiled; any other kind returns -1. Every
+#: kernel of the table takes ``(game, options, s, stream, scratch)``: the search agents'
+#: ``decide`` kernels are called directly, with no function in between to compile.
+agent_action = switch_within("agent_action", {
+    RANDOM: _random_action, RULES: _rules_action, ISMCTS: search.decide, PIMC: pimc_search.decide,
+    -1: _unknown_action,
+})
+#: Kinds every loop compiles, whoever sits at the table: both are small, and a loop compiled once
+#: for them serves every tournament among them.
+LIGHT_KINDS = (RANDOM, RULES)
+
+
+def agent_kinds(kinds: np.ndarray | list[int]) -> LiteralInt:
+    """The bit set of kinds a loop over these agents compiles: theirs and the light ones.
+
+    A kind outside :data:`LIGHT_KINDS` (a search, a policy table) is compiled
+    only into the loops whose tables seat it, so that a tournament of rule-based
+    players never waits for the search agents to compile.
+    """
+    return key_set(sorted({int(kind) for kind in kinds} | set(LIGHT_KINDS)))
+
+
+@njit(cache=True)
+def bidding_agent_action(game, agent, options, policies, s, stream):
+    """The ``cfr-bidding`` agent: its policy table bids, the rule-based player does the rest."""
+    keys, counts, actions, probabilities = policies
+    if in_auction(game, s):
+        row = options[agent]
+        return policy_bid(game, s, row[BIDDING_FINE] != 0, row[BIDDING_GREEDY] != 0, keys[agent],
+                          counts[agent], actions[agent], probabilities[agent], stream)
+    return kernels.rules_action(game, s, stream)
+
+
+@njit(cache=True)
+def _no_bidding_agent(game, agent, options, policies, s, stream):
+    return -1
+
+
+#: The ``cfr-bidding`` agent where ``allowed`` seats one, else nothing compiled.
+_bidding_action = switch_within("bidding_action", {CFR_BIDDING: bidding_agent_action, -1: _no_bidding_agent})
+
+
+@njit(cache=True, inline="always")
+def seat_action(game, allowed, agent, kinds, options, policies, s, stream, scratch):
+    """The action of ``agent`` (an index into the agent tables) for the player to move.
+
+    ``allowed`` is the bit set of the kinds in ``kinds`` (:func:`agent_kinds`): only
+    their policies are compiled. Returns -1 for a kind outside it.
+    """
+    kind = kinds[agent]
+    if kind == CFR_BIDDING:
+        return _bidding_action(allowed, kind, game, agent, options, policies, s, stream)
+    return agent_action(allowed, kind, game, options[agent], s, stream, scratch)
 
 
 @njit(cache=True)
@@ -111,8 +151,19 @@ def _grow(actions, needed):
     return bigger
 
 
+def play_games(game: int, initial: np.ndarray, deal_seeds: np.ndarray, seatings: np.ndarray,
+               kinds: np.ndarray, options: np.ndarray, policies: tuple[np.ndarray, ...]) -> tuple:
+    """Play every deal of ``deal_seeds`` once per seating (:func:`play_seated_games`).
+
+    The loop is compiled for the game (a :class:`~cardlab.core.specialize.LiteralInt`
+    kernel id) and the agent kinds at the table, and nothing else.
+    """
+    return play_seated_games(game, agent_kinds(kinds), initial, deal_seeds, seatings, kinds, options,
+                             policies)
+
+
 @njit(cache=True)
-def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
+def play_seated_games(game, allowed, initial, deal_seeds, seatings, kinds, options, policies):
     """Play every deal of ``deal_seeds`` once per seating.
 
     ``seatings[k, seat]`` is the agent index sitting at ``seat`` in seating ``k``;
@@ -162,7 +213,8 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
             else:
                 agent = seatings[seating, player]
                 start = cpu_ns()
-                action = seat_action(game, agent, kinds, options, policies, s, streams[player], scratch)
+                action = seat_action(game, allowed, agent, kinds, options, policies, s, streams[player],
+                                     scratch)
                 seconds[g, player] += (cpu_ns() - start) * 1e-9
                 decisions[g, player] += 1
                 legal_choice = False
@@ -188,9 +240,12 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
 
 
 @njit(cache=True)
-def native_agent_step(game, kinds, options, policies, s, stream, scratch):
-    """One decision of the native agent 0 of these tables, for the Python loop (one compiled call)."""
-    return seat_action(game, 0, kinds, options, policies, s, stream, scratch)
+def native_agent_step(game, allowed, kinds, options, policies, s, stream, scratch):
+    """One decision of the native agent 0 of these tables, for the Python loop (one compiled call).
+
+    ``allowed`` is :func:`agent_kinds` of ``kinds``, computed once by the caller.
+    """
+    return seat_action(game, allowed, 0, kinds, options, policies, s, stream, scratch)
 
 
 @njit(cache=True)

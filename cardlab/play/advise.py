@@ -31,6 +31,7 @@ from cardlab.agents.ismcts.options import OPTIONS as ISMCTS_OPTIONS
 from cardlab.agents.ismcts.search import draw_world_pool
 from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
+from cardlab.arena.native import agent_kinds
 from cardlab.core import layout
 from cardlab.core.cards import card_string, parse_card
 from cardlab.core.openspiel import receiving_seat_of
@@ -244,8 +245,8 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
     weights = np.diff(cumulative, prepend=0.0)
     choices = np.array(state.legal_actions(), dtype=np.int64)
     kinds, options = agent_tables(players, game)
-    returns, finals, ok = play_out_choices(spec.kernel_id, pool, choices, kinds, options, seed,
-                                           solver == "dd")
+    returns, finals, ok = play_out_choices(spec.kernel_id, agent_kinds(kinds), pool, choices, kinds,
+                                           options, seed, solver == "dd")
     if not ok.all():
         raise RuntimeError("an agent chose an illegal action while the deals were played out")
     rows = []

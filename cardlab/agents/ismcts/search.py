@@ -178,7 +178,7 @@ def policy_action(game, world, rollout, stream, legal):
 # 3-7% of the iteration rate in reference counting.
 
 # ---- determinize ---------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_world_pool(game, root_state, searcher, stream, options):
     """The move's pool of worlds and their running weights (empty without a ``world_pool``).
 
@@ -429,7 +429,7 @@ def back_up(nodes, reward, root, path, depth, seat_returns, scale):
         reward[child] += seat_returns[nodes[child, MOVER]] / scale
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def run_iterations(game, root_state, searcher, options, iterations, root, nodes, reward, size,
                    stream, pool, cumulative, worlds_out):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
@@ -495,16 +495,18 @@ def descend(game, state_before, actions, searcher, root, nodes):
 
 
 @njit(cache=True)
-def decide(game, state, searcher, options, stream):
-    """One complete search from ``state`` and its most visited action: ISMCTS as a kernel.
+def decide(game, options, state, stream, scratch):
+    """One complete search from ``state`` for the player to move, and its most visited action.
 
-    ``options`` is the agent's options row. Allocates its own tree, so
-    compiled tournament loops can call it for any seat of any game.
+    ISMCTS as a kernel, with the compiled arena's agent signature
+    (:data:`cardlab.arena.native.agent_action`): ``options`` is the agent's
+    options row, ``scratch`` room for legal actions. Allocates its own tree,
+    so compiled loops can call it for any seat of any game.
     """
-    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    n = kernels.legal_actions(game, state, legal)
+    searcher = kernels.current_player(game, state)
+    n = kernels.legal_actions(game, state, scratch)
     if n == 1:
-        return legal[0]
+        return scratch[0]
     forced = kernels.dominant_action(game, state)
     if forced >= 0:
         return forced
@@ -520,4 +522,4 @@ def decide(game, state, searcher, options, stream):
     for i in range(1, n):
         if visits[i] > visits[best]:
             best = i
-    return legal[best]
+    return scratch[best]

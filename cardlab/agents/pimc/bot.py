@@ -14,7 +14,7 @@ from cardlab.agents.pimc import search
 from cardlab.agents.pimc.options import OPTIONS
 from cardlab.core.layout import DECK, TO_MOVE
 from cardlab.core.rng import make_stream
-from cardlab.games import game_spec
+from cardlab.games import game_spec, kernels
 from cardlab.solver.position import is_play_phase
 from cardlab.solver.solve import STANDARD_DECKS, game_id_of
 
@@ -60,6 +60,7 @@ class PIMCBot(pyspiel.Bot):
         self.row = self.options.row()
         self.player = player
         self._stream = make_stream(seed)
+        self._scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
         self.last_worlds = 0
 
     def restart_at(self, state: pyspiel.State) -> None:
@@ -70,7 +71,7 @@ class PIMCBot(pyspiel.Bot):
         s = state.array
         time_ms = self.options["time_ms"]
         if time_ms is None or not is_play_phase(self.game_id, s):
-            action = int(search.decide(self.game_id, s, self.row, self._stream))
+            action = int(search.decide(self.game_id, self.row, s, self._stream, self._scratch))
         else:
             action = self._timed_play(state, time_ms)
         if action not in state.legal_actions():
