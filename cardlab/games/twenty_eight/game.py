@@ -431,7 +431,8 @@ def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
 
 TwentyEightState.view = GameView(describe, observation.tensor_pieces, observation.encode,
                                  sampling.resample_hidden_hands,
-                                 information_state_key, next_deal_cards, hidden_action)
+                                 information_state_key, next_deal_cards, hidden_action,
+                                 observation.tensor_divisors, observation.PIECE_MEANINGS)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 
