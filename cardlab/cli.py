@@ -479,6 +479,46 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"cardlab: error: {message.splitlines()[0]}\n")
 
 
+WARMUP_GROUPS = ("openspiel", "tournament", "ismcts", "pimc", "solver", "rl", "play")
+
+
+def command_warmup(args: argparse.Namespace) -> None:
+    """Compile every kernel a game's commands use, ahead of time (cardlab.warmup)."""
+    import time
+
+    from cardlab.games import SPECS, game_spec
+    from cardlab.warmup import warm_up
+
+    try:
+        names = [game_spec(game).name for game in args.game] if args.game else [spec.name for spec in SPECS]
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    names = list(dict.fromkeys(names))
+    workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, len(names))
+    if workers < 1:
+        raise CliError(f"workers must be a positive integer, got {workers}")
+    groups = args.only or list(WARMUP_GROUPS)
+    if not args.quiet:
+        print(f"compiling {', '.join(groups)} kernels of {', '.join(names)} in {workers} process"
+              f"{'es' if workers > 1 else ''} (what is cached already is only loaded)", flush=True)
+    start = time.perf_counter()
+
+    def report(name: str, spent: dict[str, float | str]) -> None:
+        if not args.quiet or any(isinstance(value, str) for value in spent.values()):
+            parts = [f"{group} {seconds}" if isinstance(seconds, str) else
+                     f"{group} {seconds:.0f} s" if seconds else f"{group} cached"
+                     for group, seconds in spent.items()]
+            print(f"  {name}: {', '.join(parts)}", flush=True)
+
+    results = warm_up(names, groups, workers, report)
+    failed = [f"{name} {group}" for name, spent in results.items() for group, value in spent.items()
+              if isinstance(value, str)]
+    if failed:
+        raise CliError(f"warm-up failed for {', '.join(failed)} (see above)")
+    if not args.quiet:
+        print(f"ready in {time.perf_counter() - start:.0f} s")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cardlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -615,6 +655,16 @@ def build_parser() -> argparse.ArgumentParser:
                                        "or a folder of them)")
     web.add_argument("--out", default="plays", help="folder finished games are saved in (default plays)")
     web.set_defaults(run=command_serve)
+
+    warm = sub.add_parser("warmup", help="compile the kernels ahead of time, in parallel processes",
+                          description="numba compiles cardlab's kernels on first use and keeps them on disk; "
+                          "this compiles them now, one process per game.")
+    warm.add_argument("--game", action="append", help="a game (repeatable; default: every game)")
+    warm.add_argument("--only", action="append", choices=WARMUP_GROUPS, help="a group of kernels "
+                      "(repeatable; default: all)")
+    warm.add_argument("--workers", type=int, help="processes (default: one per game, at most the cores)")
+    warm.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    warm.set_defaults(run=command_warmup)
     return parser
 
 
@@ -628,8 +678,15 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # --help, or a usage error already reported in one line
         return int(stop.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    from cardlab.core.compiling import announce, estimate
+
+    game = getattr(args, "game", None)
+    game = game if isinstance(game, str) else None
+    what = f"kernels for cardlab {args.command}" + (f" ({game})" if game else "")
+    quiet = args.command == "warmup"  # it says what it compiles itself
     try:
-        code = args.run(args)
+        with announce(what, estimate(args.command, game), write=(lambda line: None) if quiet else None):
+            code = args.run(args)
     except (CliError, ResultsError, WorkerLostError, ValueError, OSError) as error:
         print(f"cardlab: error: {str(error).splitlines()[0]}", file=sys.stderr)
         return 2

@@ -24,8 +24,11 @@ ALLOWED = {
     "agents": {"core", "games", "cfr", "solver"},
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "cfr", "solver", "agents", "analysis", "results"},
+    "rl": {"core", "games", "cfr", "solver", "agents", "arena", "analysis", "results"},
     "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
-    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play"},
+    "warmup": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl"},
+    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl",
+            "warmup"},
 }
 
 

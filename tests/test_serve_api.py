@@ -232,6 +232,7 @@ def test_serve_refuses_bad_arguments_in_one_line(tmp_path: Path, capsys: pytest.
         taken.close()
 
 
+@pytest.mark.integration  # a server process stopped by a signal
 def test_the_command_serves_the_page_until_stopped(tmp_path: Path) -> None:
     """``cardlab serve --port 0`` prints its address, answers there, and stops on Ctrl-C."""
     import os

@@ -209,6 +209,23 @@ def _context(settings: TournamentSettings) -> _Context:
     return _CONTEXTS[key]
 
 
+def prepare_kernels(settings: TournamentSettings) -> None:
+    """Compile (or load from the disk cache) what the chunks of ``settings`` run, in this process.
+
+    The driver calls it before it starts the workers, so they all find the
+    kernels in the cache instead of compiling the same ones side by side. The
+    compiled loop is compiled by a call with no deals; the Python loop by one
+    deal played and thrown away.
+    """
+    context = _context(settings)
+    seeds = native.deal_seeds(settings.seed, 0, 1)
+    if context.native:
+        native.play_games(context.game_id, context.initial, seeds[:0], context.seatings, context.kinds,
+                          context.options, context.policies)
+    else:
+        _play_python(context, seeds)
+
+
 def _play_python(context: _Context, seeds: np.ndarray):
     """The Python loop: the same outputs as :func:`native.play_games`, with ``pyspiel.Bot`` agents."""
     game, seatings = context.game, context.seatings
@@ -512,6 +529,35 @@ def run_tournament(
                              stop_after_chunks)
 
 
+def _prepare_announced(settings: TournamentSettings, bar: Any) -> None:
+    """:func:`prepare_kernels`, saying so on standard error and on the progress bar if it compiles."""
+    from cardlab.core.compiling import announce, estimate
+    from cardlab.games import game_spec
+
+    spec = game_spec(settings.game)
+    group = "tournament" if all(is_native(agent, settings.load_game()) for agent in settings.agents) \
+        else "tournament-python"
+    description = bar.desc if bar is not None else ""
+
+    def on_bar(line: str) -> None:
+        if bar is not None:
+            bar.set_description_str("compiling (first run only)")
+
+    write = None
+    if bar is not None:
+        import sys
+
+        from tqdm import tqdm
+
+        def write(line: str) -> None:
+            tqdm.write(line, file=sys.stderr)
+    with announce(f"{spec.title} kernels for {', '.join(a.name for a in settings.agents)}",
+                  estimate(group, spec.aliases[0]), write=write, on_start=on_bar):
+        prepare_kernels(settings)
+    if bar is not None:
+        bar.set_description_str(description)
+
+
 def _play_pending(settings: TournamentSettings, directory: Path, manifest: dict[str, Any], backend: str,
                   workers: int, address: str | None, progress: bool,
                   stop_after_chunks: int | None) -> RunSummary:
@@ -528,6 +574,8 @@ def _play_pending(settings: TournamentSettings, directory: Path, manifest: dict[
 
         bar = tqdm(total=settings.deals, initial=done_deals, unit="deal", desc="duplicate deals",
                    dynamic_ncols=True, smoothing=0.1)
+    if pending:
+        _prepare_announced(settings, bar)
     runner = RUNNERS[backend](settings, pending, workers, address)
     try:
         for chunk, table in runner:
