@@ -16,7 +16,6 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from pathlib import Path
 
 import numpy as np
 
@@ -54,23 +53,12 @@ def _tournament(name: str) -> None:
     from cardlab.arena.agents import AgentSpec
     from cardlab.arena.tournament import TournamentSettings, prepare_kernels
 
-    heavy: list[tuple[str, dict]] = [("ismcts", {})]
-    if name in SOLVER_GAMES:
-        heavy.append(("pimc", {}))
-        policy = _committed_bidding_policy(name)
-        if policy is not None:
-            heavy.append(("cfr-bidding", {"policy": str(policy)}))
+    heavy = ["ismcts"] + (["pimc", "cfr-bidding"] if name in SOLVER_GAMES else [])
     for extra in [None, *heavy]:
         agents = [AgentSpec("rules", "rules"), AgentSpec("random", "random")]
-        if extra is not None:
-            agents.append(AgentSpec(extra[0], extra[0], extra[1]))
+        if extra is not None:  # cfr-bidding plays the policy cardlab ships for the game
+            agents.append(AgentSpec(extra, extra))
         prepare_kernels(TournamentSettings(name, {}, tuple(agents), 1, 0, 1))
-
-
-def _committed_bidding_policy(name: str) -> Path | None:
-    """The bidding policy the repository ships for ``name`` (experiments/results), if present."""
-    path = Path(__file__).resolve().parents[1] / "experiments" / "results" / f"{name}-coarse.npz"
-    return path if path.exists() else None
 
 
 def _bot_decisions(name: str, agent: str, options: dict) -> None:

@@ -83,12 +83,15 @@ def play_out(game, allowed, s, kinds, options, deal_seed, double_dummy=False):
 
 
 @njit(cache=True)
-def play_out_choices(game, allowed, worlds, choices, kinds, options, seed, double_dummy=False):
+def play_out_choices(game, allowed, worlds, choices, kinds, options, seed, double_dummy=False,
+                     first_world=0):
     """Each world played on after each choice: ``returns[w, c, seat]`` and the final states.
 
-    World ``w`` uses the deal seed ``derive_seed(seed, w)`` after every choice,
-    so the choices are compared on the same cards and the same agents' draws.
-    ``ok[w, c]`` is False where an agent chose an illegal action.
+    World ``w`` uses the deal seed ``derive_seed(seed, first_world + w)`` after
+    every choice, so the choices are compared on the same cards and the same
+    agents' draws, and a pool played in slices (``first_world`` the slice's
+    start) gives what one call gives. ``ok[w, c]`` is False where an agent
+    chose an illegal action.
     """
     num_worlds, size = worlds.shape
     num_choices = choices.shape[0]
@@ -98,7 +101,7 @@ def play_out_choices(game, allowed, worlds, choices, kinds, options, seed, doubl
     ok = np.zeros((num_worlds, num_choices), dtype=np.bool_)
     seat_returns = np.zeros(num_players, dtype=np.float64)
     for w in range(num_worlds):
-        deal_seed = derive_seed(seed, w)
+        deal_seed = derive_seed(seed, first_world + w)
         for c in range(num_choices):
             s = worlds[w].copy()
             kernels.apply_action(game, s, choices[c])
