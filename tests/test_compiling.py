@@ -137,3 +137,25 @@ def test_every_game_has_distinct_literal_kernel_ids() -> None:
     ids = [spec.kernel_id for spec in SPECS]
     assert all(isinstance(kernel_id, LiteralInt) for kernel_id in ids)
     assert sorted(ids) == list(range(len(SPECS)))
+
+
+def test_a_batch_of_environments_announces_its_first_compile_once(capsys: pytest.CaptureFixture) -> None:
+    from numba import njit
+
+    import cardlab.rl as rl
+
+    @njit
+    def fresh(x):
+        return x + 5
+
+    env = rl.make("kaiser", num_envs=2, seed=0)
+    with env._compiling():  # stands for the kernels a first reset compiles
+        fresh(1)
+    step = env.reset()
+    with env._compiling():
+        fresh(1.5)
+    env.step(np.argmax(step.legal_mask, axis=1))
+    with env._compiling():  # after the first step, nothing is watched
+        fresh(np.int8(1))
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("compiling ")]
+    assert lines == [compiling.notice("Kaiser RL environment kernels", compiling.estimate("rl", "kaiser"))]
