@@ -383,4 +383,4 @@ def test_the_readme_tour_runs(capsys: pytest.CaptureFixture) -> None:
     exec(compile(code, "README.md", "exec"), {})
     shown = capsys.readouterr().out
     assert "Contract" in shown or "contract" in shown  # the hand's log
-    assert "rules" in shown  # the match's table names its agents
+    assert "A - B, points per deal" in shown  # the match's table
