@@ -25,7 +25,7 @@ warmup: $(STAMP)
 
 # The fast suite: every rule, agent and tool checked, in a few minutes on two cores.
 test: warmup
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --durations=15
 
 # What CI runs: the fast suite, then the long integration runs and slow sweeps.
 check: test integration

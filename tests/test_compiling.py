@@ -31,21 +31,33 @@ class Record(event.Listener):
 event.register("numba:compile", Record())
 from cardlab.arena.agents import AgentSpec
 from cardlab.arena.tournament import TournamentSettings, play_chunk
-agents = (AgentSpec("rules", "rules"), AgentSpec("random", "random"))
+agents = tuple(AgentSpec(name, name) for name in sys.argv[1:])
 play_chunk(TournamentSettings("cardlab_kaiser", {}, agents, 2, 1, 2), 0)
 print(json.dumps(sorted(set(compiled))))
 """
 
 
+def compiled_modules(tmp_path: Path, *agents: str) -> list[str]:
+    """The modules of the functions a Kaiser tournament of ``agents`` compiles from an empty cache."""
+    env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", _KAISER_LOOP, *agents], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=1800, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
 def test_a_kaiser_tournament_compiles_no_other_game(tmp_path: Path) -> None:
-    env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-c", _KAISER_LOOP], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=1800, check=True)
-    modules = json.loads(done.stdout.strip().splitlines()[-1])
+    modules = compiled_modules(tmp_path, "rules", "random")
     assert any("kaiser" in module for module in modules)
     assert not [m for m in modules if "twenty_eight" in m or "literature" in m or "ismcts" in m
                 or "pimc" in m or "solver" in m]
+
+
+@pytest.mark.integration  # compiles PIMC and the double-dummy solver from an empty cache (minutes)
+def test_a_kaiser_pimc_tournament_compiles_no_other_game(tmp_path: Path) -> None:
+    modules = compiled_modules(tmp_path, "rules", "pimc")
+    assert any("pimc" in module for module in modules) and any("solver" in module for module in modules)
+    assert not [m for m in modules if "twenty_eight" in m or "literature" in m or "ismcts" in m]
 
 
 def test_by_key_compiles_only_the_literal_keys_kernel() -> None:

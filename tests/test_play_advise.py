@@ -207,7 +207,7 @@ def deduced_claim_position():
 def test_a_claim_proved_by_deduction_is_certain_in_a_position_file(tmp_path, capsys) -> None:
     from cardlab.cli import main
     from cardlab.play.literature import claim_odds
-    from cardlab.play.record import load_position, save_position
+    from cardlab.play.position import load_position, save_position
 
     state = deduced_claim_position()
     path = save_position(tmp_path / "position.json", state, seat=0)
