@@ -332,7 +332,7 @@ def command_train(args: argparse.Namespace) -> int:
     try:
         _train(args, game)
     except TrainingStopped as stop:
-        print(f"cardlab: interrupted at iteration {stop.iteration} of {stop.iterations}, saved in "
+        print(f"cardlab: interrupted at {stop.unit} {stop.iteration} of {stop.iterations}, saved in "
               f"{stop.out}; to go on: {shlex.join(['cardlab', *_resumed(args.argv)])}", file=sys.stderr)
         return 130
     return 0

@@ -107,22 +107,22 @@ def game_identity(game: pyspiel.Game) -> dict[str, Any]:
             "parameters": json.loads(json.dumps(game.get_parameters(), sort_keys=True))}
 
 
-def check_game(metadata: dict[str, Any], game: pyspiel.Game) -> None:
-    """``ValueError`` unless the policy of ``metadata`` was trained on ``game`` with its parameters;
-    the message names the game, or each parameter, that differs."""
+def check_game(metadata: dict[str, Any], game: pyspiel.Game, what: str = "policy") -> None:
+    """``ValueError`` unless the policy (or other ``what``) of ``metadata`` was trained on ``game`` with
+    its parameters; the message names the game, or each parameter, that differs."""
     wanted = game_identity(game)
     trained_game, trained = metadata.get("game"), metadata.get("parameters")
     if trained_game != wanted["game"]:
-        raise ValueError(f"policy was trained on {trained_game}, not on {wanted['game']}")
+        raise ValueError(f"{what} was trained on {trained_game}, not on {wanted['game']}")
     if not isinstance(trained, dict):
-        raise ValueError(f"policy file names no parameters of {trained_game}")
+        raise ValueError(f"{what} file names no parameters of {trained_game}")
     now = wanted["parameters"]
     differ = sorted(key for key in set(trained) | set(now) if trained.get(key, None) != now.get(key, None))
     if differ:
         def shown(values: dict[str, Any]) -> str:
             return ", ".join(f"{key}={json.dumps(values[key])}" if key in values else f"no {key}"
                              for key in differ)
-        raise ValueError(f"policy was trained on {trained_game} with {shown(trained)}, not with "
+        raise ValueError(f"{what} was trained on {trained_game} with {shown(trained)}, not with "
                          f"{shown(now)} (its other parameters agree)")
 
 
