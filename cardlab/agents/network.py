@@ -252,21 +252,24 @@ def forward(weights, shape, x, logits):
 
     A layer adds the weight rows of its non-zero inputs to its bias: observations
     are mostly zeros (a Kaiser tensor has 15 to 50 non-zero entries of 693) and
-    so are ReLU outputs, and each row is one contiguous vector operation.
+    so are ReLU outputs, and each row is one contiguous vector operation. Sums
+    are kept in float64, so the outputs are float32's rounding of the exact
+    network's, whatever the order of the sums (the training framework's
+    float32 matrix products differ from them by their own rounding only).
     """
     inputs, actions, layers = shape[INPUTS], shape[ACTIONS], shape[LAYERS]
-    width = inputs
+    width = max(inputs, actions)
     for k in range(layers):
         width = max(width, shape[HIDDEN + k])
-    current = np.empty(width, dtype=np.float32)
-    following = np.empty(width, dtype=np.float32)
+    current = np.empty(width, dtype=np.float64)
+    following = np.empty(width, dtype=np.float64)
     current[:inputs] = x[:inputs]
     # Unsigned indices: numba wraps signed ones around (a negative index counts from the end),
     # and that test in the inner loops keeps LLVM from vectorizing them (8x slower).
     size = inputs
     at = 0  # where the next layer's weights start
-    for k in range(layers):
-        out = shape[HIDDEN + k]
+    for k in range(layers + 1):
+        out = shape[HIDDEN + k] if k < layers else actions
         bias = at + size * out
         for j in range(out):
             following[np.uint64(j)] = weights[np.uint64(bias + j)]
@@ -276,24 +279,18 @@ def forward(weights, shape, x, logits):
                 row = at + i * out
                 for j in range(out):
                     following[np.uint64(j)] += value * weights[np.uint64(row + j)]
-        for j in range(out):
-            current[np.uint64(j)] = max(following[np.uint64(j)], np.float32(0.0))
-        size = out
+        if k < layers:
+            for j in range(out):  # the layer's float32 output, through the ReLU
+                current[np.uint64(j)] = max(np.float32(following[np.uint64(j)]), np.float32(0.0))
+            size = out
+        else:
+            for j in range(out):
+                logits[np.uint64(j)] = following[np.uint64(j)]
         at = bias + out
-    bias = at + size * actions
-    for j in range(actions):
-        logits[np.uint64(j)] = weights[np.uint64(bias + j)]
-    for i in range(size):
-        value = current[i]
-        if value != 0.0:
-            row = at + i * actions
-            for j in range(actions):
-                logits[np.uint64(j)] += value * weights[np.uint64(row + j)]
-    at = bias + actions
-    value = weights[at + size]
+    value = np.float64(weights[at + size])
     for i in range(size):
         value += current[i] * weights[at + i]
-    return value
+    return np.float32(value)
 
 
 @njit(cache=True, inline="always")

@@ -79,7 +79,8 @@ class Run:
         check_seed(self.seed, "the seed")
         check_seed(self.eval_seed, "the evaluation seed")
         check_count(self.checkpoint_every, "checkpoint_every", 10**9)
-        check_count(self.eval_deals, "eval_deals", 10**7)
+        if isinstance(self.eval_deals, bool) or self.eval_deals != 0:  # 0: never measure
+            check_count(self.eval_deals, "eval_deals", 10**7)
         if not 0 <= self.eval_minutes <= 10**6:
             raise ValueError(f"eval_minutes must be in 0..1000000, got {self.eval_minutes!r}")
 
@@ -161,6 +162,7 @@ class Trainer:
         self.buffer = Transitions.empty(settings.rollout * c.num_envs * 2, c.inputs, c.num_actions,
                                         c.num_players)
         self._last_eval = -np.inf
+        self._last_stats: dict[str, float] = {}  # the latest update's statistics
 
     def _check_resumable(self, saved: NetworkModel) -> None:
         training = saved.metadata.get("training")
@@ -193,7 +195,8 @@ class Trainer:
         with StopRequest() as stop, tqdm(total=run.steps, initial=p.decisions, unit="dec", unit_scale=True,
                                          disable=not progress, desc=description) as bar:
             while model is None or p.decisions < run.steps:
-                stats = self._segment(bar, stop)
+                stats = self._segment(bar, stop) or self._last_stats
+                self._last_stats = stats
                 model = self._checkpoint(stats, bar, final=p.decisions >= run.steps or stop.requested)
                 if stop.requested:
                     raise TrainingStopped(self.out, p.decisions, run.steps, unit="decision")
@@ -285,7 +288,8 @@ class Trainer:
         run, p = self.run, self.progress
         model = self._save(stats)
         due = time.perf_counter() - self._last_eval >= 60 * run.eval_minutes
-        if run.eval_deals and (final or due):
+        measured = bool(p.history) and p.history[-1]["updates"] == p.updates
+        if run.eval_deals and (final or due) and not measured:
             strength = duplicate_strength(run.game, self.out, run.eval_opponent, run.eval_deals,
                                           run.eval_seed)
             self._last_eval = time.perf_counter()
