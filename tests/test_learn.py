@@ -12,7 +12,7 @@ from cardlab.games import game_spec
 pytest.importorskip("jax")
 from cardlab.learn.evaluate import duplicate_strength  # noqa: E402  (needs the learn extra)
 from cardlab.learn.ppo import make_settings  # noqa: E402
-from cardlab.learn.train import Run, train  # noqa: E402
+from cardlab.learn.train import Run, strip_training_state, train  # noqa: E402
 
 #: Two-card Kaiser, small batches: every round of 32 decisions in 64 games finishes more than one
 #: batch of decisions, so each round makes exactly one update.
@@ -72,6 +72,16 @@ def test_a_resumed_run_continues_where_it_stopped(two_cards, tmp_path) -> None:
         train(small_run(two_cards, "ppo", 4, seed=4), out, resume=True, progress=False)
     with pytest.raises(ValueError, match="does not exist"):
         train(small_run(two_cards, "ppo", 4), tmp_path / "none.npz", resume=True, progress=False)
+
+
+def test_a_checkpoint_stripped_for_the_zoo_keeps_its_weights_and_record(two_cards, tmp_path) -> None:
+    checkpoint = train(small_run(two_cards, "bc", 1), tmp_path / "run.npz", progress=False)
+    zoo = strip_training_state(tmp_path / "run.npz", tmp_path / "zoo.npz", two_cards)
+    loaded = load_model(tmp_path / "zoo.npz", two_cards)
+    assert checkpoint.state and not loaded.state
+    assert zoo.metadata["training"] == checkpoint.metadata["training"]
+    assert all(np.array_equal(loaded.arrays[name], array) for name, array in checkpoint.arrays.items())
+    assert (tmp_path / "zoo.npz").stat().st_size < (tmp_path / "run.npz").stat().st_size
 
 
 def test_a_damaged_checkpoint_resumes_from_the_one_before(two_cards, tmp_path, capsys) -> None:

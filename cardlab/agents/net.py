@@ -3,7 +3,7 @@
 ``net:model=PATH`` loads a model of ``cardlab train --algo ppo``
 (:mod:`cardlab.agents.network`) once, refusing one trained on another game or
 other parameters; without ``model`` it plays the model committed for the
-game (``cardlab/agents/models/<game>.npz``, the model zoo of docs/learn.md).
+game (``cardlab/agents/models/<game>.npz``, the model zoo of docs/learning.md).
 At each decision it encodes its seat's observation, runs the network in
 numba and plays the most likely legal action (``greedy``, the default) or
 draws one from the policy's softmax at ``temperature``. No deep-learning
@@ -33,7 +33,7 @@ from cardlab.agents.options import Option, OptionSet
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec, kernels
 
-#: The models committed with cardlab, one per game (docs/learn.md: how each was trained, its strength).
+#: The models committed with cardlab, one per game (docs/learning.md: how each was trained, its strength).
 MODELS = Path(__file__).with_name("models")
 
 #: Column of the options row: the softmax temperature the compiled kernel draws at (0: greedy).

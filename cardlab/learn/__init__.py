@@ -4,5 +4,5 @@
 trains a network on :mod:`cardlab.rl` batches with JAX (the ``learn``
 extra) and saves it as a model file that the ``net`` agent plays with its
 forward pass in numba (:mod:`cardlab.agents.network`), no deep-learning
-library needed. See docs/learn.md.
+library needed. See docs/learning.md.
 """
