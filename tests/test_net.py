@@ -78,8 +78,9 @@ def test_numba_forward_matches_jax_on_many_observations(game_name: str) -> None:
     assert (np.abs(values - exact_values) <= 1e-6 * np.maximum(1, np.abs(exact_values))).all()
 
 
-def test_the_bot_reads_the_observation_tensor_of_its_state() -> None:
-    game = game_spec("kaiser").load()
+@pytest.mark.parametrize("game_name", BY_GAME)
+def test_the_bot_reads_the_observation_tensor_of_its_state(game_name: str) -> None:
+    game = game_spec(game_name).load()
     model = random_model(game, seed=1)
     state = game.new_initial_state()
     rng = np.random.default_rng(0)
@@ -149,7 +150,7 @@ def test_corrupt_and_foreign_files_are_refused_with_a_clear_error(kaiser_model, 
     _rewrite(path, lambda a: a.pop("metadata"))
     refused("no metadata")
     _rewrite(path, lambda a: a.__setitem__("metadata", np.asarray(json.dumps({"format": "other"}))))
-    refused("not a cardlab network file")
+    refused("not a cardlab model file")
 
     def wrong_shape(arrays):
         metadata = json.loads(str(arrays["metadata"]))
@@ -226,3 +227,22 @@ def test_net_is_a_vector_env_opponent(kaiser_model) -> None:
     assert step.terminated[0] and step.rewards[0].tolist() == state.returns()
     with pytest.raises(ValueError, match="min_bid"):
         rl.make("kaiser", num_envs=2, seed=0, params={"min_bid": 7}, seats=[0], opponents=f"net:model={path}")
+
+
+@pytest.mark.parametrize("game_name", BY_GAME)
+def test_the_committed_model_of_each_game_plays_out_of_the_box(game_name: str) -> None:
+    from cardlab.agents.net import MODELS
+
+    game = game_spec(game_name).load()
+    model = load_model(MODELS / f"{game.get_type().short_name}.npz", game)
+    assert not model.state and model.metadata["zoo"]["commands"]  # how it was made, and no optimizer state
+    bots = [agents.make("net", game, seat, seed=seat) for seat in range(game.num_players())]
+    state, rng = game.new_initial_state(), np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        else:
+            state.apply_action(bots[state.current_player()].step(state))
+    variant = {"kaiser": {"min_bid": 7}, "28": {"thani": True}, "literature": {"players": 4}}[game_name]
+    with pytest.raises(ValueError, match="trained on"):
+        agents.make("net", game_spec(game_name).load(variant), 0, 0)

@@ -26,9 +26,6 @@ whose weights are not finite.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +35,7 @@ import pyspiel
 from numba import njit
 
 from cardlab.cfr.policy import check_game, code_commit, game_identity
-from cardlab.core.files import write_atomically
+from cardlab.core.files import load_checked_npz, save_checked_npz
 from cardlab.core.rng import random_unit
 from cardlab.games import kernels
 
@@ -133,14 +130,6 @@ def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...]
             "hidden": list(hidden), **extra}
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        digest.update(name.encode())
-        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
-    return digest.hexdigest()
-
-
 def _arrays_problem(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> str | None:
     """What is wrong with a model's arrays against its metadata, or None."""
     try:
@@ -179,39 +168,15 @@ def save_model(model: NetworkModel, path: str | Path) -> Path:
     if any(not name.startswith(STATE_PREFIX) for name in model.state):
         raise ValueError(f"training state arrays must be named {STATE_PREFIX}..., got {sorted(model.state)}")
     arrays = {**model.arrays, **model.state}
-    metadata = {"commit": code_commit(), **model.metadata, "format": FORMAT, "version": VERSION,
-                "checksum": _checksum(arrays)}
-    return write_atomically(path, lambda out: np.savez_compressed(
-        out, metadata=np.asarray(json.dumps(metadata, sort_keys=True)), **arrays))
+    return save_checked_npz(path, arrays, {"commit": code_commit(), **model.metadata, "format": FORMAT,
+                                           "version": VERSION})
 
 
 def load_model(path: str | Path, game: pyspiel.Game | None = None) -> NetworkModel:
     """Read a model file, every array checked; with ``game``, refuse one trained on another game or
     parameters. Any fault is a one-line ``ValueError`` naming the file."""
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such model file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: a directory, not a model file") from None
-    except ValueError as error:  # numpy's own words would suggest unpickling, which cardlab never does
-        what = "holds Python objects" if "pickle" in str(error) else f"is damaged ({error})"
-        raise ValueError(f"{path}: not a readable model file (it {what})") from None
-    except (OSError, EOFError, zipfile.BadZipFile, RuntimeError) as error:
-        raise ValueError(f"{path}: not a readable model file ({type(error).__name__})") from None
-    try:
-        metadata = json.loads(str(arrays.pop("metadata")))
-    except (KeyError, RecursionError, json.JSONDecodeError):
-        raise ValueError(f"{path}: not a cardlab network file (no metadata)") from None
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a cardlab network file (format {metadata!r:.60})")
-    if metadata.get("version") != VERSION:
-        raise ValueError(f"{path}: network file version {metadata.get('version')!r:.20}, "
-                         f"this cardlab reads version {VERSION}")
-    if _checksum(arrays) != metadata.get("checksum"):
-        raise ValueError(f"{path}: network file is corrupt (its arrays do not match their checksum)")
+    arrays, metadata = load_checked_npz(path, "model", FORMAT, VERSION)
     state = {name: arrays.pop(name) for name in list(arrays) if name.startswith(STATE_PREFIX)}
     problem = _arrays_problem(arrays, metadata)
     if problem is not None:

@@ -8,7 +8,7 @@ run that never stopped.
 
 Nothing is lost to a kill or Ctrl-C. Each checkpoint is written atomically
 (a temporary file, then a rename) after the one before it is kept beside it
-(:func:`previous_path`), so a kill at any moment leaves a readable
+(:func:`~cardlab.core.files.previous_path`), so a kill at any moment leaves a readable
 checkpoint, and a resume falls back to the previous one if the latest is
 unreadable. The iterations go to the kernels in slices of about a quarter of
 a second; Ctrl-C or SIGTERM is acted on between slices: the run saves the
@@ -18,7 +18,6 @@ iteration it reached and stops (:class:`TrainingStopped`). The folder of
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +34,7 @@ from cardlab.cfr.policy import PolicyTable, load_policy, policy_table, save_poli
 from cardlab.cfr.pyspiel_tree import build_from_pyspiel
 from cardlab.cfr.solvers import SAMPLERS, TabularSolver
 from cardlab.cfr.tree import GameTree
-from cardlab.core.files import check_checkpoint_path, keep_previous, previous_path
+from cardlab.core.files import check_checkpoint_path, keep_previous, load_or_previous
 from cardlab.core.interrupt import StopRequest, timed_slices
 from cardlab.core.limits import (
     MAX_CHECKPOINTS,
@@ -71,23 +70,16 @@ def check_run(iterations: int, checkpoints: int, seed: int = 0, workers: int = 1
 
 
 def save_checkpoint(table: PolicyTable, out: str | Path) -> None:
-    """Write ``table`` to ``out`` atomically, the checkpoint it replaces kept at :func:`previous_path`."""
+    """Write ``table`` to ``out`` atomically, the checkpoint it replaces kept at its previous path
+    (:func:`~cardlab.core.files.previous_path`)."""
     keep_previous(out)
     save_policy(table, out)
 
 
 def load_checkpoint(out: str | Path, game: pyspiel.Game) -> PolicyTable:
     """The run saved in ``out``; if that file is unreadable, the previous checkpoint (said on stderr)."""
-    try:
-        return load_policy(out, game)
-    except ValueError as error:
-        previous = previous_path(out)
-        if not previous.exists():
-            raise
-        table = load_policy(previous, game)
-        print(f"cardlab: {str(error).splitlines()[0]}; resuming from the previous checkpoint {previous} "
-              f"(iteration {table.metadata.get('iterations')})", file=sys.stderr)
-        return table
+    return load_or_previous(out, lambda path: load_policy(path, game),
+                            lambda table: f" (iteration {table.metadata.get('iterations')})")
 
 
 def build_tree(game: pyspiel.Game) -> GameTree:

@@ -24,7 +24,6 @@ Checkpoints are written atomically, the one before kept beside it
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ from tqdm import tqdm
 
 from cardlab.agents.network import NetworkModel, load_model, model_metadata, save_model
 from cardlab.cfr.train import TrainingStopped
-from cardlab.core.files import check_checkpoint_path, keep_previous, previous_path
+from cardlab.core.files import check_checkpoint_path, keep_previous, load_or_previous
 from cardlab.core.interrupt import StopRequest
 from cardlab.core.limits import check_count, check_seed
 from cardlab.core.rng import derive_seed
@@ -113,16 +112,7 @@ def check_run_out(out: str | Path, resume: bool) -> None:
 
 def load_checkpoint(out: str | Path, game: pyspiel.Game) -> NetworkModel:
     """The run saved in ``out``; if that file is unreadable, the previous checkpoint (said on stderr)."""
-    try:
-        return load_model(out, game)
-    except ValueError as error:
-        previous = previous_path(out)
-        if not previous.exists():
-            raise
-        model = load_model(previous, game)
-        print(f"cardlab: {str(error).splitlines()[0]}; resuming from the previous checkpoint {previous}",
-              file=sys.stderr)
-        return model
+    return load_or_previous(out, lambda path: load_model(path, game))
 
 
 class Trainer:
@@ -332,11 +322,15 @@ def train(run: Run, out: str | Path, resume: bool = False, progress: bool = True
         trainer.close()
 
 
-def strip_training_state(source: str | Path, target: str | Path, game: pyspiel.Game) -> NetworkModel:
-    """The model of checkpoint ``source`` without its optimizer state (a file to commit), into ``target``."""
+def strip_training_state(source: str | Path, target: str | Path, game: pyspiel.Game,
+                         record: dict[str, Any] | None = None) -> NetworkModel:
+    """The model of checkpoint ``source`` without its optimizer state (a file to commit), into ``target``;
+    ``record`` (how the model was made and measured, for the model zoo) is kept in its metadata as ``zoo``."""
     model = load_model(source, game)
     metadata = {key: value for key, value in model.metadata.items() if key not in ("format", "version",
                                                                                    "checksum")}
+    if record is not None:
+        metadata["zoo"] = json.loads(json.dumps(record))
     stripped = NetworkModel(model.arrays, metadata)
     save_model(stripped, target)
     return stripped
