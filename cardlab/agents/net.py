@@ -1,12 +1,12 @@
 """The ``net`` agent: plays a trained policy network, its forward pass in numba.
 
-``net:model=PATH`` loads a model of ``cardlab train --algo ppo``
+``net:model=PATH`` loads a model of ``cardlab train --algo ppo|bc``
 (:mod:`cardlab.agents.network`) once, refusing one trained on another game or
 other parameters; without ``model`` it plays the model committed for the
-game (``cardlab/agents/models/<game>.npz``, the model zoo of docs/learning.md).
-At each decision it encodes its seat's observation, runs the network in
-numba and plays the most likely legal action (``greedy``, the default) or
-draws one from the policy's softmax at ``temperature``. No deep-learning
+game (``cardlab/agents/models/cardlab_kaiser.npz`` and so on, the model zoo of
+docs/learning.md). At each decision it encodes its seat's observation, runs the
+network in numba and plays the most likely legal action (``temperature`` 0, the
+default) or draws one from the policy's softmax at ``temperature``. No deep-learning
 library is needed to play, and the compiled arena and the RL environments'
 house play it inside numba (:mod:`cardlab.arena.native`) with the very kernel
 this bot calls, :func:`cardlab.agents.network.network_action`.
