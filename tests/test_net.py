@@ -243,6 +243,7 @@ def test_the_committed_model_of_each_game_plays_out_of_the_box(game_name: str) -
             state.apply_action(int(rng.choice(state.legal_actions())))
         else:
             state.apply_action(bots[state.current_player()].step(state))
-    variant = {"kaiser": {"min_bid": 7}, "28": {"thani": True}, "literature": {"players": 4}}[game_name]
+    variant = {"kaiser": {"min_bid": 7}, "twenty_eight": {"thani": True},
+               "literature": {"players": 4}}[game_name]
     with pytest.raises(ValueError, match="trained on"):
         agents.make("net", game_spec(game_name).load(variant), 0, 0)
