@@ -725,9 +725,10 @@ def build_parser() -> argparse.ArgumentParser:
     from cardlab.cfr.solvers import SAMPLERS, SCHEDULES, SOLVERS
 
     tra = sub.add_parser(
-        "train", help="solve a small game with tabular CFR and save the policy (.npz), resumable",
+        "train", help="solve a small game with tabular CFR, or train a network (--algo); .npz, resumable",
         description="Builds the whole game tree (cardlab games from their engines, any other "
-        "OpenSpiel game through its API), runs the solver and checkpoints into --out.",
+        "OpenSpiel game through its API), runs the solver and checkpoints into --out. With --algo, "
+        "trains a policy-and-value network on batches of games instead (docs/learning.md).",
     )
     tra.add_argument("--game", required=True, help="a cardlab game or an OpenSpiel game (kuhn_poker)")
     tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS) + ["bidding"],
