@@ -323,6 +323,10 @@ def _training_game(name: str, params: dict) -> pyspiel.Game:
 def command_train(args: argparse.Namespace) -> int:
     from cardlab.cfr.train import TrainingStopped, check_out, check_run
 
+    if args.algo is not None:
+        return _learn(args)
+    if args.iterations is None:
+        raise CliError("train: --iterations is required (or --algo ppo|bc with --steps)")
     try:  # the numbers and --out before the game is loaded and its tree built
         check_run(args.iterations, args.checkpoints, args.seed, args.workers, args.merge_every)
         check_out(args.out, args.resume)
@@ -332,10 +336,51 @@ def command_train(args: argparse.Namespace) -> int:
     try:
         _train(args, game)
     except TrainingStopped as stop:
-        print(f"cardlab: interrupted at iteration {stop.iteration} of {stop.iterations}, saved in "
+        print(f"cardlab: interrupted at {stop.unit} {stop.iteration} of {stop.iterations}, saved in "
               f"{stop.out}; to go on: {shlex.join(['cardlab', *_resumed(args.argv)])}", file=sys.stderr)
         return 130
     return 0
+
+
+def _learn(args: argparse.Namespace) -> int:
+    """``cardlab train --algo ppo|bc``: a policy-and-value network (the ``learn`` extra)."""
+    from cardlab.cfr.train import TrainingStopped
+
+    try:
+        from cardlab.learn.ppo import make_settings
+        from cardlab.learn.train import Run, check_run_out, train
+    except ImportError as error:
+        raise CliError(f"--algo {args.algo} needs the learn extra: pip install 'cardlab[learn]' "
+                       f"({error.name} is missing)") from error
+    if args.steps is None:
+        raise CliError(f"--algo {args.algo} needs --steps (decisions to learn from)")
+    game = load(args.game, parse_params(args.param))
+    try:
+        settings = make_settings(dict(_key_value(text, "--set") for text in args.set))
+        run = Run(game, args.algo, args.steps, args.seed, settings, args.opponents, args.teacher, args.init,
+                  args.checkpoint_every, args.eval_opponent, args.eval_deals, args.eval_minutes)
+        run.check()
+        check_run_out(args.out, args.resume)
+        model = train(run, args.out, args.resume, progress=not args.quiet,
+                      command=shlex.join(["cardlab", *args.argv]))
+    except TrainingStopped as stop:
+        print(f"cardlab: interrupted at {stop.unit} {stop.iteration} of {stop.iterations}, saved in "
+              f"{stop.out}; to go on: {shlex.join(['cardlab', *_resumed(args.argv)])}", file=sys.stderr)
+        return 130
+    except ValueError as error:
+        raise CliError(str(error).splitlines()[0]) from error
+    progress = model.metadata["training"]["progress"]
+    history = progress["history"]
+    last = f", vs {history[-1]['opponent']} {history[-1]['mean']:+.3f} per deal" if history else ""
+    print(f"{args.out}: {args.algo} on {game.get_type().short_name}, {progress['decisions']} decisions{last}")
+    return 0
+
+
+def _key_value(text: str, flag: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"{flag} takes KEY=VALUE, got {text!r}")
+    return key, value
 
 
 def _resumed(argv: list[str]) -> list[str]:
@@ -682,9 +727,10 @@ def build_parser() -> argparse.ArgumentParser:
     from cardlab.cfr.solvers import SAMPLERS, SCHEDULES, SOLVERS
 
     tra = sub.add_parser(
-        "train", help="solve a small game with tabular CFR and save the policy (.npz), resumable",
+        "train", help="solve a small game with tabular CFR, or train a network (--algo); .npz, resumable",
         description="Builds the whole game tree (cardlab games from their engines, any other "
-        "OpenSpiel game through its API), runs the solver and checkpoints into --out.",
+        "OpenSpiel game through its API), runs the solver and checkpoints into --out. With --algo, "
+        "trains a policy-and-value network on batches of games instead (docs/learning.md).",
     )
     tra.add_argument("--game", required=True, help="a cardlab game or an OpenSpiel game (kuhn_poker)")
     tra.add_argument("--solver", choices=list(SOLVERS) + list(SAMPLERS) + ["bidding"],
@@ -700,12 +746,25 @@ def build_parser() -> argparse.ArgumentParser:
     tra.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
     tra.add_argument("--schedule", choices=list(SCHEDULES), default="openspiel",
                      help="player updates per iteration (default openspiel: each in turn)")
-    tra.add_argument("--iterations", type=int, required=True, help="iterations in all")
+    tra.add_argument("--iterations", type=int, help="iterations in all (the CFR solvers)")
     tra.add_argument("--out", required=True, help="policy file (.npz), rewritten at each checkpoint")
     tra.add_argument("--resume", action="store_true", help="continue the run saved in --out")
     tra.add_argument("--checkpoints", type=int, default=10, help="saves during the run (default 10)")
     tra.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     tra.add_argument("--quiet", action="store_true", help="no progress bar")
+    net = tra.add_argument_group("policy-and-value networks (--algo; the learn extra), docs/learning.md")
+    net.add_argument("--algo", choices=["ppo", "bc"],
+                     help="ppo: self-play PPO with action masks; bc: imitate --teacher (a warm start)")
+    net.add_argument("--steps", type=int, help="decisions to learn from, in all")
+    net.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="a learning setting (num_envs, batch, learning_rate, hidden=256x256, ...)")
+    net.add_argument("--opponents", help="a native agent the learner plays against (default: self-play)")
+    net.add_argument("--teacher", default="rules", help="the native agent --algo bc imitates")
+    net.add_argument("--init", help="a model file to start from")
+    net.add_argument("--checkpoint-every", type=int, default=20, help="updates between checkpoints")
+    net.add_argument("--eval-opponent", default="rules", help="the agent strength is measured against")
+    net.add_argument("--eval-deals", type=int, default=500, help="duplicate deals of each measurement")
+    net.add_argument("--eval-minutes", type=float, default=10.0, help="minutes between measurements")
     tra.set_defaults(run=command_train)
 
     solve = sub.add_parser("solve", help="the double-dummy table and par of a deal")

@@ -50,13 +50,15 @@ def _openspiel(name: str) -> None:
 
 def _tournament(name: str) -> None:
     """The compiled tournament loop, for the light agents and each heavy one beside them."""
+    from cardlab.agents.net import MODELS
     from cardlab.arena.agents import AgentSpec
     from cardlab.arena.tournament import TournamentSettings, prepare_kernels
 
     heavy = ["ismcts"] + (["pimc", "cfr-bidding"] if name in SOLVER_GAMES else [])
+    heavy += ["net"] if (MODELS / f"{name}.npz").exists() else []
     for extra in [None, *heavy]:
         agents = [AgentSpec("rules", "rules"), AgentSpec("random", "random")]
-        if extra is not None:  # cfr-bidding plays the policy cardlab ships for the game
+        if extra is not None:  # cfr-bidding and net play the policy and model cardlab ships for the game
             agents.append(AgentSpec(extra, extra))
         prepare_kernels(TournamentSettings(name, {}, tuple(agents), 1, 0, 1))
 

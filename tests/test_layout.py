@@ -25,10 +25,11 @@ ALLOWED = {
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "cfr", "solver", "agents", "analysis", "results"},
     "rl": {"core", "games", "cfr", "solver", "agents", "arena", "analysis", "results"},
+    "learn": {"core", "games", "cfr", "solver", "agents", "arena", "analysis", "results", "rl"},
     "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
     "warmup": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl"},
     "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl",
-            "warmup"},
+            "warmup", "learn"},
 }
 
 
@@ -68,7 +69,8 @@ def test_every_layer_imports_only_the_layers_below_it() -> None:
 def test_the_agent_table_is_complete_before_any_agent_is_made() -> None:
     code = "import cardlab.agents as a; print(','.join(a.agent_names()))"
     names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert names.stdout.strip().split(",") == ["cfr", "cfr-bidding", "ismcts", "pimc", "random", "rules"]
+    assert names.stdout.strip().split(",") == ["cfr", "cfr-bidding", "ismcts", "net", "pimc", "random",
+                                               "rules"]
 
 
 @pytest.fixture

@@ -25,9 +25,10 @@ from hypothesis import strategies as st
 
 from cardlab import agents
 from cardlab.arena import play_deal
-from cardlab.cfr.policy import PolicyTable, _checksum, load_policy, save_policy
-from cardlab.cfr.train import load_checkpoint, previous_path, save_checkpoint
+from cardlab.cfr.policy import PolicyTable, load_policy, save_policy
+from cardlab.cfr.train import load_checkpoint, save_checkpoint
 from cardlab.cli import main
+from cardlab.core.files import checksum, previous_path
 from cardlab.core.limits import (
     MAX_DEALS,
     MAX_HINT_SIMULATIONS,
@@ -301,7 +302,7 @@ def forged(tmp_path: Path, table_arrays: dict, name: str = "forged.npz") -> Path
     """A policy file whose arrays were edited and whose checksum was computed again to match."""
     arrays = {key: value for key, value in table_arrays.items() if key != "metadata"}
     metadata = json.loads(str(table_arrays["metadata"]))
-    metadata["checksum"] = _checksum(arrays)
+    metadata["checksum"] = checksum(arrays)
     path = tmp_path / name
     np.savez(path, metadata=np.asarray(json.dumps(metadata)), **arrays)
     return path

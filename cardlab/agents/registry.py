@@ -22,6 +22,7 @@ import pyspiel
 from cardlab.agents.cfr import make_cfr
 from cardlab.agents.cfr_bidding import make_cfr_bidding
 from cardlab.agents.ismcts import make_ismcts
+from cardlab.agents.net import make_net
 from cardlab.agents.pimc import make_pimc
 from cardlab.agents.random_agent import make_random
 from cardlab.agents.rules import make_rules
@@ -36,6 +37,7 @@ BUILTIN_AGENTS: dict[str, Factory] = {
     "cfr": make_cfr,  # needs a policy file: cfr:policy=PATH
     "cfr-bidding": make_cfr_bidding,  # Kaiser and Twenty-Eight, a bidding policy: policy=PATH
     "pimc": make_pimc,  # Kaiser and Twenty-Eight only (the double-dummy solver's games)
+    "net": make_net,  # a policy network: model=PATH, default the model committed for the game
 }
 _REGISTERED: dict[tuple[str, str | None], Factory] = {}
 

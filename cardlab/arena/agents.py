@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cardlab.agents import cfr, cfr_bidding, ismcts, pimc, random_agent, rules
+from cardlab.agents import cfr, cfr_bidding, ismcts, net, pimc, random_agent, rules
 from cardlab.agents.checks import check_can_move
+from cardlab.agents.network import flat_weights
 from cardlab.agents.options import OptionSet
 from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena import native
@@ -86,6 +87,7 @@ NATIVE_AGENTS: dict[str, NativeAgent] = {
     "pimc": NativeAgent(native.PIMC, pimc.OPTIONS, ("cardlab_kaiser", "cardlab_twenty_eight")),
     "cfr-bidding": NativeAgent(native.CFR_BIDDING, cfr_bidding.OPTIONS,
                                ("cardlab_kaiser", "cardlab_twenty_eight"), cfr_bidding.runs_compiled),
+    "net": NativeAgent(native.NET, net.OPTIONS, None, net.runs_compiled),
 }
 
 
@@ -183,7 +185,7 @@ def labelled(
 
 # ---- the files a result depends on --------------------------------------------------------
 #: The option sets of the built-in agents that read files (an option of kind ``text`` is a path).
-FILE_OPTIONS = {"cfr": cfr.OPTIONS, "cfr-bidding": cfr_bidding.OPTIONS}
+FILE_OPTIONS = {"cfr": cfr.OPTIONS, "cfr-bidding": cfr_bidding.OPTIONS, "net": net.OPTIONS}
 
 
 def input_files(spec: AgentSpec, game: pyspiel.Game) -> dict[str, Path]:
@@ -203,6 +205,8 @@ def input_files(spec: AgentSpec, game: pyspiel.Game) -> dict[str, Path]:
             files[option.name] = Path(spec.options[option.name])
     if spec.name == "cfr-bidding" and "policy" not in files:
         files["policy"] = cfr_bidding.policy_path(None, game)
+    if spec.name == "net" and "model" not in files:
+        files["model"] = net.model_path(None, game)
     return files
 
 
@@ -331,35 +335,40 @@ def native_tables(specs: list[AgentSpec],
     """The ``kinds``, ``options`` and ``policies`` of the compiled loop in ``game``, indexed like ``specs``.
 
     Agents with a policy table (``cfr-bidding``) get theirs in ``policies``,
-    all built at one capacity so that one array holds them; the others get
-    empty tables.
+    all built at one capacity so that one array holds them, and ``net`` agents
+    their network's flat weights; the others get empty tables.
     """
     spec_of_game = game_spec(game.get_type().short_name)
     kinds = np.empty(len(specs), dtype=np.int64)
     options = native.empty_options(len(specs))
-    tables = {}
+    tables, networks = {}, {}
     for i, spec in enumerate(specs):
         kinds[i] = NATIVE_AGENTS[spec.name].kind
-        if kinds[i] == native.CFR_BIDDING:
-            try:
+        try:
+            if kinds[i] == native.CFR_BIDDING:
                 fine, greedy, tables[i] = cfr_bidding.native_policy(spec.options, game)
-            except ValueError as error:
-                raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
-            options[i, native.BIDDING_FINE] = fine
-            options[i, native.BIDDING_GREEDY] = greedy
-        else:
-            options[i] = native_row(spec, spec_of_game)
-        if kinds[i] == native.PIMC:  # the compiled loop must refuse what the bot refuses
-            try:
+                options[i, native.BIDDING_FINE] = fine
+                options[i, native.BIDDING_GREEDY] = greedy
+            elif kinds[i] == native.NET:
+                model, options[i, native.NET_TEMPERATURE] = net.load_for(spec.options, game)
+                networks[i] = flat_weights(model)
+            else:
+                options[i] = native_row(spec, spec_of_game)
+            if kinds[i] == native.PIMC:  # the compiled loop must refuse what the bot refuses
                 check_pimc_game(game)
-            except ValueError as error:
-                raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
-    if not tables:
-        return kinds, options, native.empty_policies(len(specs))
-    capacity = max(policy_capacity(table) for table in tables.values())
-    width = max(int(np.diff(table.offsets).max(initial=1)) for table in tables.values())
-    policies = native.empty_policies(len(specs), capacity, width)
+        except AgentSpecError:
+            raise
+        except ValueError as error:
+            raise AgentSpecError(f"agent {spec.text()!r}: {str(error).splitlines()[0]}") from error
+    capacity = max((policy_capacity(table) for table in tables.values()), default=2)
+    width = max((int(np.diff(table.offsets).max(initial=1)) for table in tables.values()), default=1)
+    weights = max((len(flat) for flat, _ in networks.values()), default=1)
+    policies = native.empty_policies(len(specs), capacity, width, weights)
     for i, table in tables.items():
-        for target, values in zip(policies, policy_arrays(table, capacity, width), strict=True):
+        for target, values in zip(policies[:native.NETWORK_WEIGHTS], policy_arrays(table, capacity, width),
+                                  strict=True):
             target[i] = values
+    for i, (flat, shape) in networks.items():
+        policies[native.NETWORK_WEIGHTS][i, :len(flat)] = flat
+        policies[native.NETWORK_SHAPES][i] = shape
     return kinds, options, policies

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.agents.ismcts import search
+from cardlab.agents.network import SHAPE_WIDTH, network_action
 from cardlab.agents.options import ROW_WIDTH
 from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import cpu_ns
@@ -49,6 +50,14 @@ PIMC = 3  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in cardlab.agents.
 CFR_BIDDING = 4
 BIDDING_FINE = 0  # options column: the policy's buckets are of the fine grain
 BIDDING_GREEDY = 1  # options column: bid the most likely action instead of drawing one
+#: a policy network (:mod:`cardlab.agents.network`); its weights are the agent's rows of
+#: ``policies[NETWORK_WEIGHTS]`` and ``policies[NETWORK_SHAPES]``
+NET = 5
+NET_TEMPERATURE = 0  # options column: the softmax temperature (0: the most likely action)
+
+# ---- the arrays of ``policies``, each indexed by agent first -------------------------------------
+POLICY_KEYS, POLICY_COUNTS, POLICY_ACTIONS, POLICY_PROBABILITIES = 0, 1, 2, 3  # cfr-bidding's table
+NETWORK_WEIGHTS, NETWORK_SHAPES = 4, 5  # a net agent's flat float32 weights and their shape row
 
 # ---- error codes returned by play_games ------------------------------------------
 OK = 0
@@ -112,11 +121,11 @@ def agent_kinds(kinds: np.ndarray | list[int]) -> LiteralInt:
 @njit(cache=True)
 def bidding_agent_action(game, agent, options, policies, s, stream):
     """The ``cfr-bidding`` agent: its policy table bids, the rule-based player does the rest."""
-    keys, counts, actions, probabilities = policies
     if in_auction(game, s):
         row = options[agent]
-        return policy_bid(game, s, row[BIDDING_FINE] != 0, row[BIDDING_GREEDY] != 0, keys[agent],
-                          counts[agent], actions[agent], probabilities[agent], stream)
+        return policy_bid(game, s, row[BIDDING_FINE] != 0, row[BIDDING_GREEDY] != 0,
+                          policies[POLICY_KEYS][agent], policies[POLICY_COUNTS][agent],
+                          policies[POLICY_ACTIONS][agent], policies[POLICY_PROBABILITIES][agent], stream)
     return kernels.rules_action(game, s, stream)
 
 
@@ -129,6 +138,22 @@ def _no_bidding_agent(game, agent, options, policies, s, stream):
 _bidding_action = switch_within("bidding_action", {CFR_BIDDING: bidding_agent_action, -1: _no_bidding_agent})
 
 
+@njit(cache=True)
+def net_agent_action(game, agent, options, policies, s, stream, scratch):
+    """The ``net`` agent: its network's move (:func:`cardlab.agents.network.network_action`)."""
+    return network_action(game, policies[NETWORK_WEIGHTS][agent], policies[NETWORK_SHAPES][agent],
+                          options[agent, NET_TEMPERATURE], s, stream, scratch)
+
+
+@njit(cache=True)
+def _no_net_agent(game, agent, options, policies, s, stream, scratch):
+    return -1
+
+
+#: The ``net`` agent where ``allowed`` seats one, else nothing compiled.
+_net_action = switch_within("net_action", {NET: net_agent_action, -1: _no_net_agent})
+
+
 @njit(cache=True, inline="always")
 def seat_action(game, allowed, agent, kinds, options, policies, s, stream, scratch):
     """The action of ``agent`` (an index into the agent tables) for the player to move.
@@ -139,6 +164,8 @@ def seat_action(game, allowed, agent, kinds, options, policies, s, stream, scrat
     kind = kinds[agent]
     if kind == CFR_BIDDING:
         return _bidding_action(allowed, kind, game, agent, options, policies, s, stream)
+    if kind == NET:
+        return _net_action(allowed, kind, game, agent, options, policies, s, stream, scratch)
     return agent_action(allowed, kind, game, options[agent], s, stream, scratch)
 
 
@@ -262,8 +289,11 @@ def empty_options(count: int) -> np.ndarray:
     return np.zeros((count, ROW_WIDTH), dtype=np.float64)
 
 
-def empty_policies(count: int, capacity: int = 2, width: int = 1) -> tuple[np.ndarray, ...]:
-    """Policy tables for ``count`` agents, all empty: ``(keys, counts, actions, probabilities)``."""
+def empty_policies(count: int, capacity: int = 2, width: int = 1, weights: int = 1) -> tuple[np.ndarray, ...]:
+    """Policy tables for ``count`` agents, all empty: a ``cfr-bidding`` table ``(keys, counts,
+    actions, probabilities)`` of ``capacity`` sets of ``width`` actions, and room for a network of
+    ``weights`` weights with its shape row (``NETWORK_WEIGHTS``, ``NETWORK_SHAPES``)."""
     return (np.zeros((count, capacity), dtype=np.uint64), np.zeros((count, capacity), dtype=np.int64),
             np.zeros((count, capacity, width), dtype=np.int64),
-            np.zeros((count, capacity, width), dtype=np.float64))
+            np.zeros((count, capacity, width), dtype=np.float64),
+            np.zeros((count, weights), dtype=np.float32), np.zeros((count, SHAPE_WIDTH), dtype=np.int64))

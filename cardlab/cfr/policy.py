@@ -23,10 +23,8 @@ Saving is atomic: a kill while writing leaves the old file whole.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,7 @@ import pyspiel
 from open_spiel.python import policy as openspiel_policy
 
 from cardlab.cfr.tree import GameTree
-from cardlab.core.files import write_atomically
+from cardlab.core.files import load_checked_npz, save_checked_npz
 
 FORMAT = "cardlab-cfr-policy"
 VERSION = 1
@@ -107,22 +105,22 @@ def game_identity(game: pyspiel.Game) -> dict[str, Any]:
             "parameters": json.loads(json.dumps(game.get_parameters(), sort_keys=True))}
 
 
-def check_game(metadata: dict[str, Any], game: pyspiel.Game) -> None:
-    """``ValueError`` unless the policy of ``metadata`` was trained on ``game`` with its parameters;
-    the message names the game, or each parameter, that differs."""
+def check_game(metadata: dict[str, Any], game: pyspiel.Game, what: str = "policy") -> None:
+    """``ValueError`` unless the policy (or other ``what``) of ``metadata`` was trained on ``game`` with
+    its parameters; the message names the game, or each parameter, that differs."""
     wanted = game_identity(game)
     trained_game, trained = metadata.get("game"), metadata.get("parameters")
     if trained_game != wanted["game"]:
-        raise ValueError(f"policy was trained on {trained_game}, not on {wanted['game']}")
+        raise ValueError(f"{what} was trained on {trained_game}, not on {wanted['game']}")
     if not isinstance(trained, dict):
-        raise ValueError(f"policy file names no parameters of {trained_game}")
+        raise ValueError(f"{what} file names no parameters of {trained_game}")
     now = wanted["parameters"]
     differ = sorted(key for key in set(trained) | set(now) if trained.get(key, None) != now.get(key, None))
     if differ:
         def shown(values: dict[str, Any]) -> str:
             return ", ".join(f"{key}={json.dumps(values[key])}" if key in values else f"no {key}"
                              for key in differ)
-        raise ValueError(f"policy was trained on {trained_game} with {shown(trained)}, not with "
+        raise ValueError(f"{what} was trained on {trained_game} with {shown(trained)}, not with "
                          f"{shown(now)} (its other parameters agree)")
 
 
@@ -185,57 +183,25 @@ def code_commit() -> str:
     return result.stdout.strip()
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        digest.update(name.encode())
-        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
-    return digest.hexdigest()
-
-
 def save_policy(table: PolicyTable, path: str | Path) -> Path:
     """Write ``table`` (and its solver state, if any) to ``path`` (``.npz``) atomically; returns the path."""
     arrays = {"names": np.asarray(table.names, dtype=np.str_), "offsets": table.offsets,
               "actions": table.actions, "probabilities": table.probabilities,
               **table.solver_state}
-    metadata = {"format": FORMAT, "version": VERSION, "commit": code_commit(),
-                **table.metadata, "checksum": _checksum(arrays)}
+    metadata = {"format": FORMAT, "version": VERSION, "commit": code_commit(), **table.metadata}
     # Compressed: a sampling solver's state is mostly empty table slots (a bidding policy: 3.6 MB
-    # plain, 0.6 MB compressed). Through a file object, or savez would append .npz to the name.
-    return write_atomically(path, lambda out: np.savez_compressed(
-        out, metadata=np.asarray(json.dumps(metadata, sort_keys=True)), **arrays))
+    # plain, 0.6 MB compressed).
+    return save_checked_npz(path, arrays, metadata)
 
 
 def load_policy(path: str | Path, game: pyspiel.Game | None = None) -> PolicyTable:
     """Read a policy file, every array checked; with ``game``, refuse one trained on another game or
     parameters. Any fault is a one-line ``ValueError`` naming the file."""
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such policy file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: a directory, not a policy file") from None
-    except ValueError as error:  # numpy's own words would suggest unpickling, which cardlab never does
-        what = "holds Python objects" if "pickle" in str(error) else f"is damaged ({error})"
-        raise ValueError(f"{path}: not a readable policy file (it {what})") from None
-    except (OSError, EOFError, zipfile.BadZipFile, RuntimeError) as error:
-        raise ValueError(f"{path}: not a readable policy file ({type(error).__name__})") from None
-    try:
-        metadata = json.loads(str(arrays.pop("metadata")))
-    except (KeyError, RecursionError, json.JSONDecodeError):
-        raise ValueError(f"{path}: not a cardlab policy file (no metadata)") from None
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a cardlab policy file (format {metadata!r:.60})")
-    if metadata.get("version") != VERSION:
-        raise ValueError(f"{path}: policy file version {metadata.get('version')!r:.20}, "
-                         f"this cardlab reads version {VERSION}")
+    arrays, metadata = load_checked_npz(path, "policy", FORMAT, VERSION)
     missing = [name for name in _TABLE_ARRAYS if name not in arrays]
     if missing or metadata.get("naming") not in NAMINGS:
         raise ValueError(f"{path}: policy file lacks {missing or 'its naming'}")
-    if _checksum(arrays) != metadata.get("checksum"):
-        raise ValueError(f"{path}: policy file is corrupt (its arrays do not match their checksum)")
     if game is not None:
         try:
             check_game(metadata, game)

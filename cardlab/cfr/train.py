@@ -8,7 +8,7 @@ run that never stopped.
 
 Nothing is lost to a kill or Ctrl-C. Each checkpoint is written atomically
 (a temporary file, then a rename) after the one before it is kept beside it
-(:func:`previous_path`), so a kill at any moment leaves a readable
+(:func:`~cardlab.core.files.previous_path`), so a kill at any moment leaves a readable
 checkpoint, and a resume falls back to the previous one if the latest is
 unreadable. The iterations go to the kernels in slices of about a quarter of
 a second; Ctrl-C or SIGTERM is acted on between slices: the run saves the
@@ -18,10 +18,6 @@ iteration it reached and stops (:class:`TrainingStopped`). The folder of
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +34,7 @@ from cardlab.cfr.policy import PolicyTable, load_policy, policy_table, save_poli
 from cardlab.cfr.pyspiel_tree import build_from_pyspiel
 from cardlab.cfr.solvers import SAMPLERS, TabularSolver
 from cardlab.cfr.tree import GameTree
+from cardlab.core.files import check_checkpoint_path, keep_previous, load_or_previous
 from cardlab.core.interrupt import StopRequest, timed_slices
 from cardlab.core.limits import (
     MAX_CHECKPOINTS,
@@ -49,34 +46,17 @@ from cardlab.core.limits import (
 
 
 class TrainingStopped(KeyboardInterrupt):
-    """A run stopped by Ctrl-C or SIGTERM after saving the iteration it reached."""
+    """A run stopped by Ctrl-C or SIGTERM after saving the iteration (or other ``unit``) it reached."""
 
-    def __init__(self, out: str | Path, iteration: int, iterations: int):
-        super().__init__(f"stopped at iteration {iteration} of {iterations}; the run is saved in {out}")
-        self.out, self.iteration, self.iterations = Path(out), iteration, iterations
-
-
-def previous_path(out: str | Path) -> Path:
-    """Where the checkpoint before the latest is kept: ``run.npz`` -> ``run.previous.npz``."""
-    out = Path(out)
-    return out.with_name(f"{out.stem}.previous{out.suffix}")
+    def __init__(self, out: str | Path, iteration: int, iterations: int, unit: str = "iteration"):
+        super().__init__(f"stopped at {unit} {iteration} of {iterations}; the run is saved in {out}")
+        self.out, self.iteration, self.iterations, self.unit = Path(out), iteration, iterations, unit
 
 
 def check_out(out: str | Path, resume: bool) -> None:
-    """``out`` as a checkpoint file: its folder exists and takes files, it is no folder; with
+    """``out`` as a policy file: its folder exists and takes files, it is no folder; with
     ``resume`` it (or its previous checkpoint) exists. ``ValueError`` now, before any work."""
-    out = Path(out)
-    if out.is_dir():
-        raise ValueError(f"--out {out} is a directory; give the policy file's name")
-    if not out.parent.is_dir():
-        raise ValueError(f"--out {out}: the folder {out.parent} does not exist")
-    try:
-        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"):
-            pass
-    except OSError as error:
-        raise ValueError(f"--out {out}: cannot write in {out.parent} ({error.strerror or error})") from error
-    if resume and not out.exists() and not previous_path(out).exists():
-        raise ValueError(f"--resume: {out} does not exist")
+    check_checkpoint_path(out, resume, "policy")
 
 
 def check_run(iterations: int, checkpoints: int, seed: int = 0, workers: int = 1,
@@ -90,40 +70,16 @@ def check_run(iterations: int, checkpoints: int, seed: int = 0, workers: int = 1
 
 
 def save_checkpoint(table: PolicyTable, out: str | Path) -> None:
-    """Write ``table`` to ``out`` atomically, the checkpoint it replaces kept at :func:`previous_path`.
-
-    At every moment ``out`` is a whole checkpoint (the old or the new one), and
-    so is the previous one once the first save has been replaced.
-    """
-    out = Path(out)
-    if out.exists():
-        previous = previous_path(out)
-        handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{previous.name}.", suffix=".tmp")
-        os.close(handle)
-        try:
-            os.unlink(temporary)
-            try:
-                os.link(out, temporary)  # the same bytes under a second name, nothing copied
-            except OSError:
-                shutil.copyfile(out, temporary)
-            os.replace(temporary, previous)
-        finally:
-            Path(temporary).unlink(missing_ok=True)
+    """Write ``table`` to ``out`` atomically, the checkpoint it replaces kept at its previous path
+    (:func:`~cardlab.core.files.previous_path`)."""
+    keep_previous(out)
     save_policy(table, out)
 
 
 def load_checkpoint(out: str | Path, game: pyspiel.Game) -> PolicyTable:
     """The run saved in ``out``; if that file is unreadable, the previous checkpoint (said on stderr)."""
-    try:
-        return load_policy(out, game)
-    except ValueError as error:
-        previous = previous_path(out)
-        if not previous.exists():
-            raise
-        table = load_policy(previous, game)
-        print(f"cardlab: {str(error).splitlines()[0]}; resuming from the previous checkpoint {previous} "
-              f"(iteration {table.metadata.get('iterations')})", file=sys.stderr)
-        return table
+    return load_or_previous(out, lambda path: load_policy(path, game),
+                            lambda table: f" (iteration {table.metadata.get('iterations')})")
 
 
 def build_tree(game: pyspiel.Game) -> GameTree:

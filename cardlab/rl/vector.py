@@ -187,7 +187,7 @@ class VectorEnv:
         for seat, spec in specs.items():
             if not is_native(spec, self.game):
                 raise ValueError(f"opponent {spec.text()!r} of seat {seat} is not a native agent with these "
-                                 "options: the house plays inside numba (random, rules, ismcts, pimc, "
+                                 "options: the house plays inside numba (random, rules, ismcts, pimc, net, "
                                  "cfr-bidding, without time limits)")
         try:
             kinds, options, policies = native_tables(list(specs.values()), self.game)
@@ -290,6 +290,14 @@ class VectorEnv:
         env = _count("env", env, 0, self.num_envs - 1)
         episode = _count("episode", episode, 0, 2**63 - 1)
         return int(batch.deal_seed(self._envs.env_seeds[env], np.int64(episode)))
+
+    @property
+    def states(self) -> np.ndarray:
+        """The engine state of every environment, one row each (a read-only view: the batch's own)."""
+        self._check_open()
+        view = self._envs.states.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def episodes(self) -> np.ndarray:

@@ -39,6 +39,7 @@ from cardlab.core.bitboard import card_bit, popcount
 from cardlab.core.cards import SUIT_MASKS
 from cardlab.core.dealing import draw_card
 from cardlab.core.layout import DEALER, PHASE, TO_MOVE, seat_after, team_of, undealt_cards
+from cardlab.core.specialize import by_key
 from cardlab.games import kernels
 from cardlab.games.kaiser import engine as kaiser
 from cardlab.games.kaiser import rules as kaiser_rules
@@ -348,13 +349,35 @@ def decide(game, options, s, stream, scratch):
         return play(game, s, np.int64(options[WORLDS]), stream)
     if options[BIDDING] == BID_BY_SIMULATION:
         bid_worlds = np.int64(options[BID_WORLDS])
-        # One game test per branch, alone: numba prunes the other game's branch when ``game`` is a
-        # constant, so a Kaiser agent never compiles Twenty-Eight's bidding (and the reverse).
-        if game == KAISER:
-            if s[PHASE] == kaiser.BIDDING or s[PHASE] == kaiser.NAMING_TRUMP:
-                return kaiser_bid(s, bid_worlds, stream)
-        if game == TWENTY_EIGHT:
-            if s[PHASE] == twenty_eight.BIDDING or s[PHASE] == twenty_eight.PLACING \
-                    or s[PHASE] == twenty_eight.RAISING:
-                return twenty_eight_bid(s, bid_worlds, stream)
+        action = simulated_bid(game, s, bid_worlds, stream)
+        if action >= 0:
+            return action
     return kernels.rules_action(game, s, stream)
+
+
+@njit(cache=True)
+def _kaiser_simulated_bid(s, worlds, stream):
+    if s[PHASE] == kaiser.BIDDING or s[PHASE] == kaiser.NAMING_TRUMP:
+        return kaiser_bid(s, worlds, stream)
+    return -1
+
+
+@njit(cache=True)
+def _twenty_eight_simulated_bid(s, worlds, stream):
+    phase = s[PHASE]
+    if phase == twenty_eight.BIDDING or phase == twenty_eight.PLACING or phase == twenty_eight.RAISING:
+        return twenty_eight_bid(s, worlds, stream)
+    return -1
+
+
+@njit(cache=True)
+def _no_simulated_bid(s, worlds, stream):
+    return -1
+
+
+#: ``simulated_bid(game, s, worlds, stream)``: the bid (or trump) PIMC's simulation chooses in an
+#: auction node, else -1. A table by game, not an ``if``: numba does not prune a branch on a constant
+#: game, and a Kaiser agent must not compile Twenty-Eight's bidding.
+simulated_bid = by_key("simulated_bid",
+                       {KAISER: _kaiser_simulated_bid, TWENTY_EIGHT: _twenty_eight_simulated_bid},
+                       _no_simulated_bid)

@@ -341,8 +341,10 @@ def opening_choice(num_bids, first_four):
     return REDEAL if first_four & POINT_CARDS == 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trump_hidden(s):
+    """The indicator is face down: trumps do not count yet (inlined: the solver's code for every game
+    reads it, and a Kaiser solve must not compile Twenty-Eight's kernels)."""
     return s[INDICATOR] >= 0 and s[TRUMP_SHOWN] == 0
 
 

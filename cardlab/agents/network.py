@@ -1,0 +1,308 @@
+"""Policy-and-value networks as files and as numba kernels: what the ``net`` agent plays.
+
+A model is a small multilayer perceptron over a game's observation tensor
+(the OpenSpiel ``observation_tensor`` of the player to move): ReLU hidden
+layers, then two heads on the last one, the logits of every action id
+(masked to the legal ones when played) and the value, the mover's expected
+return divided by the game's utility scale (``kernels.utility_scale``, the
+bound ISMCTS also scales rewards by). ``cardlab train --algo ppo`` trains one
+(:mod:`cardlab.learn`); playing it needs no deep-learning library: the
+forward pass is the numba kernel :func:`forward`, on the weights flattened
+into one ``float32`` vector (:func:`flat_weights`).
+
+File format (one ``.npz``, read without pickle): for hidden layer ``k`` the
+arrays ``hidden_w{k}`` (``[inputs, width]``) and ``hidden_b{k}``; the heads
+``policy_w`` (``[width, actions]``), ``policy_b``, ``value_w`` (``[width]``)
+and ``value_b`` (``[1]``), all ``float32``; a training checkpoint adds the
+arrays its run resumes from, named ``state_...``; and ``metadata``, a JSON text with
+``format``, ``version``, ``game``, ``parameters``, ``observation``,
+``inputs``, ``actions``, ``hidden`` (the widths), ``commit`` and ``checksum``
+(SHA-256 of the arrays), plus what the trainer records (``training``). A model
+loaded for a game is refused (``ValueError`` naming what differs) if it was
+trained on another game or other parameters, and so is a file that is not a
+model, whose arrays do not match their checksum or their declared shapes, or
+whose weights are not finite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyspiel
+from numba import njit
+
+from cardlab.cfr.policy import check_game, code_commit, game_identity
+from cardlab.core.files import load_checked_npz, save_checked_npz
+from cardlab.core.rng import random_unit
+from cardlab.games import kernels
+
+FORMAT = "cardlab-network"
+VERSION = 1
+OBSERVATIONS = ("observation", "information_state")
+#: The most hidden layers a model may have (the numba forward pass holds their widths in a row).
+MAX_HIDDEN_LAYERS = 4
+#: The widest layer a model may have, and the most inputs: far above what plays at numba speed.
+MAX_WIDTH = 4096
+MAX_INPUTS = 1 << 16
+
+# ---- the shape row the numba kernels read -------------------------------------------------------
+INPUTS = 0  # observation entries
+ACTIONS = 1  # action ids (the policy head's width)
+LAYERS = 2  # hidden layers
+PERFECT_RECALL = 3  # 1: the input is the information-state tensor
+HIDDEN = 4  # the widths of the hidden layers, one column each
+SHAPE_WIDTH = HIDDEN + MAX_HIDDEN_LAYERS
+
+
+#: Arrays of a training run's checkpoint beside the network (an optimizer's moments) start with this.
+STATE_PREFIX = "state_"
+
+
+@dataclass(frozen=True)
+class NetworkModel:
+    """A trained network: its weights by name (``float32``), what it was trained on, and (in a
+    training checkpoint) the state the run resumes from, arrays named ``state_...``."""
+
+    arrays: dict[str, np.ndarray]
+    metadata: dict[str, Any]
+    state: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        return tuple(int(width) for width in self.metadata["hidden"])
+
+    @property
+    def inputs(self) -> int:
+        return int(self.metadata["inputs"])
+
+    @property
+    def actions(self) -> int:
+        return int(self.metadata["actions"])
+
+    @property
+    def perfect_recall(self) -> bool:
+        return self.metadata["observation"] == "information_state"
+
+    @property
+    def game(self) -> str:
+        return str(self.metadata["game"])
+
+
+def array_shapes(inputs: int, hidden: tuple[int, ...], actions: int) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight array of a network, in the order the forward pass reads them."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = inputs
+    for k, size in enumerate(hidden):
+        shapes[f"hidden_w{k}"] = (width, size)
+        shapes[f"hidden_b{k}"] = (size,)
+        width = size
+    shapes.update(policy_w=(width, actions), policy_b=(actions,), value_w=(width,), value_b=(1,))
+    return shapes
+
+
+def check_architecture(inputs: int, hidden: tuple[int, ...] | list[int], actions: int) -> tuple[int, ...]:
+    """The hidden widths, checked: 1..MAX_HIDDEN_LAYERS layers of 1..MAX_WIDTH units (``ValueError``)."""
+    hidden = tuple(hidden)
+    if not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS or any(
+            isinstance(w, bool) or not isinstance(w, int | np.integer) or not 1 <= w <= MAX_WIDTH
+            for w in hidden):
+        raise ValueError(f"hidden layers must be 1 to {MAX_HIDDEN_LAYERS} widths in 1..{MAX_WIDTH}, "
+                         f"got {list(hidden)}")
+    if not 1 <= inputs <= MAX_INPUTS or not 1 <= actions <= MAX_INPUTS:
+        raise ValueError(f"a network needs 1..{MAX_INPUTS} inputs and actions, got {inputs} and {actions}")
+    return tuple(int(w) for w in hidden)
+
+
+def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...],
+                   **extra: Any) -> dict[str, Any]:
+    """The metadata of a network for ``game``: what it plays, its shapes, and ``extra`` (training)."""
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+    state = game.new_initial_state()
+    inputs = len(state.information_state_tensor(0) if observation == "information_state"
+                 else state.observation_tensor(0))
+    actions = game.num_distinct_actions()
+    hidden = check_architecture(inputs, hidden, actions)
+    return {**game_identity(game), "observation": observation, "inputs": inputs, "actions": actions,
+            "hidden": list(hidden), **extra}
+
+
+def _arrays_problem(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> str | None:
+    """What is wrong with a model's arrays against its metadata, or None."""
+    try:
+        hidden = check_architecture(int(metadata["inputs"]), list(metadata["hidden"]),
+                                    int(metadata["actions"]))
+    except (KeyError, TypeError, ValueError) as error:
+        return f"has no valid architecture ({str(error).splitlines()[0] if str(error) else error!r})"
+    if metadata.get("observation") not in OBSERVATIONS:
+        return f"names no observation kind (got {metadata.get('observation')!r:.40})"
+    shapes = array_shapes(int(metadata["inputs"]), hidden, int(metadata["actions"]))
+    if set(arrays) != set(shapes):
+        return f"holds arrays {sorted(arrays)}, not {sorted(shapes)}"
+    for name, shape in shapes.items():
+        array = arrays[name]
+        if array.dtype != np.float32 or array.shape != shape:
+            return f"array {name} is {array.dtype}{list(array.shape)}, not float32{list(shape)}"
+        if not np.isfinite(array).all():
+            return f"array {name} holds values that are not finite"
+    return None
+
+
+def make_model(arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+               state: dict[str, np.ndarray] | None = None) -> NetworkModel:
+    """A model from its arrays (any float type, converted to ``float32``), checked against ``metadata``;
+    ``state``: a training run's arrays to keep beside it (names starting ``state_``)."""
+    model = NetworkModel({name: np.ascontiguousarray(array, dtype=np.float32)
+                          for name, array in arrays.items()}, dict(metadata), dict(state or {}))
+    problem = _arrays_problem(model.arrays, model.metadata)
+    if problem is not None:
+        raise ValueError(f"network {problem}")
+    return model
+
+
+def save_model(model: NetworkModel, path: str | Path) -> Path:
+    """Write ``model`` (and its training state, if any) to ``path`` (``.npz``) atomically."""
+    if any(not name.startswith(STATE_PREFIX) for name in model.state):
+        raise ValueError(f"training state arrays must be named {STATE_PREFIX}..., got {sorted(model.state)}")
+    arrays = {**model.arrays, **model.state}
+    return save_checked_npz(path, arrays, {"commit": code_commit(), **model.metadata, "format": FORMAT,
+                                           "version": VERSION})
+
+
+def load_model(path: str | Path, game: pyspiel.Game | None = None) -> NetworkModel:
+    """Read a model file, every array checked; with ``game``, refuse one trained on another game or
+    parameters. Any fault is a one-line ``ValueError`` naming the file."""
+    path = Path(path)
+    arrays, metadata = load_checked_npz(path, "model", FORMAT, VERSION)
+    state = {name: arrays.pop(name) for name in list(arrays) if name.startswith(STATE_PREFIX)}
+    problem = _arrays_problem(arrays, metadata)
+    if problem is not None:
+        raise ValueError(f"{path}: network file {problem}")
+    if game is not None:
+        check_model_game(metadata, game, path)
+    return NetworkModel(arrays, metadata, state)
+
+
+def check_model_game(metadata: dict[str, Any], game: pyspiel.Game, path: str | Path) -> None:
+    """``ValueError`` unless the model was trained on ``game`` with its parameters (and its tensor size)."""
+    try:
+        check_game(metadata, game, what="model")
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    expected = model_metadata(game, metadata["observation"], tuple(metadata["hidden"]))
+    for key in ("inputs", "actions"):
+        if expected[key] != metadata[key]:
+            raise ValueError(f"{path}: the model has {metadata[key]} {key}, {game} has {expected[key]}")
+
+
+def flat_weights(model: NetworkModel) -> tuple[np.ndarray, np.ndarray]:
+    """``(weights, shape)``: every array in forward order in one ``float32`` vector, and the shape row."""
+    shapes = array_shapes(model.inputs, model.hidden, model.actions)
+    weights = np.concatenate([model.arrays[name].ravel() for name in shapes]).astype(np.float32)
+    shape = np.zeros(SHAPE_WIDTH, dtype=np.int64)
+    shape[INPUTS], shape[ACTIONS], shape[LAYERS] = model.inputs, model.actions, len(model.hidden)
+    shape[PERFECT_RECALL] = int(model.perfect_recall)
+    shape[HIDDEN:HIDDEN + len(model.hidden)] = model.hidden
+    return weights, shape
+
+
+# ---- the forward pass in numba ------------------------------------------------------------------
+@njit(cache=True)
+def forward(weights, shape, x, logits):
+    """The network of ``(weights, shape)`` (:func:`flat_weights`) on input ``x``: writes the action
+    logits to ``logits`` and returns the value.
+
+    A layer adds the weight rows of its non-zero inputs to its bias: observations
+    are mostly zeros (a Kaiser tensor has 15 to 50 non-zero entries of 693) and
+    so are ReLU outputs, and each row is one contiguous vector operation. Sums
+    are kept in float64, so the outputs are float32's rounding of the exact
+    network's, whatever the order of the sums (the training framework's
+    float32 matrix products differ from them by their own rounding only).
+    """
+    inputs, actions, layers = shape[INPUTS], shape[ACTIONS], shape[LAYERS]
+    width = max(inputs, actions)
+    for k in range(layers):
+        width = max(width, shape[HIDDEN + k])
+    current = np.empty(width, dtype=np.float64)
+    following = np.empty(width, dtype=np.float64)
+    current[:inputs] = x[:inputs]
+    # Unsigned indices: numba wraps signed ones around (a negative index counts from the end),
+    # and that test in the inner loops keeps LLVM from vectorizing them (8x slower).
+    size = inputs
+    at = 0  # where the next layer's weights start
+    for k in range(layers + 1):
+        out = shape[HIDDEN + k] if k < layers else actions
+        bias = at + size * out
+        for j in range(out):
+            following[np.uint64(j)] = weights[np.uint64(bias + j)]
+        for i in range(size):
+            value = current[i]
+            if value != 0.0:
+                row = at + i * out
+                for j in range(out):
+                    following[np.uint64(j)] += value * weights[np.uint64(row + j)]
+        if k < layers:
+            for j in range(out):  # the layer's float32 output, through the ReLU
+                current[np.uint64(j)] = max(np.float32(following[np.uint64(j)]), np.float32(0.0))
+            size = out
+        else:
+            for j in range(out):
+                logits[np.uint64(j)] = following[np.uint64(j)]
+        at = bias + out
+    value = np.float64(weights[at + size])
+    for i in range(size):
+        value += current[i] * weights[at + i]
+    return np.float32(value)
+
+
+@njit(cache=True, inline="always")
+def evaluate_state(game, weights, shape, s, player, logits):
+    """``player``'s observation of ``s`` through the network: logits written, value returned."""
+    x = np.empty(shape[INPUTS], dtype=np.float32)
+    kernels.encode(game, s, player, shape[PERFECT_RECALL] != 0, x)
+    return forward(weights, shape, x, logits)
+
+
+@njit(cache=True, inline="always")
+def legal_policy(logits, legal, n, temperature, probabilities):
+    """The softmax of ``logits / temperature`` over the ``n`` legal actions ``legal``, into
+    ``probabilities[:n]``; temperature 0 puts all on the first most likely action."""
+    best = 0
+    for i in range(1, n):
+        if logits[legal[i]] > logits[legal[best]]:
+            best = i
+    if temperature <= 0.0:
+        for i in range(n):
+            probabilities[i] = 1.0 if i == best else 0.0
+        return
+    top = np.float64(logits[legal[best]])
+    total = 0.0
+    for i in range(n):
+        probabilities[i] = np.exp((np.float64(logits[legal[i]]) - top) / temperature)
+        total += probabilities[i]
+    for i in range(n):
+        probabilities[i] /= total
+
+
+@njit(cache=True)
+def network_action(game, weights, shape, temperature, s, stream, scratch):
+    """The ``net`` agent's move for the player to move in ``s``: the most likely legal action of
+    the policy head, or (``temperature`` > 0) one drawn from its softmax at that temperature."""
+    player = kernels.current_player(game, s)
+    n = kernels.legal_actions(game, s, scratch)
+    if n == 1:
+        return scratch[0]
+    logits = np.empty(shape[ACTIONS], dtype=np.float32)
+    evaluate_state(game, weights, shape, s, player, logits)
+    probabilities = np.empty(n, dtype=np.float64)
+    legal_policy(logits, scratch, n, temperature, probabilities)
+    draw = random_unit(stream) if temperature > 0.0 else 0.0
+    total = 0.0
+    for i in range(n):
+        total += probabilities[i]
+        if draw < total:
+            return scratch[i]
+    return scratch[n - 1]
