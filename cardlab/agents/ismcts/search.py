@@ -495,12 +495,25 @@ def descend(game, state_before, actions, searcher, root, nodes):
 
 
 @njit(cache=True)
-def decide(game, state, searcher, options, stream):
-    """One complete search from ``state`` and its most visited action: ISMCTS as a kernel.
+def root_search(game, state, searcher, options, stream, visits):
+    """One complete search from ``state``: the visits of each legal root action into ``visits``
+    (in legal-action order); returns the number of legal actions.
 
     ``options`` is the agent's options row. Allocates its own tree, so
-    compiled tournament loops can call it for any seat of any game.
+    compiled loops can call it for any seat of any game.
     """
+    simulations = np.int64(options[SIMULATIONS])
+    nodes, reward, size = new_tree(simulations + 1)
+    pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
+    worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
+    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
+                   pool, cumulative, worlds)
+    return root_statistics(game, state, searcher, 0, nodes, visits)
+
+
+@njit(cache=True)
+def decide(game, state, searcher, options, stream):
+    """One complete search from ``state`` and its most visited action: ISMCTS as a kernel."""
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, state, legal)
     if n == 1:
@@ -508,16 +521,36 @@ def decide(game, state, searcher, options, stream):
     forced = kernels.dominant_action(game, state)
     if forced >= 0:
         return forced
-    simulations = np.int64(options[SIMULATIONS])
-    nodes, reward, size = new_tree(simulations + 1)
-    pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
-    worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
-    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
-                   pool, cumulative, worlds)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_statistics(game, state, searcher, 0, nodes, visits)
+    root_search(game, state, searcher, options, stream, visits)
     best = 0
     for i in range(1, n):
         if visits[i] > visits[best]:
             best = i
     return legal[best]
+
+
+@njit(cache=True)
+def visit_shares(game, state, searcher, options, stream, actions, shares):
+    """The search's distribution over its legal actions: each one's share of the root visits.
+
+    This is what the search thinks of each move (``cardlab play``'s hint shows
+    it), not the distribution the agent plays from: :func:`decide` plays the
+    most visited action. A single legal action, or one provably at least as
+    good as the others, takes all the weight without a search. Fills
+    ``actions[:n]`` and ``shares[:n]``; returns n.
+    """
+    n = kernels.legal_actions(game, state, actions)
+    forced = kernels.dominant_action(game, state) if n > 1 else actions[0]
+    if forced >= 0:
+        for i in range(n):
+            shares[i] = 1.0 if actions[i] == forced else 0.0
+        return n
+    visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    root_search(game, state, searcher, options, stream, visits)
+    total = 0
+    for i in range(n):
+        total += visits[i]
+    for i in range(n):
+        shares[i] = visits[i] / total if total > 0 else 1.0 / n
+    return n
