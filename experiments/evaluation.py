@@ -19,6 +19,11 @@ Two parts, both resumable (a finished part is kept and skipped):
   exact best response's and the agent's own (``exact.json``;
   :mod:`cardlab.evaluation.exact`). Literature takes part here only.
 
+``--results FILE`` then writes what the folder holds in brief (each LBR run
+without its per-deal scores, the check, and each AIVAT pair's two means,
+intervals and narrowing factor) as the JSON quoted in docs/evaluation.md
+(``experiments/results/evaluation-<game>.json``).
+
 ``--scale`` multiplies every deal count (the tests' tiny datasets). The
 machine this ran on has 2 cores shared by several sessions, so the counts are
 modest; docs/evaluation.md quotes the results with their commands.
@@ -48,17 +53,21 @@ from experiments.small_games import VARIANTS
 SEED = 2026
 #: The agents LBR plays, by label: (agent name, options). ``{policy}`` is the game's bidding policy.
 LBR_AGENTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "random": ("random", {}),
     "rules": ("rules", {}),
     "cfr-bidding": ("cfr-bidding", {"policy": "{policy}"}),
     "ismcts-100": ("ismcts", {"simulations": 100, "rollout": "rules"}),
     "ismcts-1000": ("ismcts", {"simulations": 1000, "rollout": "rules"}),
     "pimc-4": ("pimc", {"worlds": 4}),
 }
-#: Duplicate deals of each LBR run at full size (the responder's CPU time grows with the agent's).
+#: Duplicate deals of each LBR run at full size (the responder's CPU time grows with the agent's). A run
+#: ``agent@key=value`` plays the agent with other responder options: the bound against the responder's
+#: budget, where the agent is cheap.
 LBR_DEALS = {"kaiser": {"rules": 2000, "cfr-bidding": 2000, "ismcts-100": 60, "ismcts-1000": 30,
-                        "pimc-4": 30},
+                        "pimc-4": 30, "rules@worlds=4": 2000, "rules@worlds=64": 2000, "random": 500},
              "twenty_eight": {"rules": 2000, "cfr-bidding": 2000, "ismcts-100": 40, "ismcts-1000": 24,
-                              "pimc-4": 24}}
+                              "pimc-4": 24, "rules@worlds=4": 2000, "rules@worlds=64": 2000,
+                              "random": 500}}
 #: PIMC bids by the rules in Twenty-Eight, as in study 4 (its simulated bidding costs 25 times its play).
 PIMC_OPTIONS = {"kaiser": {}, "twenty_eight": {"bidding": "rules"}}
 #: The round robin whose intervals the AIVAT estimator narrows, and its deals at full size.
@@ -100,7 +109,10 @@ def run_lbr(game: str, out: Path, scale: float, command: str, progress: bool) ->
         path = out / f"lbr-{label}.json"
         if path.exists():
             continue
-        result = exploit(game, {}, agent_spec(game, label), scaled(deals, scale), SEED, progress=progress)
+        agent, _, options = label.partition("@")
+        responder = dict(item.split("=") for item in options.split(",") if item)
+        result = exploit(game, {}, agent_spec(game, agent), scaled(deals, scale), SEED,
+                         {key: int(value) for key, value in responder.items()}, progress=progress)
         low, high = result.interval()
         print(f"{game} {label}: {result.mean:+.2f} [{low:+.2f}, {high:+.2f}] over {result.deals} deals",
               flush=True)
@@ -143,11 +155,49 @@ def run_exact(game: str, out: Path, command: str) -> None:
     path.write_text(json.dumps({"rows": rows, "command": command}, indent=1))
 
 
+def narrowing(plain: np.ndarray, reduced: np.ndarray, resamples: int = 1000) -> tuple[float, float, float]:
+    """How many times narrower the reduced interval is (the ratio of the two standard deviations), with a
+    95% bootstrap interval over the deals."""
+    from cardlab.analysis.stats import bootstrap_means
+
+    both = np.column_stack([plain, plain**2, reduced, reduced**2])
+    means = bootstrap_means(both, resamples, 0)
+    ratio = np.sqrt(np.maximum(means[:, 1] - means[:, 0] ** 2, 0)
+                    / np.maximum(means[:, 3] - means[:, 2] ** 2, 1e-18))
+    low, high = np.quantile(ratio, [0.025, 0.975])
+    return float(plain.std() / max(reduced.std(), 1e-18)), float(low), float(high)
+
+
+def summary(folder: Path) -> dict[str, Any]:
+    """What a dataset folder holds, in brief (see the module docstring)."""
+    from cardlab.analysis.stats import bootstrap_mean_ci
+
+    brief: dict[str, Any] = {"lbr": [{key: value for key, value in run.items() if key != "scores"}
+                                     for run in load_lbr(folder)]}
+    if (folder / "exact.json").exists():
+        brief["exact"] = json.loads((folder / "exact.json").read_text())
+    data = load_aivat(folder)
+    if data is not None:
+        pairs = []
+        for p, (a, b) in enumerate(data["pairs"]):
+            plain, reduced = data["plain"][:, p], data["reduced"][:, p]
+            estimates = {}
+            for name, values in (("plain", plain), ("aivat", reduced), ("correction", reduced - plain)):
+                (mean,), (low,), (high,) = bootstrap_mean_ci(values, resamples=1000)
+                estimates[name] = [float(mean), float(low), float(high)]
+            pairs.append({"pair": [data["agents"][a], data["agents"][b]], "deals": len(plain), **estimates,
+                          "narrower": list(narrowing(plain, reduced))})
+        brief["aivat"] = {key: data[key] for key in ("game", "samples", "terms", "fallbacks", "notes",
+                                                      "command")} | {"pairs": pairs}
+    return brief
+
+
 def load_lbr(folder: Path) -> list[dict[str, Any]]:
-    """The LBR runs of a dataset folder, in :data:`LBR_AGENTS` order."""
+    """The LBR runs of a dataset folder, in :data:`LBR_DEALS` order."""
     runs = {path.stem.removeprefix("lbr-"): json.loads(path.read_text())
             for path in folder.glob("lbr-*.json")}
-    return [runs[label] for label in LBR_AGENTS if label in runs]
+    order = list(dict.fromkeys(label for labels in LBR_DEALS.values() for label in labels))
+    return [runs[label] for label in order if label in runs]
 
 
 def load_aivat(folder: Path) -> dict[str, Any] | None:
@@ -169,6 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--samples", type=int, default=SAMPLES, help="AIVAT play-outs per value")
     parser.add_argument("--out", default=None,
                         help="dataset folder (default experiments/data/evaluation-<game>)")
+    parser.add_argument("--results", default=None, help="write the folder's results in brief to this JSON")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     out = Path(args.out) if args.out else data_dir() / dataset(args.game)
@@ -187,6 +238,8 @@ def main(argv: list[str] | None = None) -> None:
             run_aivat(args.game, out, args.scale, args.samples, command, not args.no_progress)
         if "exact" in parts:
             run_exact(args.game, out, command)
+        if args.results:
+            Path(args.results).write_text(json.dumps(summary(out), indent=1))
     except (ResultsError, ValueError) as error:
         raise SystemExit(f"error: {str(error).splitlines()[0]}") from None
     print(out)

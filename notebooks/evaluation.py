@@ -38,11 +38,12 @@ import json
 
 from preamble import data_dir, finding, findings_json, np, pd, plt
 
-from cardlab.analysis.stats import bootstrap_mean_ci, bootstrap_means
+from cardlab.analysis.stats import bootstrap_mean_ci
 from experiments import evaluation
 
-GAMES = [game for game in evaluation.LBR_DEALS if (data_dir() / evaluation.dataset(game)).exists()]
-FOLDERS = {game: data_dir() / evaluation.dataset(game) for game in GAMES}
+FOLDERS = {game: data_dir() / evaluation.dataset(game) for game in evaluation.EXACT_VARIANTS
+           if (data_dir() / evaluation.dataset(game)).exists()}
+GAMES = [game for game in evaluation.LBR_DEALS if game in FOLDERS]  # Literature: the exact check only
 print("datasets:", {game: str(folder) for game, folder in FOLDERS.items()})
 
 # %% [markdown]
@@ -61,7 +62,7 @@ lbr = pd.DataFrame([
      "low": run["ci95"][0], "high": run["ci95"][1],
      "responder ms/decision": 1000 * run["responder_seconds"] / max(1, run["responder_decisions"]),
      "command": run["command"]}
-    for game, folder in FOLDERS.items() for run in evaluation.load_lbr(folder)])
+    for game in GAMES for run in evaluation.load_lbr(FOLDERS[game])])
 lbr.drop(columns="command").round(3) if len(lbr) else lbr
 
 # %%
@@ -115,18 +116,9 @@ if len(exact):
 # their pairs narrow less.
 
 # %%
-def narrowing(plain: np.ndarray, reduced: np.ndarray) -> tuple[float, float, float]:
-    """Standard deviation of the plain scores over that of the reduced ones, with a bootstrap interval."""
-    both = np.column_stack([plain, plain**2, reduced, reduced**2])
-    means = bootstrap_means(both, 1000, 0)
-    ratio = np.sqrt((means[:, 1] - means[:, 0] ** 2) / np.maximum(means[:, 3] - means[:, 2] ** 2, 1e-18))
-    low, high = np.quantile(ratio, [0.025, 0.975])
-    return float(plain.std() / max(reduced.std(), 1e-18)), float(low), float(high)
-
-
 rows, scores = [], {}
-for game, folder in FOLDERS.items():
-    data = evaluation.load_aivat(folder)
+for game in GAMES:
+    data = evaluation.load_aivat(FOLDERS[game])
     if data is None:
         continue
     scores[game] = data
@@ -135,7 +127,7 @@ for game, folder in FOLDERS.items():
         (mean_plain,), (low_plain,), (high_plain,) = bootstrap_mean_ci(plain, resamples=1000)
         (mean_reduced,), (low_reduced,), (high_reduced,) = bootstrap_mean_ci(reduced, resamples=1000)
         (bias,), (bias_low,), (bias_high,) = bootstrap_mean_ci(reduced - plain, resamples=1000)
-        factor = narrowing(plain, reduced)
+        factor = evaluation.narrowing(plain, reduced)
         rows.append({"game": game, "pair": f"{data['agents'][a]} vs {data['agents'][b]}", "deals": len(plain),
                      "plain": mean_plain, "plain low": low_plain, "plain high": high_plain,
                      "aivat": mean_reduced, "aivat low": low_reduced, "aivat high": high_reduced,

@@ -24,8 +24,9 @@ ALLOWED = {
     "agents": {"core", "games", "cfr", "solver"},
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "cfr", "solver", "agents", "analysis", "results"},
+    "evaluation": {"core", "games", "cfr", "solver", "agents", "analysis", "results", "arena"},
     "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
-    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play"},
+    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "evaluation"},
 }
 
 

@@ -201,16 +201,15 @@ def _context(settings: TournamentSettings) -> _Context:
             from cardlab.games import game_spec
 
             kinds, options, policies = native_tables(list(settings.agents), game)
-            context = _Context(
+            _CONTEXTS[key] = _Context(
                 game, seatings, True, game_spec(settings.game).kernel_id,
                 game.new_initial_state().array.copy(), kinds, options, policies,
+                behaviour=(kinds, options, policies),
             )
-            context.behaviour = (kinds, options, policies)
         else:
             factories = [bot_factory(agent, game) for agent in settings.agents]
-            context = _Context(game, seatings, False, factories=factories)
-            context.behaviour = behaviour_tables(list(settings.agents), game)[0]
-        _CONTEXTS[key] = context
+            _CONTEXTS[key] = _Context(game, seatings, False, factories=factories,
+                                      behaviour=behaviour_tables(list(settings.agents), game)[0])
     return _CONTEXTS[key]
 
 
