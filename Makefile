@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench lint notebooks venv clean
+.PHONY: demo test check test-slow warmup bench lint notebooks venv clean
 
 venv: $(STAMP)
 
@@ -19,8 +19,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/cardlab demo --game kaiser --deals 200 --seed 1
 
-test: $(STAMP)
+# Compile the kernels first, one process per game (cached on disk: a second run only loads them).
+warmup: $(STAMP)
+	$(BIN)/cardlab warmup
+
+# The fast suite: every rule, agent and tool checked, in a few minutes on two cores.
+test: warmup
 	$(BIN)/python -m pytest -q -n 2
+
+# What CI runs: the fast suite, then the long integration runs and slow sweeps.
+check: test
+	$(BIN)/python -m pytest -q -n 2 -m "slow or integration"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m slow

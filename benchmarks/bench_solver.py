@@ -15,10 +15,11 @@ Times are CPU seconds of the solving thread (``time.thread_time``): the
 machine these run on is shared, and waiting for a core is not the solver's
 time; the wall-clock mean of (a) is reported beside it.
 
-``python benchmarks/bench_solver.py --a-only GAME [DEALS]`` prints only (a)
-with a 95% interval of the mean; run as a file with ``PYTHONPATH`` set to
-another checkout, it times that checkout's solver on the same deals (the
-before/after figures of docs/solver.md).
+``python -m benchmarks.bench_solver --a-only GAME [DEALS]`` (from the
+repository's root) prints only (a) with a 95% interval of the mean; run as a
+file with ``PYTHONPATH`` set to another checkout (``PYTHONPATH=<checkout>
+python benchmarks/bench_solver.py --a-only ...``), it times that checkout's
+solver on the same deals (the before/after figures of docs/solver.md).
 """
 
 from __future__ import annotations

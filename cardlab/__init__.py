@@ -15,6 +15,10 @@ from cardlab import _numba_cache
 
 _numba_cache.configure()  # before any kernel is compiled or loaded
 
+from cardlab.core.specialize import compile_constants_once  # noqa: E402
+
+compile_constants_once()  # a constant argument is no reason to compile a kernel again
+
 from cardlab import games  # noqa: E402, F401
 
 __version__ = "0.1.0"

@@ -24,6 +24,7 @@ KEEP_FOLDERS = 4  # caches of recent source versions kept side by side
 
 _FROM_IMPORT = re.compile(rb"^\s*from\s+cardlab((?:\.\w+)*)\s+import\s+\(?([\w\s,]+)", re.MULTILINE)
 _IMPORT = re.compile(rb"^\s*import\s+cardlab((?:\.\w+)*)", re.MULTILINE)
+_NUMBA_IMPORT = re.compile(rb"^\s*(?:from|import)\s+numba\b", re.MULTILINE)
 
 
 def _imported_modules(source: bytes, package: Path) -> list[Path]:
@@ -49,7 +50,7 @@ def kernel_sources(package: Path) -> list[Path]:
     such a module imports.
     """
     sources = {path: path.read_bytes() for path in package.rglob("*.py")}
-    pending = [path for path, text in sources.items() if b"numba" in text]
+    pending = [path for path, text in sources.items() if _NUMBA_IMPORT.search(text)]
     chosen: set[Path] = set()
     while pending:
         path = pending.pop()

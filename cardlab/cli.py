@@ -21,12 +21,24 @@ import os
 import shlex
 import sys
 import tomllib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyspiel
 
+from cardlab.core.interrupt import is_interrupt, sigterm_as_interrupt
+from cardlab.core.limits import (
+    MAX_DEALS,
+    MAX_HINT_SIMULATIONS,
+    MAX_INDEX,
+    MAX_RESAMPLES,
+    MAX_SEED,
+    MAX_WORKERS,
+    MAX_WORLDS,
+    check_count,
+    check_seed,
+)
 from cardlab.games.spec import KIND_NAMES
-from cardlab.results import MAX_SEED  # seeds are unsigned 64-bit integers
 
 
 class CliError(Exception):
@@ -53,8 +65,18 @@ def load(game: str, params: dict | None = None) -> pyspiel.Game:
 
 
 def _seed_in_range(seed: int, what: str) -> None:
-    if not 0 <= seed < MAX_SEED:
-        raise CliError(f"{what} must be an integer from 0 to 2**64 - 1, got {seed}")
+    try:
+        check_seed(seed, what)
+    except ValueError as error:
+        raise CliError(str(error)) from error
+
+
+def _count(value: int, what: str, high: int, low: int = 1) -> None:
+    """A count of the command line within its documented range (:mod:`cardlab.core.limits`)."""
+    try:
+        check_count(value, what, high, low)
+    except ValueError as error:
+        raise CliError(str(error)) from error
 
 
 def parse_params(items: list[str]) -> dict:
@@ -81,8 +103,10 @@ def command_play_random(args: argparse.Namespace) -> None:
     from cardlab import agents
     from cardlab.arena import play_deal
 
+    _seed_in_range(args.seed, "--seed")
     game = load(args.game, parse_params(args.param))
-    bots = [agents.make(args.agent, game, seat, args.seed + seat) for seat in range(game.num_players())]
+    bots = [agents.make(args.agent, game, seat, (args.seed + seat) % MAX_SEED)
+            for seat in range(game.num_players())]
     state, returns = play_deal(game, bots, args.seed)
     print(f"{game}  (seed {args.seed}, agent {args.agent})")
     print(_game_log(state))
@@ -111,10 +135,9 @@ def command_demo(args: argparse.Namespace) -> None:
     from cardlab import agents
     from cardlab.arena import play_duplicate_match
 
+    _seed_in_range(args.seed, "--seed")
+    _count(args.deals, "--deals", MAX_DEALS)
     game = load(args.game, parse_params(args.param))
-    if not 0 <= args.seed < MAX_SEED or args.deals < 1:
-        raise CliError(f"demo needs a seed from 0 to 2**64 - 1 and a positive deal count, got seed "
-                       f"{args.seed} and {args.deals} deals")
 
     def factory(name: str):
         return lambda g, seat, seed: agents.make(name, g, seat, seed)
@@ -235,8 +258,7 @@ def command_tournament(args: argparse.Namespace) -> int:
     workers = _setting(args.workers, config, "workers", None)
     if workers is None:
         workers = os.cpu_count() or 1
-    elif workers < 1:
-        raise CliError(f"workers must be a positive integer, got {workers}")
+    _count(workers, "workers", MAX_WORKERS)
     address = _setting(args.address, config, "address", None)
     agents = ", ".join(f"{a.label}={a.text()}" if a.label != a.name else a.text() for a in settings.agents)
     if not args.quiet:
@@ -259,10 +281,8 @@ def command_tournament(args: argparse.Namespace) -> int:
 def command_report(args: argparse.Namespace) -> None:
     from cardlab.analysis.report import report
 
-    if args.resamples < 1:
-        raise CliError(f"--resamples must be a positive integer, got {args.resamples}")
-    if args.samples < 1:
-        raise CliError(f"--samples must be a positive integer, got {args.samples}")
+    _count(args.resamples, "--resamples", MAX_RESAMPLES)
+    _count(args.samples, "--samples", MAX_WORLDS)
     _seed_in_range(args.seed, "--seed")
     text, written = report(args.results, plots=not args.no_plots, resamples=args.resamples, seed=args.seed)
     print(text)
@@ -313,6 +333,9 @@ def command_exploit(args: argparse.Namespace) -> None:
 
     load(args.game, parse_params(args.param))  # the game and parameters, checked first
     _seed_in_range(args.seed, "--seed")
+    _count(args.deals, "--deals", MAX_DEALS)
+    _count(args.workers, "--workers", MAX_WORKERS)
+    _count(args.chunk_size, "--chunk-size", MAX_DEALS)
     name, options = parse_agent(args.agent)
     lbr = parse_agent(f"lbr:{args.lbr}")[1] if args.lbr else {}
     result = exploit(args.game, parse_params(args.param), AgentSpec(name, name, options), args.deals,
@@ -357,13 +380,33 @@ def _training_game(name: str, params: dict) -> pyspiel.Game:
     return load(name, params)
 
 
-def command_train(args: argparse.Namespace) -> None:
+def command_train(args: argparse.Namespace) -> int:
+    from cardlab.cfr.train import TrainingStopped, check_out, check_run
+
+    try:  # the numbers and --out before the game is loaded and its tree built
+        check_run(args.iterations, args.checkpoints, args.seed, args.workers, args.merge_every)
+        check_out(args.out, args.resume)
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    game = _training_game(args.game, parse_params(args.param))
+    try:
+        _train(args, game)
+    except TrainingStopped as stop:
+        print(f"cardlab: interrupted at iteration {stop.iteration} of {stop.iterations}, saved in "
+              f"{stop.out}; to go on: {shlex.join(['cardlab', *_resumed(args.argv)])}", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _resumed(argv: list[str]) -> list[str]:
+    """The command line ``argv`` with ``--resume``, once."""
+    return argv if "--resume" in argv else [*argv, "--resume"]
+
+
+def _train(args: argparse.Namespace, game: pyspiel.Game) -> None:
     from cardlab.cfr.solvers import SAMPLERS
     from cardlab.cfr.train import train, train_bidding, train_sampling
 
-    game = _training_game(args.game, parse_params(args.param))
-    if args.resume and not Path(args.out).exists():
-        raise CliError(f"--resume: {args.out} does not exist")
     if args.solver == "bidding":
         table = train_bidding(game, args.out, args.iterations, args.granularity, args.seed,
                               args.workers, args.merge_every, args.resume, args.checkpoints,
@@ -388,14 +431,30 @@ def command_train(args: argparse.Namespace) -> None:
           f"{info['tree']['infosets']} information sets, exploitability {info['exploitability']:.6g}")
 
 
+#: The game parameters ``cardlab solve`` reads: the solver plays the standard deal and tricks.
+SOLVED_PARAMETERS = {"cardlab_kaiser": ("min_bid", "low_no_trump"), "cardlab_twenty_eight": ()}
+
+
 def command_solve(args: argparse.Namespace) -> None:
-    """The double-dummy table and par of a deal: seeded (as the arena deals it) or typed in."""
+    """The double-dummy table and par of a deal: seeded (as the arena deals it) or typed in.
+
+    The contracts offered follow the game's parameters: Kaiser's low no trump
+    only with ``--param low_no_trump=true``, bids from its ``min_bid``.
+    """
     from cardlab.core.cards import cards_string
-    from cardlab.games import game_spec
     from cardlab.solver import analyse, deal_from_seed, par, parse_hands
     from cardlab.solver.analysis import contract_text
 
-    name = game_spec(args.game).name
+    params = parse_params(args.param)
+    game = load(args.game, params)
+    name = game.get_type().short_name
+    if name not in SOLVED_PARAMETERS:
+        raise CliError(f"solve is for Kaiser and Twenty-Eight, not {name}")
+    others = sorted(set(params) - set(SOLVED_PARAMETERS[name]))
+    if others:
+        raise CliError(f"solve plays the standard {name} deal: it reads "
+                       f"{', '.join(SOLVED_PARAMETERS[name]) or 'no parameter'}, not {', '.join(others)}"
+                       + (" (give --dealer)" if "dealer" in others else ""))
     if args.hands is not None:
         hands = parse_hands(name, args.hands)
     else:
@@ -403,10 +462,11 @@ def command_solve(args: argparse.Namespace) -> None:
         hands = deal_from_seed(name, args.deal_seed, args.dealer)
     for seat, hand in enumerate(hands):
         print(f"seat {seat}: {cards_string(int(hand))}")
-    table = analyse(name, hands)
+    parameters = game.get_parameters()
+    table = analyse(name, hands, low_no_trump=bool(parameters.get("low_no_trump", False)))
     print()
     print(table.text())
-    best0, best1, par_contract = par(table, dealer=args.dealer)
+    best0, best1, par_contract = par(table, dealer=args.dealer, min_bid=int(parameters.get("min_bid", 6)))
     print()
     print(f"best for team 0: {contract_text(name, best0)}")
     print(f"best for team 1: {contract_text(name, best1)}")
@@ -414,35 +474,81 @@ def command_solve(args: argparse.Namespace) -> None:
 
 
 def command_play(args: argparse.Namespace) -> int:
-    """One hand against the bots at the terminal (cardlab.play.session)."""
+    """One hand against the bots at the terminal (cardlab.play.session); ``--resume`` goes on with one."""
     from cardlab.arena.agents import AgentSpecError
-    from cardlab.play.record import save_game
+    from cardlab.play.record import check_games_folder, load_position, save_game
     from cardlab.play.session import LeftTableError, Session, check_table, make_bots, seat_labels
 
-    params = parse_params(args.param)
-    if args.players is not None:
-        params["players"] = args.players
-    game = load(args.game, params)
-    _seed_in_range(args.seed, "--seed")
-    check_table(game, args.seat, args.hint_simulations)
+    if args.resume is not None:
+        position = load_position(args.resume)
+        if position.table is None:
+            raise CliError(f"--resume {args.resume}: not a game left at the table (it has no \"table\")")
+        if position.state.is_terminal():
+            raise CliError(f"--resume {args.resume}: that game is over")
+        game, seat = position.state.get_game(), position.seat
+        seed, partner, opponents = (position.table[key] for key in ("seed", "partner", "opponents"))
+        hint_simulations = position.table["hint_simulations"]
+    else:
+        if args.game is None:
+            raise CliError("give the game to play (kaiser, twenty-eight, literature), or --resume FILE")
+        params = parse_params(args.param)
+        if args.players is not None:
+            params["players"] = args.players
+        game = load(args.game, params)
+        seat, seed, partner, opponents = args.seat, args.seed, args.partner, args.opponents
+        hint_simulations = args.hint_simulations
+    _seed_in_range(seed, "--seed")
+    check_table(game, seat, hint_simulations)
+    out = check_games_folder(args.out)  # before the first move, not after the last
     try:
-        bots = make_bots(game, args.seat, args.partner, args.opponents, args.seed)
+        bots = make_bots(game, seat, partner, opponents, seed)
     except AgentSpecError as error:
         raise CliError(str(error)) from error
-    labels = seat_labels(game.num_players(), args.seat, args.partner, args.opponents)
-    session = Session(game, args.seat, bots, args.seed, labels, args.hint_simulations)
+    labels = seat_labels(game.num_players(), seat, partner, opponents)
+    session = Session(game, seat, bots, seed, labels, hint_simulations)
+    if args.resume is not None:
+        session.restore(position.state.history())
+    table = {"seed": seed, "partner": partner, "opponents": opponents, "hint_simulations": hint_simulations}
     try:
         state = session.play()
-    except (LeftTableError, KeyboardInterrupt):
+    except LeftTableError:
         print("\nleft the table; the game is not saved")
         return 1
+    except (KeyboardInterrupt, SystemError) as error:
+        if not is_interrupt(error):
+            raise
+        path = _keep_unfinished(session, out, table)
+        print(f"\ncardlab: interrupted; the game so far is in {path}; to go on: cardlab play --resume "
+              f"{shlex.quote(str(path))} --out {shlex.quote(str(out))}", file=sys.stderr)
+        return 130
     print(str(state))
     print(session.result_text())
-    deal = save_game(args.out, state, labels, args.seed, session.seconds, session.moves_by_seat(),
-                     session.notes,
-                     shlex.join(["cardlab", *args.argv]))
-    print(f"saved as game {deal} in {args.out}; see: cardlab replay {args.out} --deal {deal}")
+    command = shlex.join(["cardlab", *args.argv])
+    try:
+        deal = save_game(out, state, labels, seed, session.seconds, session.moves_by_seat(), session.notes,
+                         command)
+    except (OSError, ValueError) as error:  # a disk full since the start: the game is kept all the same
+        path = _keep_unfinished(session, out, table)
+        raise CliError(f"cannot save the game in {out} ({str(error).splitlines()[0]}); its moves are "
+                       f"in {path}") from error
+    print(f"saved as game {deal} in {out}; see: cardlab replay {out} --deal {deal}")
     return 0
+
+
+def _keep_unfinished(session, out: Path, table: dict) -> Path:
+    """Write the game so far as a position file with its table, in ``out`` or else the temporary folder."""
+    import tempfile
+
+    from cardlab.play.record import save_position
+
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    name = f"unfinished-seed{table['seed']}-{stamp}.json"
+    for folder in (out, Path(tempfile.gettempdir())):
+        try:
+            return save_position(folder / name, session.state, session.seat, table)
+        except OSError:
+            continue
+    raise CliError(f"cannot write {name} in {out} or {tempfile.gettempdir()}")
 
 
 def command_replay(args: argparse.Namespace) -> None:
@@ -462,8 +568,9 @@ def command_advise(args: argparse.Namespace) -> None:
     except ValueError as error:
         raise CliError(str(error)) from error
     _seed_in_range(args.seed, "--seed")
-    if args.worlds < 1:
-        raise CliError(f"--worlds must be a positive integer, got {args.worlds}")
+    _count(args.worlds, "--worlds", MAX_WORLDS)
+    for what, value in (("--deal", args.deal), ("--seating", args.seating), ("--move", args.move)):
+        _count(value, what, MAX_INDEX, low=0)
     if name == "cardlab_literature":
         _advise_claims(args)
         return
@@ -487,12 +594,12 @@ def command_serve(args: argparse.Namespace) -> int:
     from cardlab.play.web import WebApp, make_server
 
     server = make_server(WebApp(args.results, args.out), args.port, args.host)
-    print(f"cardlab serve: http://{args.host}:{server.server_port}/ (Ctrl-C to stop); "
-          f"games are saved in {args.out}", flush=True)
     try:
+        print(f"cardlab serve: http://{args.host}:{server.server_port}/ (Ctrl-C to stop); "
+              f"games are saved in {args.out}", flush=True)
         server.serve_forever()
-    except KeyboardInterrupt:
-        print("\nstopped")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; finished games are already saved
+        print("\nstopped", flush=True)
     finally:
         server.server_close()
     return 0
@@ -537,6 +644,46 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"cardlab: error: {message.splitlines()[0]}\n")
 
 
+WARMUP_GROUPS = ("openspiel", "tournament", "ismcts", "pimc", "solver", "rl", "play")
+
+
+def command_warmup(args: argparse.Namespace) -> None:
+    """Compile every kernel a game's commands use, ahead of time (cardlab.warmup)."""
+    import time
+
+    from cardlab.games import SPECS, game_spec
+    from cardlab.warmup import warm_up
+
+    try:
+        names = [game_spec(game).name for game in args.game] if args.game else [spec.name for spec in SPECS]
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    names = list(dict.fromkeys(names))
+    workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, len(names))
+    if workers < 1:
+        raise CliError(f"workers must be a positive integer, got {workers}")
+    groups = args.only or list(WARMUP_GROUPS)
+    if not args.quiet:
+        print(f"compiling {', '.join(groups)} kernels of {', '.join(names)} in {workers} process"
+              f"{'es' if workers > 1 else ''} (what is cached already is only loaded)", flush=True)
+    start = time.perf_counter()
+
+    def report(name: str, spent: dict[str, float | str]) -> None:
+        if not args.quiet or any(isinstance(value, str) for value in spent.values()):
+            parts = [f"{group} {seconds}" if isinstance(seconds, str) else
+                     f"{group} {seconds:.0f} s" if seconds else f"{group} cached"
+                     for group, seconds in spent.items()]
+            print(f"  {name}: {', '.join(parts)}", flush=True)
+
+    results = warm_up(names, groups, workers, report)
+    failed = [f"{name} {group}" for name, spent in results.items() for group, value in spent.items()
+              if isinstance(value, str)]
+    if failed:
+        raise CliError(f"warm-up failed for {', '.join(failed)} (see above)")
+    if not args.quiet:
+        print(f"ready in {time.perf_counter() - start:.0f} s")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cardlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -565,9 +712,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tour.add_argument("--game", help="kaiser, twenty_eight (28) or literature")
     tour.add_argument("--agents", help="specs, comma-separated: rules,ismcts:simulations=500,py:mod:fn")
-    tour.add_argument("--deals", type=int, help="duplicate deals (default 1000)")
+    tour.add_argument("--deals", type=int, help=f"duplicate deals (default 1000, at most {MAX_DEALS:,})")
     tour.add_argument("--seed", type=int, help="tournament seed (default 0)")
-    tour.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    tour.add_argument("--workers", type=int,
+                      help=f"worker processes (default: all cores, at most {MAX_WORKERS})")
     tour.add_argument("--out", help="results directory")
     tour.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     tour.add_argument("--config", help="TOML file with any of the settings above (the command line wins)")
@@ -580,11 +728,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="tables and plots of a tournament's results")
     rep.add_argument("results", help="results directory of cardlab tournament")
     rep.add_argument("--no-plots", action="store_true", help="print the tables only")
-    rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    rep.add_argument("--resamples", type=int, default=2000,
+                     help=f"bootstrap resamples (default 2000, at most {MAX_RESAMPLES:,})")
     rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     rep.add_argument("--estimator", choices=("plain", "aivat"), default="plain",
                      help="aivat: also the variance-reduced standings, side by side (docs/evaluation.md)")
-    rep.add_argument("--samples", type=int, default=64, help="AIVAT: play-outs per value (default 64)")
+    rep.add_argument("--samples", type=int, default=64,
+                     help=f"AIVAT: play-outs per value (default 64, at most {MAX_WORLDS:,})")
     rep.set_defaults(run=command_report)
 
     exp = sub.add_parser(
@@ -644,18 +794,22 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--deal-seed", type=int, default=0, help="the deal of this seed (default 0)")
     solve.add_argument("--hands", help='a typed deal, seats 0 to 3: "AS KS ... / ... / ... / ..."')
     solve.add_argument("--dealer", type=int, default=0, choices=range(4), help="dealer seat (default 0)")
+    solve.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                       help="Kaiser's min_bid and low_no_trump (its contracts; default the standard game)")
     solve.set_defaults(run=command_solve)
 
     hand = sub.add_parser("play", help="play a hand against the bots at the terminal")
-    hand.add_argument("game", help="kaiser, twenty-eight (28) or literature")
+    hand.add_argument("game", nargs="?", help="kaiser, twenty-eight (28) or literature")
     hand.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     hand.add_argument("--partner", default="rules", help="agent spec of your partners (default rules)")
     hand.add_argument("--opponents", default="rules", help="agent spec of the opponents (default rules)")
     hand.add_argument("--seed", type=int, default=0, help="deal seed: the same seed, the same cards")
     hand.add_argument("--players", type=int, help="Literature: the number of players (4, 6, 8, 12, 16)")
     hand.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
-    hand.add_argument("--hint-simulations", type=int, default=1000, help="ISMCTS budget of hint")
+    hand.add_argument("--hint-simulations", type=int, default=1000,
+                      help=f"ISMCTS budget of hint (default 1000, at most {MAX_HINT_SIMULATIONS:,})")
     hand.add_argument("--out", default="plays", help="folder the finished game is saved in (default plays)")
+    hand.add_argument("--resume", metavar="FILE", help="go on with a game left by Ctrl-C (the file it named)")
     hand.set_defaults(run=command_play)
 
     rpl = sub.add_parser("replay", help="step through a stored deal, forward and back")
@@ -671,7 +825,8 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--hand", help='your cards: "AS KS QH 5H ..." (Twenty-Eight: 4 or 8 cards)')
     adv.add_argument("--seat", type=int, help="your seat (Literature: default the player to move)")
     adv.add_argument("--bids", default="", help='the bids before yours, in turn: "pass 7" (default none)')
-    adv.add_argument("--worlds", type=int, default=400, help="worlds simulated (default 400)")
+    adv.add_argument("--worlds", type=int, default=400,
+                     help=f"worlds simulated (default 400, at most {MAX_WORLDS:,})")
     adv.add_argument("--epsilon", type=float, default=0.1,
                      help="a world's weight factor per bid of the others it does not explain (default 0.1)")
     adv.add_argument("--players", default="rules", help="who plays the deals out: rules or ismcts:...")
@@ -695,10 +850,25 @@ def build_parser() -> argparse.ArgumentParser:
                                        "or a folder of them)")
     web.add_argument("--out", default="plays", help="folder finished games are saved in (default plays)")
     web.set_defaults(run=command_serve)
+
+    warm = sub.add_parser("warmup", help="compile the kernels ahead of time, in parallel processes",
+                          description="numba compiles cardlab's kernels on first use and keeps them on disk; "
+                          "this compiles them now, one process per game.")
+    warm.add_argument("--game", action="append", help="a game (repeatable; default: every game)")
+    warm.add_argument("--only", action="append", choices=WARMUP_GROUPS, help="a group of kernels "
+                      "(repeatable; default: all)")
+    warm.add_argument("--workers", type=int, help="processes (default: one per game, at most the cores)")
+    warm.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    warm.set_defaults(run=command_warmup)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command: errors in one line (exit 2), Ctrl-C or SIGTERM in one line (exit 130).
+
+    A command that keeps work (tournament, train, play) says itself what it
+    kept and how to go on; ``cardlab ... | head`` ends quietly.
+    """
     parser = build_parser()
     from cardlab.arena.pool import WorkerLostError
     from cardlab.results import ResultsError
@@ -708,12 +878,42 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # --help, or a usage error already reported in one line
         return int(stop.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    from cardlab.core.compiling import announce, estimate
+
+    game = getattr(args, "game", None)
+    game = game if isinstance(game, str) else None
+    what = f"kernels for cardlab {args.command}" + (f" ({game})" if game else "")
+    quiet = args.command == "warmup"  # it says what it compiles itself
     try:
-        code = args.run(args)
+        with sigterm_as_interrupt(), \
+                announce(what, estimate(args.command, game), write=(lambda line: None) if quiet else None):
+            code = args.run(args)
+    except (KeyboardInterrupt, SystemError) as error:
+        if not is_interrupt(error):
+            raise
+        print("cardlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say, to anyone
+        _silence_stdout()
+        return 0
     except (CliError, ResultsError, WorkerLostError, ValueError, OSError) as error:
         print(f"cardlab: error: {str(error).splitlines()[0]}", file=sys.stderr)
         return 2
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
     return code or 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush meets no closed pipe either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # a stdout without a file (a test's capture)
+        pass
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import combinations
@@ -43,10 +42,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from cardlab.core.files import write_atomically
+from cardlab.core.limits import MAX_SEED  # seeds are unsigned 64-bit integers
+
 MANIFEST = "manifest.json"
 FORMAT = "cardlab-tournament/1"
 LOCK = ".lock"
-MAX_SEED = 2**64  # seeds are unsigned 64-bit integers
 #: The columns that identify a row, with their types.
 KEYS = {"deal": pa.int64(), "seating": pa.int16(), "pair": pa.int16()}
 #: The columns :func:`check_rows` reads.
@@ -70,19 +71,6 @@ def chunk_deals(chunk: int, chunk_size: int, deals: int) -> range:
     return range(chunk * chunk_size, min((chunk + 1) * chunk_size, deals))
 
 
-def _atomic_write(path: Path, write) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def remove_leftovers(directory: Path) -> None:
     """Delete the temporary files of writes cut off by a kill (call it only holding the lock)."""
     for leftover in directory.glob(".*.tmp"):
@@ -101,14 +89,14 @@ def sha256(path: Path) -> str:
 def write_part(directory: Path, chunk: int, table: pa.Table) -> dict[str, Any]:
     """Write chunk ``chunk`` atomically; return its manifest entry."""
     path = directory / part_name(chunk)
-    _atomic_write(path, lambda stream: pq.write_table(table, stream, compression="zstd"))
+    write_atomically(path, lambda stream: pq.write_table(table, stream, compression="zstd"))
     return {"file": path.name, "rows": table.num_rows, "sha256": sha256(path)}
 
 
 def write_json_atomically(path: Path, data: Any) -> None:
     """Write ``data`` as JSON so a kill leaves either the old file or the new one, never half."""
     text = json.dumps(data, indent=1, sort_keys=False).encode()
-    _atomic_write(Path(path), lambda stream: stream.write(text))
+    write_atomically(path, lambda stream: stream.write(text))
 
 
 def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
@@ -170,6 +158,13 @@ def _check_settings(path: Path, settings: dict[str, Any]) -> None:
     for key, (wanted, test) in rules.items():
         if key not in settings or not test(settings[key]):
             raise ResultsError(f"{path}: settings.{key} must be {wanted}, got {_shown(settings.get(key))}")
+    inputs = settings.get("inputs", {})  # optional: the hashes of files the agents read
+    if not (isinstance(inputs, dict) and all(
+            isinstance(files, dict) and all(isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}|missing",
+                                                                                    digest)
+                                            for digest in files.values()) for files in inputs.values())):
+        raise ResultsError(f"{path}: settings.inputs must map agents to their files' sha256, got "
+                           f"{_shown(inputs)}")
     sides = settings.get("sides", [0, 1])  # optional: runs written before sides were stored
     if not (isinstance(sides, list) and all(_is_int(side, 0) for side in sides)
             and sorted(set(sides)) == list(range(max(sides, default=0) + 1)) and len(set(sides)) >= 2):

@@ -46,8 +46,8 @@ PIMC_WORLDS = 4
 #: by the rules (``pimc_strength`` measures the simulation bidder on its own).
 PIMC_BIDDING = {"kaiser": "simulation", "twenty_eight": "rules"}
 #: Where the CFR bidding policies are looked for (``python -m experiments.cfr_bidding --policy-dir``
-#: writes ``<game>-coarse.npz``); ``none`` leaves ``cfr-bidding`` out.
-CFR_POLICY_DIR = "experiments/results"
+#: writes ``<game>-coarse.npz``; cardlab ships them in this folder); ``none`` leaves ``cfr-bidding`` out.
+CFR_POLICY_DIR = "cardlab/agents/policies"
 
 
 def ismcts_entrant(simulations: int) -> AgentSpec:

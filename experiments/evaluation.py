@@ -51,11 +51,11 @@ from experiments.frame import data_dir
 from experiments.small_games import VARIANTS
 
 SEED = 2026
-#: The agents LBR plays, by label: (agent name, options). ``{policy}`` is the game's bidding policy.
+#: The agents LBR plays, by label: (agent name, options); ``cfr-bidding`` plays the policy cardlab ships.
 LBR_AGENTS: dict[str, tuple[str, dict[str, Any]]] = {
     "random": ("random", {}),
     "rules": ("rules", {}),
-    "cfr-bidding": ("cfr-bidding", {"policy": "{policy}"}),
+    "cfr-bidding": ("cfr-bidding", {}),
     "ismcts-100": ("ismcts", {"simulations": 100, "rollout": "rules"}),
     "ismcts-1000": ("ismcts", {"simulations": 1000, "rollout": "rules"}),
     "pimc-4": ("pimc", {"worlds": 4}),
@@ -82,13 +82,9 @@ EXACT_VARIANTS = {"kaiser": ("kaiser_1_short", "kaiser_1"),
 EXACT_AGENTS = ("rules", "random")
 
 
-def policy(game: str) -> str:
-    return f"experiments/results/{game_spec(game).name}-coarse.npz"
-
-
 def agent_spec(game: str, label: str) -> AgentSpec:
     name, options = LBR_AGENTS[label]
-    options = {key: policy(game) if value == "{policy}" else value for key, value in options.items()}
+    options = dict(options)
     if name == "pimc":
         options.update(PIMC_OPTIONS[game_spec(game).aliases[0]])
     return AgentSpec(label, name, options)

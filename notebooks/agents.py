@@ -27,7 +27,7 @@
 # PIMC (a few worlds per card: it is the slowest entrant) joins where the
 # double-dummy solver models the game (Kaiser, Twenty-Eight), and the CFR
 # bidding agent where its policy file is found (`--cfr-policy-dir`, default
-# `experiments/results/<game>-coarse.npz`; the command prints why an agent is
+# `cardlab/agents/policies/<game>-coarse.npz`; the command prints why an agent is
 # left out). The tables below list the agents each tournament really holds.
 # The tabular `cfr` agent is not here: its policies exist only for small games
 # (notebooks/small_games_solved.py).

@@ -31,6 +31,25 @@ def tournament_rows(out, *arguments: str) -> list[dict]:
     return [row for part in sorted(out.glob("part-*.parquet")) for row in pq.read_table(part).to_pylist()]
 
 
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``cardlab *argv`` in this process: its exit code, stdout and stderr."""
+    from cardlab.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code: int, err: str, *fragments: str) -> None:
+    """A refusal as every command gives one: exit code 2, one line ``cardlab: error: ...`` naming
+    ``fragments``, and never a hint to unpickle a file."""
+    assert code == 2, err
+    assert err.startswith("cardlab: error: ") and err.count("\n") == 1, err
+    assert "allow_pickle" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
 def act(state: pyspiel.State, *moves: str) -> pyspiel.State:
     """Apply actions given by their contract strings ("bid 7", "trump H", "AC", ...)."""
     for move in moves:

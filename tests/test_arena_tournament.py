@@ -52,6 +52,7 @@ def test_processes_give_the_same_rows_as_serial(serial_run, tmp_path):
     assert rows(tmp_path).equals(rows(serial_run))
 
 
+@pytest.mark.integration  # a local Ray cluster
 def test_local_ray_gives_the_same_rows_as_serial(serial_run, tmp_path):
     pytest.importorskip("ray", reason="ray is not installed (pip install 'cardlab[ray]')")
     run_tournament(settings(), tmp_path, backend="ray", workers=2, progress=False)
@@ -73,6 +74,7 @@ def test_interrupted_run_resumes_without_losing_or_repeating_a_deal(serial_run, 
     assert len(read_manifest(tmp_path)["runs"]) == 2
 
 
+@pytest.mark.integration  # a run killed in a subprocess, then resumed
 def test_killed_process_resumes_every_deal_exactly_once(tmp_path):
     """SIGKILL a real ``cardlab tournament`` mid-run, then rerun the same command."""
     out = tmp_path / "killed"

@@ -218,7 +218,7 @@ def test_mismatched_or_foreign_policies_are_refused(kaiser, tmp_path):
     path = tmp_path / "k.npz"
     train_bidding(kaiser, path, 10, seed=1, checkpoints=1, progress=False)
     other = pyspiel.load_game("cardlab_kaiser", {"min_bid": 7})
-    with pytest.raises(ValueError, match="trained on cardlab_kaiser with parameters"):
+    with pytest.raises(ValueError, match="trained on cardlab_kaiser with min_bid=6, not with min_bid=7"):
         agents.make("cfr-bidding", other, 0, policy=str(path))
     with pytest.raises(ValueError, match="cfr-bidding agent plays it"):
         agents.make("cfr", kaiser, 0, policy=str(path))
@@ -227,8 +227,7 @@ def test_mismatched_or_foreign_policies_are_refused(kaiser, tmp_path):
                         {k: v for k, v in table.metadata.items() if k != "abstraction"})
     with pytest.raises(ValueError, match="not a bidding policy"):
         agents.make("cfr-bidding", kaiser, 0, policy=str(save_policy(plain, tmp_path / "p.npz")))
-    with pytest.raises(ValueError, match="option policy is required"):
-        agents.make("cfr-bidding", kaiser, 0)
+    assert agents.make("cfr-bidding", kaiser, 0).table.metadata["game"] == "cardlab_kaiser"  # the shipped one
 
 
 @pytest.mark.parametrize("name, params", [("cardlab_kaiser", {"match": True}),
@@ -307,5 +306,5 @@ def test_the_compiled_arena_plays_cfr_bidding_as_the_python_bot_does(kaiser, tmp
     np.testing.assert_array_equal(py_offsets, offsets)
     np.testing.assert_array_equal(py_actions, actions)
     np.testing.assert_allclose(py_returns, returns)
-    with pytest.raises(ValueError, match="option policy is required"):
-        native_tables([AgentSpec("cfr", "cfr-bidding", {})], kaiser)
+    kinds, _, shipped = native_tables([AgentSpec("cfr", "cfr-bidding", {})], kaiser)  # the shipped policy
+    assert kinds[0] == native.CFR_BIDDING and shipped[0].any()

@@ -63,7 +63,7 @@ def test_resume_continues_the_run_bit_for_bit(kuhn, tmp_path):
 def test_a_policy_of_another_game_or_parameters_is_refused(kuhn_policy):
     with pytest.raises(ValueError, match="trained on kuhn_poker.*not on leduc_poker"):
         load_policy(kuhn_policy, pyspiel.load_game("leduc_poker"))
-    with pytest.raises(ValueError, match="'players': 2.*'players': 3"):
+    with pytest.raises(ValueError, match="with players=2, not with players=3"):
         load_policy(kuhn_policy, pyspiel.load_game("kuhn_poker", {"players": 3}))
     with pytest.raises(ValueError, match="trained on kuhn_poker"):
         agents.make("cfr", pyspiel.load_game("cardlab_kaiser"), 0, policy=str(kuhn_policy),

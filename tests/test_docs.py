@@ -341,6 +341,14 @@ def test_variants_page_is_the_generated_table():
         "docs/variants.md is stale: python -m cardlab.games.variants_doc > docs/variants.md")
 
 
+def test_observation_layouts_are_the_generated_tables():
+    from cardlab.rl.layout_doc import page_with_layouts
+
+    page = (DOCS / "rl.md").read_text()
+    assert page == page_with_layouts(page), (
+        "docs/rl.md's observation layouts are stale: python -m cardlab.rl.layout_doc --write")
+
+
 def test_every_test_a_variant_names_exists():
     from cardlab.games import SPECS
 

@@ -33,7 +33,7 @@ SMALL_GAMES = {
 #: the seats, and at least WORST_SEAT at every seat (default options).
 TOTAL_SHARE = 0.7
 WORST_SEAT = 0.3
-KAISER_POLICY = "experiments/results/cardlab_kaiser-coarse.npz"
+KAISER_POLICY = "cardlab/agents/policies/cardlab_kaiser-coarse.npz"
 
 
 # ---- local best response --------------------------------------------------------------
@@ -126,20 +126,22 @@ def test_distributions_of_the_native_agents(kaiser):
              AgentSpec("ismcts", "ismcts", {"simulations": 50}),
              AgentSpec("cfr-bidding", "cfr-bidding", {"policy": KAISER_POLICY})]
     kinds, options, policies = native_tables(specs, kaiser)
+    allowed = native.agent_kinds(kinds)
     actions = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     probabilities = np.empty(kernels.MAX_LEGAL_ACTIONS)
     for moves in (33, 40, 50):  # bidding, then card play
         state = _midgame(kaiser, moves, moves)
         legal = state.legal_actions()
         for agent in range(4):
-            n, exact = native.agent_policy(kernels.KAISER, agent, kinds, options, policies, state.array,
-                                           np.array([7], dtype=np.uint64), actions, probabilities)
+            n, exact = native.agent_policy(kernels.KAISER, allowed, agent, kinds, options, policies,
+                                           state.array, np.array([7], dtype=np.uint64), actions,
+                                           probabilities)
             assert list(actions[:n]) == legal and probabilities[:n].sum() == pytest.approx(1.0)
             assert exact == (agent != 2)  # ISMCTS's visit shares are a view, not how it plays
-            known = native.behaviour_policy(kernels.KAISER, agent, kinds, options, policies, state.array,
-                                            actions, probabilities)
+            known = native.behaviour_policy(kernels.KAISER, allowed, agent, kinds, options, policies,
+                                            state.array, actions, probabilities)
             assert (known < 0) == (agent == 2)
-        native.behaviour_policy(kernels.KAISER, 1, kinds, options, policies, state.array, actions,
+        native.behaviour_policy(kernels.KAISER, allowed, 1, kinds, options, policies, state.array, actions,
                                 probabilities)
         rules = kernels.rules_action(kernels.KAISER, state.array, np.zeros(1, np.uint64))
         assert probabilities[:len(legal)].tolist() == [float(a == rules) for a in legal]
@@ -152,10 +154,10 @@ def test_ismcts_plays_the_most_visited_of_its_shares(kaiser):
     shares = np.empty(kernels.MAX_LEGAL_ACTIONS)
     from cardlab.agents.ismcts import search
 
-    n = search.visit_shares(kernels.KAISER, state.array, state.current_player(), row,
-                            np.array([11], dtype=np.uint64), actions, shares)
-    chosen = search.decide(kernels.KAISER, state.array, state.current_player(), row,
-                           np.array([11], dtype=np.uint64))
+    n = search.visit_shares(kernels.KAISER, row, state.array, np.array([11], dtype=np.uint64), actions,
+                            shares)
+    chosen = search.decide(kernels.KAISER, row, state.array, np.array([11], dtype=np.uint64),
+                           np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64))
     assert shares[:n].sum() == pytest.approx(1.0) and chosen == actions[int(np.argmax(shares[:n]))]
 
 
@@ -214,7 +216,7 @@ def _correction_z(reduced):
 
 @pytest.mark.parametrize("game, policy", [("cardlab_kaiser", KAISER_POLICY),
                                           ("cardlab_twenty_eight",
-                                           "experiments/results/cardlab_twenty_eight-coarse.npz")])
+                                           "cardlab/agents/policies/cardlab_twenty_eight-coarse.npz")])
 def test_aivat_corrections_average_zero_and_narrow_the_interval(tmp_path, game, policy):
     agents = [AgentSpec("rules", "rules"), AgentSpec("cfr-bidding", "cfr-bidding", {"policy": policy}),
               AgentSpec("random", "random")]
@@ -265,7 +267,7 @@ def test_report_prints_both_estimators(tmp_path, capsys):
 @pytest.mark.integration
 @pytest.mark.parametrize("game, policy", [("cardlab_kaiser", KAISER_POLICY),
                                           ("cardlab_twenty_eight",
-                                           "experiments/results/cardlab_twenty_eight-coarse.npz")])
+                                           "cardlab/agents/policies/cardlab_twenty_eight-coarse.npz")])
 def test_aivat_is_unbiased_over_thousands_of_deals(tmp_path, game, policy):
     """Over 2,000 duplicate deals (12,000 games) the corrections average zero in every pair, within
     four standard errors, and the plain and reduced means agree within their intervals."""

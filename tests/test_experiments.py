@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 MATCH = ["--game", "kaiser", "--opponent", "rules", "--deals", "2", "--simulations", "10",
          "--workers", "1", "--seed", "7"]
@@ -18,6 +20,7 @@ def strength(out: Path, *extra: str) -> subprocess.CompletedProcess:
                            "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
 
 
+@pytest.mark.integration  # a match killed in a subprocess, then resumed
 def test_an_interrupted_match_resumes_from_its_saved_chunks(tmp_path):
     out = tmp_path / "match.json"
     first = strength(out)

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cardlab"
 #: What each layer may import (besides itself), lowest first; see docs/architecture.md.
 ALLOWED = {
     "core": set(),
-    "results": set(),
+    "results": {"core"},
     "games": {"core"},
     "cfr": {"core", "games"},
     "solver": {"core", "games"},
@@ -25,8 +25,11 @@ ALLOWED = {
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "cfr", "solver", "agents", "analysis", "results"},
     "evaluation": {"core", "games", "cfr", "solver", "agents", "analysis", "results", "arena"},
+    "rl": {"core", "games", "cfr", "solver", "agents", "arena", "analysis", "results"},
     "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
-    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "evaluation"},
+    "warmup": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl"},
+    "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl",
+            "warmup", "evaluation"},
 }
 
 

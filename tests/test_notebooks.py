@@ -114,6 +114,7 @@ def test_kaiser_dataset_is_consistent(data):
     assert (declarers["forced"] <= (declarers["position"] == 3)).all()  # only the dealer is forced
 
 
+@pytest.mark.integration  # executes a notebook (a kernel process)
 def test_kaiser_notebook(data, tmp_path):
     values = findings(execute("kaiser_bidding", data, tmp_path / "kaiser_bidding.ipynb"))
     check_intervals(values)
@@ -126,6 +127,7 @@ def test_kaiser_notebook(data, tmp_path):
     assert -10 <= values["hidden_information_cost"]["value"] <= 10
 
 
+@pytest.mark.integration  # executes a notebook (a kernel process)
 def test_twenty_eight_notebook(data, tmp_path):
     values = findings(execute("twenty_eight_bidding", data, tmp_path / "twenty_eight_bidding.ipynb"))
     check_intervals(values)
@@ -192,6 +194,7 @@ def test_literature_tables_are_checked():
         literature_claims.STUDY.parameters(worlds=0)
 
 
+@pytest.mark.integration  # executes a notebook (a kernel process)
 def test_literature_notebook(data, tmp_path):
     values = findings(execute("literature_claims", data, tmp_path / "literature_claims.ipynb"))
     check_intervals(values)
@@ -211,6 +214,7 @@ def test_literature_notebook(data, tmp_path):
 
 @pytest.mark.parametrize("games", [("kaiser",), pytest.param(("twenty_eight", "literature"),
                                                               marks=pytest.mark.slow)])
+@pytest.mark.integration  # executes a notebook (a kernel process)
 def test_agents_notebook(tmp_path, games):
     for game in games:
         agents.main(["--game", game, "--deals", "1", "--budgets", "5,20", "--backend", "serial",
@@ -285,6 +289,7 @@ def test_calling_for_the_trump_changes_nothing_in_one_card_twenty_eight():
         assert abs(small_games_solved.loss_to_equilibrium(solved, policy)) < 1e-4
 
 
+@pytest.mark.integration  # executes a notebook (a kernel process)
 def test_small_games_solved_notebook(data, tmp_path):
     values = findings(execute("small_games_solved", data, tmp_path / "small_games_solved.ipynb"))
     check_intervals(values)

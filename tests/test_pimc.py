@@ -29,8 +29,10 @@ def test_pimc_plays_the_same_card_as_bot_and_native(name):
         action = bot.step(state)
         assert action in state.legal_actions()
         scratch = np.empty(1100, dtype=np.int64)
-        same = native.native_agent_step(game_spec(name).kernel_id, np.array([native.PIMC]), row[None],
-                                        native.empty_policies(1), state.array, make_stream(9), scratch)
+        kinds = np.array([native.PIMC])
+        same = native.native_agent_step(game_spec(name).kernel_id, native.agent_kinds(kinds), kinds,
+                                        row[None], native.empty_policies(1), state.array, make_stream(9),
+                                        scratch)
         assert same == action
 
 

@@ -264,7 +264,7 @@ def test_a_position_file_may_name_a_move_of_a_stored_game(tmp_path, capsys) -> N
 # ---- --solver dd: the cards of every world played double dummy --------------------------------
 def test_a_hand_played_out_double_dummy_takes_the_solvers_points() -> None:
     name = "cardlab_kaiser"
-    from cardlab.arena.native import RULES, empty_options
+    from cardlab.arena.native import RULES, agent_kinds, empty_options
     from cardlab.games import game_spec
     from cardlab.play.kernels import play_out
     from cardlab.solver import solve
@@ -278,7 +278,7 @@ def test_a_hand_played_out_double_dummy_takes_the_solvers_points() -> None:
         state = random_play_state(game, rng, 5)
         expected = solve(state).points
         s = state.array.copy()
-        assert play_out(spec.kernel_id, s, np.full(4, RULES), empty_options(4), 7, True)
+        assert play_out(spec.kernel_id, agent_kinds([RULES]), s, np.full(4, RULES), empty_options(4), 7, True)
         assert (int(s[points]), int(s[points + 1])) == expected
 
 

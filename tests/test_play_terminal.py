@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # the terminal game in a subprocess
+
 pexpect = pytest.importorskip("pexpect")
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyspiel
 import pytest
+from conftest import assert_one_line_error, run_cli
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -30,24 +31,12 @@ from cardlab.arena.agents import labelled, parse_agent_list
 from cardlab.arena.pool import WorkerLostError, run_tasks
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.cli import main
+from cardlab.core.limits import MAX_DEALS, MAX_WORKERS
 from cardlab.results import LOCK, MANIFEST, ResultsError, load_results, locked, part_name, read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = ["seat_seconds"]  # the only columns allowed to differ between runs
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def assert_one_line_error(code: int, err: str, *fragments: str) -> None:
-    assert code == 2, err
-    assert err.startswith("cardlab: error: ") and err.count("\n") == 1, err
-    for fragment in fragments:
-        assert fragment in err
 
 
 def small_settings(agents_text: str = "rules,random", deals: int = 12, chunk_size: int = 4,
@@ -91,7 +80,9 @@ TOURNAMENT = ["tournament", "--game", "kaiser", "--agents", "rules,random", "--d
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--workers=0"], "workers must be a positive integer, got 0"),
+        (["--workers=0"], "workers must be a positive integer up to 256, got 0"),
+        (["--workers=257"], "workers must be a positive integer up to 256, got 257"),
+        ([f"--deals={10**9 + 1}"], "deals must be a positive integer up to 1,000,000,000"),
         (["--workers=-2"], "workers must be a positive integer"),
         (["--chunk-size=0"], "chunk_size must be a positive integer"),
         (["--deals=0"], "deals must be a positive integer"),
@@ -125,8 +116,8 @@ def test_an_out_that_cannot_be_a_directory_is_a_one_line_error(capsys, tmp_path,
 
 
 def _expected_field_error(name: str, value: int) -> bool:
-    low, high = {"--deals": (1, 2**63), "--seed": (0, 2**64), "--chunk-size": (1, 2**63),
-                 "--workers": (1, float("inf"))}[name]
+    low, high = {"--deals": (1, MAX_DEALS + 1), "--seed": (0, 2**64), "--chunk-size": (1, MAX_DEALS + 1),
+                 "--workers": (1, MAX_WORKERS + 1)}[name]
     return not low <= value < high
 
 

@@ -24,6 +24,8 @@ from cardlab.play.record import load_deal
 from cardlab.play.replay import Replay
 from cardlab.play.web import WebApp, make_server
 
+pytestmark = pytest.mark.integration  # a headless browser
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

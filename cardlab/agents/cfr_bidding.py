@@ -2,7 +2,9 @@
 
 ``cfr-bidding:policy=PATH`` loads a policy of ``cardlab train --solver bidding``
 (:mod:`cardlab.cfr.bidding`) once, refusing one trained on another game,
-other parameters or another abstraction. In the auction the abstraction
+other parameters or another abstraction. Without ``policy`` it plays the
+coarse policy trained for the game and shipped with cardlab
+(``cardlab/agents/policies/<game>-coarse.npz``, docs/cfr.md). In the auction the abstraction
 models (Kaiser's bidding, Twenty-Eight's first round) it computes its seat's
 abstract information-set key from the state and samples the policy's action
 there; at an abstract set the training never met it bids like the rule-based
@@ -18,6 +20,8 @@ the same stream; ``play=ismcts`` runs on the Python game loop.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyspiel
 
 from cardlab.agents.checks import check_can_move
@@ -28,9 +32,12 @@ from cardlab.cfr.policy import PolicyTable, load_policy
 from cardlab.core.rng import make_stream
 from cardlab.games import kernels
 
+#: The coarse bidding policies shipped with cardlab, one per game (docs/cfr.md says how they were trained).
+POLICIES = Path(__file__).with_name("policies")
+
 OPTIONS = OptionSet("cfr-bidding", (
     Option("policy", "text", None, "the bidding policy (.npz) of cardlab train --solver bidding; "
-           "required"),
+           "default: the coarse policy shipped for the game"),
     Option("play", "choice", "rules", "who plays the rest of the hand: the rule-based player or "
            "ISMCTS (its default options)", choices={"rules": 0, "ismcts": 1}),
     Option("greedy", "bool", False, "bid the policy's most likely action instead of sampling"),
@@ -83,7 +90,15 @@ class CFRBiddingBot(pyspiel.Bot):
         return self.step_with_policy(state)[1]
 
 
-def load_bidding_policy(path: str, game: pyspiel.Game) -> PolicyTable:
+def policy_path(given: str | None, game: pyspiel.Game) -> Path:
+    """The policy file to play: ``given``, else the one shipped for ``game`` (Kaiser, Twenty-Eight)."""
+    if given is not None:
+        return Path(given)
+    check_modelled(game)
+    return POLICIES / f"{game.get_type().short_name}-coarse.npz"
+
+
+def load_bidding_policy(path: str | Path, game: pyspiel.Game) -> PolicyTable:
     """The bidding policy at ``path`` for ``game``; ``ValueError`` for any other file or game."""
     check_modelled(game)
     table = load_policy(path, game)
@@ -102,19 +117,13 @@ def native_policy(given: dict, game: pyspiel.Game) -> tuple[bool, bool, PolicyTa
     """What the compiled arena needs of ``cfr-bidding`` with options ``given``: fine grain,
     greedy, and the policy (``ValueError`` for a missing or foreign policy)."""
     values = OPTIONS.resolve(given)
-    if values["policy"] is None:
-        raise ValueError("agent 'cfr-bidding': option policy is required (a file from "
-                         "cardlab train --solver bidding)")
-    table = load_bidding_policy(values["policy"], game)
+    table = load_bidding_policy(policy_path(values["policy"], game), game)
     return table.metadata["granularity"] == "fine", values["greedy"], table
 
 
 def make_cfr_bidding(game: pyspiel.Game, player: int, seed: int, **options) -> CFRBiddingBot:
-    """The ``cfr-bidding`` agent for Kaiser or Twenty-Eight (option ``policy`` is required)."""
+    """The ``cfr-bidding`` agent for Kaiser or Twenty-Eight (default: the policy shipped for the game)."""
     values = OPTIONS.resolve(options)
-    if values["policy"] is None:
-        raise ValueError("agent 'cfr-bidding': option policy is required (a file from "
-                         "cardlab train --solver bidding)")
-    table = load_bidding_policy(values["policy"], game)
+    table = load_bidding_policy(policy_path(values["policy"], game), game)
     player_bot = make_ismcts(game, player, seed) if values["play"] == "ismcts" else None
     return CFRBiddingBot(game, player, seed, table, player_bot, values["greedy"])

@@ -25,20 +25,24 @@ with the same stream, so a deal gives the same game on either loop.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from cardlab.agents import cfr_bidding, ismcts, pimc, random_agent, rules
+from cardlab.agents import cfr, cfr_bidding, ismcts, pimc, random_agent, rules
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.options import OptionSet
 from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena import native
 from cardlab.cfr.bidding import policy_arrays, policy_capacity
+from cardlab.core.interrupt import deferred_interrupts
 from cardlab.core.rng import make_stream
 from cardlab.games import GameSpec, game_names, game_spec
 
@@ -177,6 +181,57 @@ def labelled(
     return result
 
 
+# ---- the files a result depends on --------------------------------------------------------
+#: The option sets of the built-in agents that read files (an option of kind ``text`` is a path).
+FILE_OPTIONS = {"cfr": cfr.OPTIONS, "cfr-bidding": cfr_bidding.OPTIONS}
+
+
+def input_files(spec: AgentSpec, game: pyspiel.Game) -> dict[str, Path]:
+    """The files agent ``spec`` reads in ``game``, by what they are: its policy (given or the default
+    shipped one), a ``py:`` factory's module. A run's results depend on their bytes."""
+    files: dict[str, Path] = {}
+    if spec.is_python_factory:
+        module = spec.name.split(":")[1]
+        try:
+            found = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            found = None
+        if found is not None and found.origin and Path(found.origin).is_file():
+            files["module"] = Path(found.origin)
+    for option in FILE_OPTIONS.get(spec.name, ()):
+        if option.kind == "text" and isinstance(spec.options.get(option.name), str):
+            files[option.name] = Path(spec.options[option.name])
+    if spec.name == "cfr-bidding" and "policy" not in files:
+        files["policy"] = cfr_bidding.policy_path(None, game)
+    return files
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes ("missing" if it cannot be read)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return "missing"
+    return digest.hexdigest()
+
+
+def input_hashes(specs: tuple[AgentSpec, ...] | list[AgentSpec],
+                 game: pyspiel.Game) -> dict[str, dict[str, str]]:
+    """``{label: {what: sha256}}`` of every file the agents read: what a resumed run must find unchanged."""
+    hashes = {}
+    for spec in specs:
+        try:
+            files = input_files(spec, game)
+        except ValueError:  # a game the agent does not play: making the bot says so
+            files = {}
+        if files:
+            hashes[spec.label] = {what: file_sha256(path) for what, path in files.items()}
+    return hashes
+
+
 # ---- making players ----------------------------------------------------------------
 def is_native(spec: AgentSpec, game: pyspiel.Game) -> bool:
     """True if the compiled loop can play ``spec`` in ``game`` (its options included)."""
@@ -219,6 +274,7 @@ class NativeAgentBot(pyspiel.Bot):
         self.kind = kind
         self.options = options
         self._kinds = np.array([kind], dtype=np.int64)
+        self._allowed = native.agent_kinds(self._kinds)
         self._rows = options.reshape(1, -1)
         self._policies = native.empty_policies(1) if policies is None else policies
         self._stream = make_stream(seed)
@@ -229,8 +285,10 @@ class NativeAgentBot(pyspiel.Bot):
 
     def step(self, state: pyspiel.State) -> int:
         check_can_move(f"native kind {self.kind}", self.game, self.player, state)
-        action = int(native.native_agent_step(self.game_id, self._kinds, self._rows, self._policies,
-                                              state.array, self._stream, self._scratch))
+        with deferred_interrupts():  # one kernel call: Ctrl-C waits for it, never cuts into it
+            action = int(native.native_agent_step(self.game_id, self._allowed, self._kinds, self._rows,
+                                                  self._policies, state.array, self._stream,
+                                                  self._scratch))
         if action not in state.legal_actions():
             raise RuntimeError(f"native agent kind {self.kind} chose illegal action {action}")
         return action

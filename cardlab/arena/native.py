@@ -7,10 +7,13 @@ leaves compiled code. An agent is then two numbers rather than an object: a
 :func:`play_games` as arrays indexed by agent. The loop works over any game
 wired into :mod:`cardlab.games.kernels`, selected by its game id.
 
-To add a native agent: give it a kind code below, a branch in
-:func:`agent_action`, and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS`
-with the agent's :class:`~cardlab.agents.options.OptionSet`; the options it
-declares with a column in the row are the ones this loop runs.
+To add a native agent: give it a kind code below, a kernel in the table of
+:data:`agent_action` (or of ``seat_action`` if it reads a table of its own),
+and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS` with the agent's
+:class:`~cardlab.agents.options.OptionSet`; the options it declares with a
+column in the row are the ones this loop runs. A loop is compiled for the
+game and the kinds seated at its table (:func:`agent_kinds`), so a tournament
+of rule-based players never compiles the search agents.
 
 Seeding (shared with the Python loop, so both play the same games):
 
@@ -33,6 +36,7 @@ from cardlab.cfr.bidding import find_slot, in_auction, information_key, policy_b
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below
+from cardlab.core.specialize import LiteralInt, key_set, switch_within
 from cardlab.games import kernels
 
 # ---- agent kinds -----------------------------------------------------------------
@@ -66,40 +70,76 @@ def agent_seed(deal_seed, seating, seat, num_players):
 
 
 @njit(cache=True)
-def agent_action(game, kind, options, s, stream, scratch):
-    """The action of a native agent of ``kind`` for the player to move in ``s``.
-
-    ``scratch`` is a legal-actions buffer the agent may overwrite. Returns -1
-    for an unknown kind.
-    """
-    if kind == RANDOM:
-        return kernels.random_action(game, s, stream, scratch)
-    if kind == RULES:
-        return kernels.rules_action(game, s, stream)
-    if kind == ISMCTS:
-        return search.decide(game, s, kernels.current_player(game, s), options, stream)
-    if kind == PIMC:
-        return pimc_search.decide(game, s, options, stream)
-    return -1
+def _random_action(game, options, s, stream, scratch):
+    return kernels.random_action(game, s, stream, scratch)
 
 
 @njit(cache=True)
-def bidding_agent_action(game, options, s, stream, keys, counts, actions, probabilities):
-    """The ``cfr-bidding`` agent: its policy table bids, the rule-based player does the rest."""
-    if in_auction(game, s):
-        return policy_bid(game, s, options[BIDDING_FINE] != 0, options[BIDDING_GREEDY] != 0,
-                          keys, counts, actions, probabilities, stream)
+def _rules_action(game, options, s, stream, scratch):
     return kernels.rules_action(game, s, stream)
 
 
 @njit(cache=True)
-def seat_action(game, agent, kinds, options, policies, s, stream, scratch):
-    """The action of ``agent`` (an index into the agent tables) for the player to move."""
-    if kinds[agent] == CFR_BIDDING:
-        keys, counts, actions, probabilities = policies
-        return bidding_agent_action(game, options[agent], s, stream, keys[agent], counts[agent],
-                                    actions[agent], probabilities[agent])
-    return agent_action(game, kinds[agent], options[agent], s, stream, scratch)
+def _unknown_action(game, options, s, stream, scratch):
+    return -1
+
+
+#: ``agent_action(allowed, kind, game, options, s, stream, scratch)``: the action of a native
+#: agent of ``kind`` whose options are the row ``options``, for the player to move in ``s``.
+#: ``scratch`` is a legal-actions buffer the agent may overwrite. Only the kinds in the bit
+#: set ``allowed`` (:func:`agent_kinds`) are compiled; any other kind returns -1. Every
+#: kernel of the table takes ``(game, options, s, stream, scratch)``: the search agents'
+#: ``decide`` kernels are called directly, with no function in between to compile.
+agent_action = switch_within("agent_action", {
+    RANDOM: _random_action, RULES: _rules_action, ISMCTS: search.decide, PIMC: pimc_search.decide,
+    -1: _unknown_action,
+})
+#: Kinds every loop compiles, whoever sits at the table: both are small, and a loop compiled once
+#: for them serves every tournament among them.
+LIGHT_KINDS = (RANDOM, RULES)
+
+
+def agent_kinds(kinds: np.ndarray | list[int]) -> LiteralInt:
+    """The bit set of kinds a loop over these agents compiles: theirs and the light ones.
+
+    A kind outside :data:`LIGHT_KINDS` (a search, a policy table) is compiled
+    only into the loops whose tables seat it, so that a tournament of rule-based
+    players never waits for the search agents to compile.
+    """
+    return key_set(sorted({int(kind) for kind in kinds} | set(LIGHT_KINDS)))
+
+
+@njit(cache=True)
+def bidding_agent_action(game, agent, options, policies, s, stream):
+    """The ``cfr-bidding`` agent: its policy table bids, the rule-based player does the rest."""
+    keys, counts, actions, probabilities = policies
+    if in_auction(game, s):
+        row = options[agent]
+        return policy_bid(game, s, row[BIDDING_FINE] != 0, row[BIDDING_GREEDY] != 0, keys[agent],
+                          counts[agent], actions[agent], probabilities[agent], stream)
+    return kernels.rules_action(game, s, stream)
+
+
+@njit(cache=True)
+def _no_bidding_agent(game, agent, options, policies, s, stream):
+    return -1
+
+
+#: The ``cfr-bidding`` agent where ``allowed`` seats one, else nothing compiled.
+_bidding_action = switch_within("bidding_action", {CFR_BIDDING: bidding_agent_action, -1: _no_bidding_agent})
+
+
+@njit(cache=True, inline="always")
+def seat_action(game, allowed, agent, kinds, options, policies, s, stream, scratch):
+    """The action of ``agent`` (an index into the agent tables) for the player to move.
+
+    ``allowed`` is the bit set of the kinds in ``kinds`` (:func:`agent_kinds`): only
+    their policies are compiled. Returns -1 for a kind outside it.
+    """
+    kind = kinds[agent]
+    if kind == CFR_BIDDING:
+        return _bidding_action(allowed, kind, game, agent, options, policies, s, stream)
+    return agent_action(allowed, kind, game, options[agent], s, stream, scratch)
 
 
 # ---- action distributions ----------------------------------------------------------
@@ -115,31 +155,27 @@ def _one_hot(action, legal, n, actions, probabilities):
 
 
 @njit(cache=True)
-def behaviour_policy(game, agent, kinds, options, policies, s, actions, probabilities):
-    """The distribution ``agent`` draws its move at ``s`` from, where it is known exactly.
-
-    Fills ``actions[:n]`` (the legal actions) and ``probabilities[:n]``; returns
-    n, or -1 for an agent whose move comes out of a randomised search
-    (ISMCTS, PIMC): its distribution is that of the search's result over its
-    random stream, which nothing short of rerunning the search reveals.
-    ``random`` is uniform, ``rules`` puts all the weight on its move, and
-    ``cfr-bidding`` on its policy's probabilities in the auction (on the most
-    likely bid if greedy; on the rule-based move at a set the training never
-    met and after the auction). Reads no random stream.
-    """
-    kind = kinds[agent]
-    if kind != RANDOM and kind != RULES and kind != CFR_BIDDING:
-        return -1
+def _uniform_policy(game, agent, options, policies, s, actions, probabilities):
     n = kernels.legal_actions(game, s, actions)
-    if kind == RANDOM:
-        for i in range(n):
-            probabilities[i] = 1.0 / n
-        return n
+    for i in range(n):
+        probabilities[i] = 1.0 / n
+    return n
+
+
+@njit(cache=True)
+def _rules_policy(game, agent, options, policies, s, actions, probabilities):
+    n = kernels.legal_actions(game, s, actions)
     unused = np.zeros(1, dtype=np.uint64)  # the rule-based players are deterministic
-    if kind == CFR_BIDDING and in_auction(game, s):
+    return _one_hot(kernels.rules_action(game, s, unused), actions, n, actions, probabilities)
+
+
+@njit(cache=True)
+def _bidding_policy(game, agent, options, policies, s, actions, probabilities):
+    if in_auction(game, s):
         keys, counts, table_actions, table_probabilities = policies
         h = find_slot(keys[agent], information_key(game, s, options[agent, BIDDING_FINE] != 0))
         if keys[agent, h] != 0:
+            n = kernels.legal_actions(game, s, actions)
             m = counts[agent, h]
             if options[agent, BIDDING_GREEDY] != 0:
                 best = table_actions[agent, h, np.argmax(table_probabilities[agent, h, :m])]
@@ -150,11 +186,49 @@ def behaviour_policy(game, agent, kinds, options, policies, s, actions, probabil
                     if table_actions[agent, h, k] == actions[i]:
                         probabilities[i] = table_probabilities[agent, h, k]
             return n
-    return _one_hot(kernels.rules_action(game, s, unused), actions, n, actions, probabilities)
+    return _rules_policy(game, agent, options, policies, s, actions, probabilities)
 
 
 @njit(cache=True)
-def agent_policy(game, agent, kinds, options, policies, s, stream, actions, probabilities):
+def _no_known_policy(game, agent, options, policies, s, actions, probabilities):
+    return -1
+
+
+#: ``known_policy(allowed, kind, game, agent, options, policies, s, actions, probabilities)``: the
+#: kernels of :func:`behaviour_policy`, by kind, compiled for the kinds in ``allowed`` only.
+_known_policy = switch_within("known_policy", {
+    RANDOM: _uniform_policy, RULES: _rules_policy, CFR_BIDDING: _bidding_policy, -1: _no_known_policy,
+})
+
+
+@njit(cache=True, inline="always")
+def behaviour_policy(game, allowed, agent, kinds, options, policies, s, actions, probabilities):
+    """The distribution ``agent`` draws its move at ``s`` from, where it is known exactly.
+
+    Fills ``actions[:n]`` (the legal actions) and ``probabilities[:n]``; returns
+    n, or -1 for an agent whose move comes out of a randomised search
+    (ISMCTS, PIMC) or whose kind is outside ``allowed`` (:func:`agent_kinds`):
+    a search's distribution is that of its result over its random stream,
+    which nothing short of rerunning the search reveals. ``random`` is
+    uniform, ``rules`` puts all the weight on its move, and ``cfr-bidding`` on
+    its policy's probabilities in the auction (on the most likely bid if
+    greedy; on the rule-based move at a set the training never met and after
+    the auction). Reads no random stream.
+    """
+    return _known_policy(allowed, kinds[agent], game, agent, options, policies, s, actions, probabilities)
+
+
+@njit(cache=True)
+def _no_shares(game, options, s, stream, actions, shares):
+    return -1
+
+
+#: ISMCTS's visit shares where ``allowed`` seats the search, else nothing compiled.
+_search_shares = switch_within("search_shares", {ISMCTS: search.visit_shares, -1: _no_shares})
+
+
+@njit(cache=True)
+def agent_policy(game, allowed, agent, kinds, options, policies, s, stream, actions, probabilities):
     """``agent``'s action distribution at ``s``: ``(n, exact)``, into ``actions[:n]``, ``probabilities[:n]``.
 
     Where the agent draws its move from a known distribution
@@ -162,28 +236,32 @@ def agent_policy(game, agent, kinds, options, policies, s, stream, actions, prob
     Otherwise it is the search's own view of the moves: ISMCTS's share of
     root visits (:func:`cardlab.agents.ismcts.search.visit_shares`), PIMC's
     choice with this ``stream`` (one draw of a randomised agent), and
-    ``exact`` is False. A deterministic agent is its own distribution.
+    ``exact`` is False. A deterministic agent is its own distribution. n is
+    -1 for a kind outside ``allowed``.
     """
-    n = behaviour_policy(game, agent, kinds, options, policies, s, actions, probabilities)
+    n = behaviour_policy(game, allowed, agent, kinds, options, policies, s, actions, probabilities)
     if n >= 0:
         return n, True
-    if kinds[agent] == ISMCTS:
-        return search.visit_shares(game, s, kernels.current_player(game, s), options[agent], stream,
-                                   actions, probabilities), False
+    kind = kinds[agent]
+    if kind == ISMCTS:
+        return _search_shares(allowed, kind, game, options[agent], s, stream, actions, probabilities), False
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, s, legal)
-    action = agent_action(game, kinds[agent], options[agent], s, stream, actions)
+    action = seat_action(game, allowed, agent, kinds, options, policies, s, stream, actions)
+    if action < 0:
+        return -1, False
     return _one_hot(action, legal, n, actions, probabilities), False
 
 
 @njit(cache=True)
-def known_policies(game, initial, actions, offsets, seatings, kinds, options, policies):
+def known_policies(game, allowed, initial, actions, offsets, seatings, kinds, options, policies):
     """The decisions of played games whose move was drawn from a known distribution of more than
     one action (:func:`behaviour_policy`), for the variance-reduced estimator.
 
     Game ``g`` (actions ``actions[offsets[g]:offsets[g + 1]]``, seating
     ``g % len(seatings)``) is replayed; an agent of kind -1 (one the compiled
-    loop does not play) is skipped. Returns ``(game_offsets, steps,
+    loop does not play) is skipped; ``allowed`` is :func:`agent_kinds` of the
+    other kinds. Returns ``(game_offsets, steps,
     distribution_offsets, distribution_actions, distribution_probabilities)``:
     game ``g``'s entries are ``game_offsets[g]:game_offsets[g + 1]``, entry
     ``m`` is step ``steps[m]`` of its game, with the legal actions and
@@ -209,7 +287,8 @@ def known_policies(game, initial, actions, offsets, seatings, kinds, options, po
                 kind = kinds[agent]
                 stochastic = kind == RANDOM or (kind == CFR_BIDDING and in_auction(game, s))
                 if stochastic:
-                    n = behaviour_policy(game, agent, kinds, options, policies, s, legal, probabilities)
+                    n = behaviour_policy(game, allowed, agent, kinds, options, policies, s, legal,
+                                         probabilities)
                     support = 0
                     for i in range(n):
                         if probabilities[i] > 0.0:
@@ -242,8 +321,19 @@ def _grow(actions, needed):
     return bigger
 
 
+def play_games(game: int, initial: np.ndarray, deal_seeds: np.ndarray, seatings: np.ndarray,
+               kinds: np.ndarray, options: np.ndarray, policies: tuple[np.ndarray, ...]) -> tuple:
+    """Play every deal of ``deal_seeds`` once per seating (:func:`play_seated_games`).
+
+    The loop is compiled for the game (a :class:`~cardlab.core.specialize.LiteralInt`
+    kernel id) and the agent kinds at the table, and nothing else.
+    """
+    return play_seated_games(game, agent_kinds(kinds), initial, deal_seeds, seatings, kinds, options,
+                             policies)
+
+
 @njit(cache=True)
-def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
+def play_seated_games(game, allowed, initial, deal_seeds, seatings, kinds, options, policies):
     """Play every deal of ``deal_seeds`` once per seating.
 
     ``seatings[k, seat]`` is the agent index sitting at ``seat`` in seating ``k``;
@@ -293,7 +383,8 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
             else:
                 agent = seatings[seating, player]
                 start = cpu_ns()
-                action = seat_action(game, agent, kinds, options, policies, s, streams[player], scratch)
+                action = seat_action(game, allowed, agent, kinds, options, policies, s, streams[player],
+                                     scratch)
                 seconds[g, player] += (cpu_ns() - start) * 1e-9
                 decisions[g, player] += 1
                 legal_choice = False
@@ -319,9 +410,12 @@ def play_games(game, initial, deal_seeds, seatings, kinds, options, policies):
 
 
 @njit(cache=True)
-def native_agent_step(game, kinds, options, policies, s, stream, scratch):
-    """One decision of the native agent 0 of these tables, for the Python loop (one compiled call)."""
-    return seat_action(game, 0, kinds, options, policies, s, stream, scratch)
+def native_agent_step(game, allowed, kinds, options, policies, s, stream, scratch):
+    """One decision of the native agent 0 of these tables, for the Python loop (one compiled call).
+
+    ``allowed`` is :func:`agent_kinds` of ``kinds``, computed once by the caller.
+    """
+    return seat_action(game, allowed, 0, kinds, options, policies, s, stream, scratch)
 
 
 @njit(cache=True)

@@ -20,23 +20,35 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+from cardlab.core.interrupt import quiet_worker
+
 
 class WorkerLostError(RuntimeError):
     """A task whose worker process died more often than the retries allow (one line)."""
 
 
 def _serve(connection: Connection, function: Callable[[Any], Any]) -> None:
-    """A worker's life: run the tasks sent on ``connection`` until it sends None."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
-    while (task := connection.recv()) is not None:
-        try:
-            reply = (True, function(task), "")
-        except Exception as error:
-            reply = (False, error, traceback.format_exc())
-        try:
-            connection.send(reply)
-        except Exception as error:  # an error that does not pickle still arrives, as text
-            connection.send((False, RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}"), str(error)))
+    """A worker's life: run the tasks sent on ``connection`` until it sends None.
+
+    Signals are the driver's (:func:`~cardlab.core.interrupt.quiet_worker`); a
+    driver gone (its pipe closed) ends the worker without a word.
+    """
+    quiet_worker()
+    try:
+        while (task := connection.recv()) is not None:
+            try:
+                reply = (True, function(task), "")
+            except Exception as error:
+                reply = (False, error, traceback.format_exc())
+            try:
+                connection.send(reply)
+            except (EOFError, OSError):
+                raise
+            except Exception as error:  # an error that does not pickle still arrives, as text
+                connection.send((False, RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}"),
+                                 str(error)))
+    except (EOFError, OSError):  # the driver is gone: nobody to answer
+        return
 
 
 def _exit_cause(process: BaseProcess) -> str:

@@ -28,7 +28,11 @@ a worker and of one Parquet part file (see :mod:`cardlab.results`).
 Robustness. A run holds its folder's lock, so a second run on the same
 folder stops at once. A worker process that dies (killed, out of memory) is
 replaced and its chunk played again, at most :data:`RETRIES` times, then the
-run stops with one line; chunks already written stay for the resume.
+run stops with one line; chunks already written stay for the resume. The
+settings pin every file the agents read (a policy, a ``py:`` factory's
+module) by its SHA-256, so a resume after the file changed is refused
+instead of mixing two versions in one run. The compiled loop plays a chunk
+in batches of deals, so Ctrl-C stops even a serial run within about a second.
 """
 
 from __future__ import annotations
@@ -52,16 +56,25 @@ import pyarrow as pa
 import pyspiel
 
 from cardlab.arena import native
-from cardlab.arena.agents import AgentSpec, behaviour_tables, bot_factory, is_native, native_tables
+from cardlab.arena.agents import (
+    FILE_OPTIONS,
+    AgentSpec,
+    behaviour_tables,
+    bot_factory,
+    input_hashes,
+    is_native,
+    native_tables,
+)
 from cardlab.arena.duplicate import play_deal
 from cardlab.arena.pool import WorkerLostError, run_tasks
 from cardlab.arena.summaries import summarize
+from cardlab.core.interrupt import StopRequest, timed_slices
+from cardlab.core.limits import MAX_CHUNKS, MAX_DEALS, MAX_SEED
 from cardlab.results import (
     FORMAT,
     KEYS,
     LOCK,
     MANIFEST,
-    MAX_SEED,
     ResultsError,
     chunk_deals,
     locked,
@@ -92,6 +105,8 @@ class TournamentSettings:
     chunk_size: int
     #: The side of each seat; ``None`` asks the game (:func:`cardlab.games.seat_sides`).
     sides: tuple[int, ...] | None = None
+    #: The SHA-256 of every file an agent reads, ``{label: {what: sha256}}``; ``None`` reads them now.
+    inputs: dict[str, dict[str, str]] | None = None
 
     def __post_init__(self) -> None:
         """Refuse settings no run could play, each error naming the setting."""
@@ -100,13 +115,20 @@ class TournamentSettings:
                              f"{self.parameters!r}")
         if len(self.agents) < 2 or not all(isinstance(agent, AgentSpec) for agent in self.agents):
             raise ValueError(f"a tournament needs at least two AgentSpec agents, got {self.agents!r}")
-        for name, low, high, wanted in (("deals", 1, 2**63, "a positive integer below 2**63"),
-                                        ("seed", 0, MAX_SEED, "an integer from 0 to 2**64 - 1"),
-                                        ("chunk_size", 1, 2**63, "a positive integer below 2**63")):
+        for name, low, high, wanted in (("deals", 1, MAX_DEALS, f"a positive integer up to {MAX_DEALS:,}"),
+                                        ("seed", 0, MAX_SEED - 1, "an integer from 0 to 2**64 - 1"),
+                                        ("chunk_size", 1, MAX_DEALS,
+                                         f"a positive integer up to {MAX_DEALS:,}")):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value < high:
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value <= high:
                 raise ValueError(f"{name} must be {wanted}, got {value!r}")
             object.__setattr__(self, name, int(value))
+        if self.num_chunks > MAX_CHUNKS:
+            raise ValueError(f"chunk_size {self.chunk_size} cuts {self.deals} deals into {self.num_chunks:,} "
+                             f"chunks, more than {MAX_CHUNKS:,}: give a larger chunk size")
+        if self.inputs is None:
+            reads = any(agent.is_python_factory or agent.name in FILE_OPTIONS for agent in self.agents)
+            object.__setattr__(self, "inputs", input_hashes(self.agents, self.load_game()) if reads else {})
         if self.sides is None:
             from cardlab.games import seat_sides
 
@@ -159,6 +181,7 @@ class TournamentSettings:
             "deals": self.deals,
             "seed": self.seed,
             "chunk_size": self.chunk_size,
+            **({"inputs": self.inputs} if self.inputs else {}),
         }))
 
 
@@ -196,6 +219,10 @@ def _context(settings: TournamentSettings) -> _Context:
     key = json.dumps(settings.to_json(), sort_keys=True)
     if key not in _CONTEXTS:
         game = settings.load_game()
+        now = input_hashes(settings.agents, game)
+        if now != settings.inputs:
+            raise ResultsError(f"a file an agent reads changed since the run began "
+                               f"({_inputs_difference(settings.inputs or {}, now)}); start a new --out")
         seatings = settings.seatings()
         if all(is_native(agent, game) for agent in settings.agents):
             from cardlab.games import game_spec
@@ -229,7 +256,8 @@ def known_policy_columns(context: _Context, actions: np.ndarray, offsets: np.nda
     if stochastic.any():
         game_id = game_spec(context.game.get_type().short_name).kernel_id
         game_offsets, steps, entry_offsets, entry_actions, entry_probabilities = native.known_policies(
-            game_id, context.game.new_initial_state().array.copy(), np.asarray(actions, dtype=np.int64),
+            game_id, native.agent_kinds(kinds[kinds >= 0]), context.game.new_initial_state().array.copy(),
+            np.asarray(actions, dtype=np.int64),
             np.asarray(offsets, dtype=np.int64), context.seatings, kinds, options, policies)
     else:
         game_offsets, steps = np.zeros(num_games + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -244,6 +272,24 @@ def known_policy_columns(context: _Context, actions: np.ndarray, offsets: np.nda
         "policy_probabilities": pa.ListArray.from_arrays(games, pa.ListArray.from_arrays(
             entries, pa.array(entry_probabilities.astype(np.float64)))),
     }
+
+
+def prepare_kernels(settings: TournamentSettings) -> None:
+    """Compile (or load from the disk cache) what the chunks of ``settings`` run, in this process.
+
+    The driver calls it before it starts the workers, so they all find the
+    kernels in the cache instead of compiling the same ones side by side. The
+    compiled loop is compiled by a call with no deals; the Python loop by one
+    deal played and thrown away; the reading of known distributions by a call with no games.
+    """
+    context = _context(settings)
+    seeds = native.deal_seeds(settings.seed, 0, 1)
+    if context.native:
+        native.play_games(context.game_id, context.initial, seeds[:0], context.seatings, context.kinds,
+                          context.options, context.policies)
+    else:
+        _play_python(context, seeds)
+    known_policy_columns(context, np.zeros(0, dtype=np.int16), np.zeros(1, dtype=np.int64))
 
 
 def _play_python(context: _Context, seeds: np.ndarray):
@@ -274,6 +320,32 @@ def _play_python(context: _Context, seeds: np.ndarray):
     return np.array(actions, dtype=np.int16), offsets, returns, seconds, decisions, np.array(finals)
 
 
+def _play_native(settings: TournamentSettings, context: _Context, seeds: np.ndarray, first_deal: int):
+    """The compiled loop over ``seeds`` in batches of deals (between them Ctrl-C is handled); the
+    outputs are those of one call, each deal being played from its own seed."""
+    parts = []
+    for batch in timed_slices(len(seeds)):
+        with StopRequest() as stop:
+            status, *outputs = native.play_games(
+                context.game_id, context.initial, seeds[batch.start:batch.stop], context.seatings,
+                context.kinds, context.options, context.policies,
+            )
+        stop.check()
+        if status[0] != native.OK:
+            _, g, seat, action = (int(x) for x in status)
+            agent = settings.agents[context.seatings[g % len(context.seatings), seat]]
+            raise RuntimeError(
+                f"agent {agent.label!r} chose illegal action {action} at seat {seat} "
+                f"in deal {first_deal + batch.start + g // len(context.seatings)}"
+            )
+        parts.append(outputs)
+    actions = np.concatenate([part[0] for part in parts])
+    shifts = np.cumsum([0] + [len(part[0]) for part in parts[:-1]])
+    offsets = np.concatenate([[0]] + [part[1][1:] + shift for part, shift in zip(parts, shifts, strict=True)])
+    return (actions, offsets.astype(parts[0][1].dtype), *(np.concatenate([part[k] for part in parts])
+                                                         for k in range(2, 6)))
+
+
 def _fixed_lists(values: np.ndarray) -> pa.Array:
     return pa.FixedSizeListArray.from_arrays(pa.array(values.ravel()), values.shape[1])
 
@@ -284,17 +356,8 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
     deals = settings.chunk_deals(chunk)
     seeds = native.deal_seeds(settings.seed, deals.start, deals.stop)
     if context.native:
-        status, actions, offsets, returns, seconds, decisions, finals = native.play_games(
-            context.game_id, context.initial, seeds, context.seatings, context.kinds, context.options,
-            context.policies,
-        )
-        if status[0] != native.OK:
-            _, g, seat, action = (int(x) for x in status)
-            agent = settings.agents[context.seatings[g % len(context.seatings), seat]]
-            raise RuntimeError(
-                f"agent {agent.label!r} chose illegal action {action} at seat {seat} "
-                f"in deal {deals.start + g // len(context.seatings)}"
-            )
+        actions, offsets, returns, seconds, decisions, finals = _play_native(settings, context, seeds,
+                                                                             deals.start)
     else:
         actions, offsets, returns, seconds, decisions, finals = _play_python(context, seeds)
     finite = np.isfinite(returns).all(axis=1)
@@ -437,7 +500,20 @@ def _git_commit() -> dict[str, Any]:
 
 def _settings_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
     keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-    return "; ".join(f"{k}: {json.dumps(old.get(k))} before, {json.dumps(new.get(k))} now" for k in keys)
+    return "; ".join(_inputs_difference(old.get(k) or {}, new.get(k) or {}) if k == "inputs"
+                     else f"{k}: {json.dumps(old.get(k))} before, {json.dumps(new.get(k))} now" for k in keys)
+
+
+def _inputs_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Which agent's file changed: ``the policy of cfr: sha256 1a2b3c4d... before, 5e6f7a8b... now``."""
+    changes = []
+    for label in sorted(set(old) | set(new)):
+        before, now = old.get(label) or {}, new.get(label) or {}
+        for what in sorted(set(before) | set(now)):
+            if before.get(what) != now.get(what):
+                then, today = (str(side.get(what, "none"))[:12] for side in (before, now))
+                changes.append(f"the {what} of {label}: sha256 {then}... before, {today}... now")
+    return "; ".join(changes)
 
 
 class Standings:
@@ -551,6 +627,35 @@ def run_tournament(
                              stop_after_chunks)
 
 
+def _prepare_announced(settings: TournamentSettings, bar: Any) -> None:
+    """:func:`prepare_kernels`, saying so on standard error and on the progress bar if it compiles."""
+    from cardlab.core.compiling import announce, estimate
+    from cardlab.games import game_spec
+
+    spec = game_spec(settings.game)
+    group = "tournament" if all(is_native(agent, settings.load_game()) for agent in settings.agents) \
+        else "tournament-python"
+    description = bar.desc if bar is not None else ""
+
+    def on_bar(line: str) -> None:
+        if bar is not None:
+            bar.set_description_str("compiling (first run only)")
+
+    write = None
+    if bar is not None:
+        import sys
+
+        from tqdm import tqdm
+
+        def write(line: str) -> None:
+            tqdm.write(line, file=sys.stderr)
+    with announce(f"{spec.title} kernels for {', '.join(a.name for a in settings.agents)}",
+                  estimate(group, spec.aliases[0]), write=write, on_start=on_bar):
+        prepare_kernels(settings)
+    if bar is not None:
+        bar.set_description_str(description)
+
+
 def _play_pending(settings: TournamentSettings, directory: Path, manifest: dict[str, Any], backend: str,
                   workers: int, address: str | None, progress: bool,
                   stop_after_chunks: int | None) -> RunSummary:
@@ -567,6 +672,8 @@ def _play_pending(settings: TournamentSettings, directory: Path, manifest: dict[
 
         bar = tqdm(total=settings.deals, initial=done_deals, unit="deal", desc="duplicate deals",
                    dynamic_ncols=True, smoothing=0.1)
+    if pending:
+        _prepare_announced(settings, bar)
     runner = RUNNERS[backend](settings, pending, workers, address)
     try:
         for chunk, table in runner:

@@ -61,6 +61,7 @@ from cardlab.cfr.mccfr import _sample
 from cardlab.cfr.policy import PolicyTable, game_identity
 from cardlab.core.bitboard import cards_in, popcount
 from cardlab.core.cards import JACK, NINE, SUIT_MASKS
+from cardlab.core.interrupt import quiet_worker
 from cardlab.core.layout import DEALER, DECK, PHASE, TO_MOVE
 from cardlab.core.rng import derive_seed, make_stream, random_below
 from cardlab.games import game_spec, kernels
@@ -530,7 +531,7 @@ class BiddingSolver:
         """A pool of ``workers`` processes, forked after compiling so none compiles again."""
         run_iterations(self.kernel_id, self._initial, tuple(a.copy() for a in self.table),
                        make_stream(0), 0, 1, self.fine)
-        return multiprocessing.get_context("fork").Pool(self.workers)
+        return multiprocessing.get_context("fork").Pool(self.workers, initializer=quiet_worker)
 
     def average_policy(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Key -> (actions, average probabilities) of every set met, in slot order."""
@@ -575,9 +576,14 @@ class BiddingSolver:
             raise ValueError(f"the saved run had {len(arrays['streams'])} workers, not "
                              f"{self.workers}")
         capacity = len(self.table[0])
-        slots = arrays["slots"]
+        slots, counts = np.asarray(arrays["slots"], dtype=np.int64), np.asarray(arrays["counts"])
         if len(slots) and slots.max() >= capacity:
             raise ValueError(f"the saved run's table is larger than capacity {capacity}")
+        if (any(len(arrays[name]) != len(slots) for name in ("keys", "counts", "entry_actions", "regrets",
+                                                             "cumulative"))
+                or len(slots) and (slots.min() < 0 or len(np.unique(slots)) != len(slots)
+                                   or counts.min() < 1 or counts.max() > MAX_ACTIONS)):
+            raise ValueError("the saved run's table is inconsistent (sizes, slots or counts out of range)")
         keys, counts, actions, regrets, cumulative, used = self.table
         for target in (keys, counts, actions, regrets, cumulative):
             target[:] = 0

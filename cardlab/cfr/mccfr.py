@@ -325,6 +325,12 @@ class MCCFRSolver:
         if used > len(self.regrets):
             raise ValueError(f"checkpoint needs {used} table entries, the solver has "
                              f"{len(self.regrets)}")
+        starts, count = np.asarray(arrays["starts"], dtype=np.int64), np.asarray(arrays["count"])
+        if (any(len(arrays[name]) != used for name in ("count", "entry_actions", "cumulative"))
+                or len(arrays["keys"]) != len(starts)
+                or len(starts) and (starts.min() < 0 or starts.max() >= used or (count[starts] < 1).any()
+                                    or (starts + count[starts] > used).any())):
+            raise ValueError("the checkpoint's table entries are inconsistent (sizes or starts out of range)")
         self._index = _new_index()
         _fill_index(self._index, arrays["keys"].astype(np.uint64), arrays["starts"])
         for name, target in (("count", self._count), ("entry_actions", self._actions),

@@ -12,9 +12,13 @@ state to resume from (any other arrays: ``regrets``, ``cumulative``, ...), and
 ``metadata``: a JSON text with ``format``, ``version``, ``game``,
 ``parameters``, ``naming``, ``solver``, ``iterations``, ``commit`` (of the
 code that trained it) and ``checksum`` (SHA-256 of the arrays). A policy
-loaded for a game is refused (``ValueError``) if it was trained on another
-game or other parameters, and so is a file that is not such a policy or whose
-arrays do not match their checksum.
+loaded for a game is refused (``ValueError``, naming the parameter that
+differs) if it was trained on another game or other parameters, and so is a
+file that is not such a policy or whose arrays do not match their checksum.
+A file is a user's, and a checksum anyone can recompute: every array is
+checked too (types, shapes, offsets rising from 0, action ids, probabilities
+in [0, 1] summing to 1 in each set), and nothing in it is ever unpickled.
+Saving is atomic: a kill while writing leaves the old file whole.
 """
 
 from __future__ import annotations
@@ -32,11 +36,14 @@ import pyspiel
 from open_spiel.python import policy as openspiel_policy
 
 from cardlab.cfr.tree import GameTree
+from cardlab.core.files import write_atomically
 
 FORMAT = "cardlab-cfr-policy"
 VERSION = 1
 NAMINGS = ("string", "key")
 _TABLE_ARRAYS = ("names", "offsets", "actions", "probabilities")
+#: How far a set's probabilities may sum from 1 (they are normalized in float64).
+SUM_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -101,13 +108,53 @@ def game_identity(game: pyspiel.Game) -> dict[str, Any]:
 
 
 def check_game(metadata: dict[str, Any], game: pyspiel.Game) -> None:
-    """``ValueError`` unless the policy of ``metadata`` was trained on ``game`` with its parameters."""
+    """``ValueError`` unless the policy of ``metadata`` was trained on ``game`` with its parameters;
+    the message names the game, or each parameter, that differs."""
     wanted = game_identity(game)
-    trained = {"game": metadata.get("game"), "parameters": metadata.get("parameters")}
-    if trained != wanted:
-        raise ValueError(f"policy was trained on {trained['game']} with parameters "
-                         f"{trained['parameters']}, not on {wanted['game']} with parameters "
-                         f"{wanted['parameters']}")
+    trained_game, trained = metadata.get("game"), metadata.get("parameters")
+    if trained_game != wanted["game"]:
+        raise ValueError(f"policy was trained on {trained_game}, not on {wanted['game']}")
+    if not isinstance(trained, dict):
+        raise ValueError(f"policy file names no parameters of {trained_game}")
+    now = wanted["parameters"]
+    differ = sorted(key for key in set(trained) | set(now) if trained.get(key, None) != now.get(key, None))
+    if differ:
+        def shown(values: dict[str, Any]) -> str:
+            return ", ".join(f"{key}={json.dumps(values[key])}" if key in values else f"no {key}"
+                             for key in differ)
+        raise ValueError(f"policy was trained on {trained_game} with {shown(trained)}, not with "
+                         f"{shown(now)} (its other parameters agree)")
+
+
+def _table_problem(arrays: dict[str, np.ndarray], game: pyspiel.Game | None) -> str | None:
+    """What is wrong with a policy file's table, or None: kinds, shapes, offsets, actions, probabilities."""
+    names, offsets, actions, probabilities = (arrays[name] for name in _TABLE_ARRAYS)
+    if names.ndim != 1 or names.dtype.kind != "U":
+        return "names must be a list of texts"
+    for name, array, kinds in (("offsets", offsets, "iu"), ("actions", actions, "iu"),
+                               ("probabilities", probabilities, "f")):
+        if array.ndim != 1 or array.dtype.kind not in kinds:
+            return f"{name} must be a list of {'numbers' if kinds == 'f' else 'integers'}"
+    if len(offsets) != len(names) + 1 or len(probabilities) != len(actions):
+        return "arrays have inconsistent sizes"
+    if offsets[0] != 0 or offsets[-1] != len(actions) or (np.diff(offsets) < 1).any():
+        return "offsets must rise from 0 to the number of actions, at least one action per set"
+    if len(set(names.tolist())) != len(names):
+        return "names an information set twice"
+    most = game.num_distinct_actions() if game is not None else np.iinfo(np.int64).max
+    if len(actions) and (actions.min() < 0 or actions.max() >= most):
+        return f"has action ids outside 0..{most - 1}"
+    if not np.isfinite(probabilities).all() or (probabilities < 0).any() or (probabilities > 1).any():
+        return "probabilities must be numbers in [0, 1]"
+    if len(names):
+        sums = np.add.reduceat(probabilities, offsets[:-1])
+        worst = int(np.argmax(np.abs(sums - 1)))
+        if abs(sums[worst] - 1) > SUM_TOLERANCE:
+            return f"probabilities of information set {worst} sum to {sums[worst]:.6g}, not 1"
+        sets = np.repeat(np.arange(len(names)), np.diff(offsets))
+        if len(np.unique(np.stack([sets, actions]), axis=1)[0]) != len(actions):
+            return "names an action twice in one information set"
+    return None
 
 
 def policy_table(tree: GameTree, probabilities: np.ndarray, game: pyspiel.Game,
@@ -147,53 +194,57 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
 
 
 def save_policy(table: PolicyTable, path: str | Path) -> Path:
-    """Write ``table`` (and its solver state, if any) to ``path`` (``.npz``); returns the path."""
+    """Write ``table`` (and its solver state, if any) to ``path`` (``.npz``) atomically; returns the path."""
     arrays = {"names": np.asarray(table.names, dtype=np.str_), "offsets": table.offsets,
               "actions": table.actions, "probabilities": table.probabilities,
               **table.solver_state}
     metadata = {"format": FORMAT, "version": VERSION, "commit": code_commit(),
                 **table.metadata, "checksum": _checksum(arrays)}
-    path = Path(path)
     # Compressed: a sampling solver's state is mostly empty table slots (a bidding policy: 3.6 MB
     # plain, 0.6 MB compressed). Through a file object, or savez would append .npz to the name.
-    with path.open("wb") as out:
-        np.savez_compressed(out, metadata=np.asarray(json.dumps(metadata, sort_keys=True)), **arrays)
-    return path
+    return write_atomically(path, lambda out: np.savez_compressed(
+        out, metadata=np.asarray(json.dumps(metadata, sort_keys=True)), **arrays))
 
 
 def load_policy(path: str | Path, game: pyspiel.Game | None = None) -> PolicyTable:
-    """Read a policy file; with ``game``, refuse one trained on another game or parameters."""
+    """Read a policy file, every array checked; with ``game``, refuse one trained on another game or
+    parameters. Any fault is a one-line ``ValueError`` naming the file."""
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
     except FileNotFoundError:
         raise ValueError(f"{path}: no such policy file") from None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        raise ValueError(f"{path}: not a readable policy file ({error})") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: a directory, not a policy file") from None
+    except ValueError as error:  # numpy's own words would suggest unpickling, which cardlab never does
+        what = "holds Python objects" if "pickle" in str(error) else f"is damaged ({error})"
+        raise ValueError(f"{path}: not a readable policy file (it {what})") from None
+    except (OSError, EOFError, zipfile.BadZipFile, RuntimeError) as error:
+        raise ValueError(f"{path}: not a readable policy file ({type(error).__name__})") from None
     try:
         metadata = json.loads(str(arrays.pop("metadata")))
-    except (KeyError, json.JSONDecodeError):
+    except (KeyError, RecursionError, json.JSONDecodeError):
         raise ValueError(f"{path}: not a cardlab policy file (no metadata)") from None
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"{path}: not a cardlab policy file (format {metadata!r:.60})")
     if metadata.get("version") != VERSION:
-        raise ValueError(f"{path}: policy file version {metadata.get('version')}, "
+        raise ValueError(f"{path}: policy file version {metadata.get('version')!r:.20}, "
                          f"this cardlab reads version {VERSION}")
     missing = [name for name in _TABLE_ARRAYS if name not in arrays]
     if missing or metadata.get("naming") not in NAMINGS:
         raise ValueError(f"{path}: policy file lacks {missing or 'its naming'}")
     if _checksum(arrays) != metadata.get("checksum"):
         raise ValueError(f"{path}: policy file is corrupt (its arrays do not match their checksum)")
-    offsets = arrays["offsets"]
-    if (offsets.ndim != 1 or len(offsets) != len(arrays["names"]) + 1
-            or offsets[-1] != len(arrays["actions"]) != len(arrays["probabilities"])):
-        raise ValueError(f"{path}: policy file arrays have inconsistent sizes")
     if game is not None:
         try:
             check_game(metadata, game)
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
+    problem = _table_problem(arrays, game)
+    if problem is not None:
+        raise ValueError(f"{path}: policy file {problem}")
     solver_state = {name: array for name, array in arrays.items() if name not in _TABLE_ARRAYS}
-    return PolicyTable(tuple(str(name) for name in arrays["names"]), offsets, arrays["actions"],
-                       arrays["probabilities"], metadata, solver_state)
+    return PolicyTable(tuple(str(name) for name in arrays["names"]), arrays["offsets"].astype(np.int64),
+                       arrays["actions"].astype(np.int64), arrays["probabilities"].astype(np.float64),
+                       metadata, solver_state)

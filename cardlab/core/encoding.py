@@ -2,11 +2,22 @@
 
 Seats are written relative to the observer (0 = self, 1 = next, ...), so one
 network serves every seat.
+
+Every entry of a tensor is a flag (0 or 1) or a *ratio*, a count over a
+fixed divisor (points over the points of a hand, asks over the most asks),
+written by :func:`put_ratio`. The same encoder fills a float32 tensor (the
+OpenSpiel one: each ratio divided) or a *compact* integer one (each ratio's
+count alone, as the RL environments return it): dividing the compact tensor
+by the divisor of each entry (``ratio_divisors`` of each game's observation
+module, 1 for a flag) gives the float32 tensor bit for bit, since both divide
+the same integers in double precision before rounding to float32.
 """
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
 
 from cardlab.core.bitboard import lowest_card
 from cardlab.core.layout import DEALER, DEALING, GAME_OVER_PHASE, PHASE, TO_MOVE
@@ -77,3 +88,40 @@ def mark_turn(out, offset, s, player, num_phases, num_players=4):
     offset = mark_dealer_and_mover(out, offset, s, player, num_players)
     out[offset + s[PHASE]] = 1.0
     return offset + num_phases
+
+
+def put_ratio(out, index, count, divisor):
+    """``out[index] = count / divisor`` in a float tensor; ``count`` alone in a compact integer one."""
+    if np.issubdtype(out.dtype, np.integer):
+        out[index] = count
+    else:
+        out[index] = count / divisor
+
+
+@overload(put_ratio, inline="always")
+def _put_ratio(out, index, count, divisor):
+    if isinstance(out.dtype, types.Integer):
+        def put_count(out, index, count, divisor):
+            out[index] = count
+        return put_count
+
+    def put_quotient(out, index, count, divisor):
+        out[index] = count / divisor
+    return put_quotient
+
+
+def piece_starts(pieces: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    """Where each named piece of a tensor starts."""
+    starts, offset = {}, 0
+    for name, size in pieces:
+        starts[name] = offset
+        offset += size
+    return starts
+
+
+def ratio_divisors(size: int, ratios: dict[int, float]) -> np.ndarray:
+    """The divisor of every entry of a tensor of ``size`` entries: ``ratios[index]``, else 1 (a flag)."""
+    divisors = np.ones(size, dtype=np.float64)
+    for index, divisor in ratios.items():
+        divisors[index] = divisor
+    return divisors

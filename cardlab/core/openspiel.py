@@ -73,7 +73,10 @@ class GameView:
     ``hidden_action(world, replay, action)`` the action a player took in
     ``world`` where the drawn-from history took ``action`` unseen
     (Twenty-Eight's face-down indicator, Kaiser's kitty discards; default:
-    none are hidden).
+    none are hidden). ``tensor_divisors(array, perfect_recall)`` is the divisor
+    of each entry of the tensor (:mod:`cardlab.core.encoding`): what turns the
+    compact integer tensor the same ``encode`` fills into the float32 one;
+    ``piece_meanings`` says in words what each named piece holds.
     """
 
     describe: Callable[[np.ndarray, int | None, bool], str]
@@ -83,6 +86,8 @@ class GameView:
     information_state_key: Callable[[np.ndarray, np.ndarray, int], int]
     next_deal_cards: Callable[[np.ndarray, np.ndarray], int] = None  # type: ignore[assignment]
     hidden_action: Callable[[np.ndarray, np.ndarray, int], int] | None = None
+    tensor_divisors: Callable[[np.ndarray, bool], np.ndarray] | None = None
+    piece_meanings: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.next_deal_cards is None:

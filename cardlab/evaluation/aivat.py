@@ -261,7 +261,7 @@ def redraw_hand(receivers, stages, first_stage, revealed, seat, upto, stream, dr
 
 
 @njit(cache=True)
-def play_out(game, world, x, action, seat_agents, kinds, options, policies, stream, scratch, out):
+def play_out(game, allowed, world, x, action, seat_agents, kinds, options, policies, stream, scratch, out):
     """One play-out's returns from ``world`` (after ``action`` if it is >= 0), into ``out``.
 
     Each seat plays as its agent where that is cheap and its move's distribution is
@@ -281,7 +281,7 @@ def play_out(game, world, x, action, seat_agents, kinds, options, policies, stre
             agent = seat_agents[player]
             kind = kinds[agent]
             if kind == native.RANDOM or kind == native.RULES or kind == native.CFR_BIDDING:  # PLAYED_OUT
-                move = native.seat_action(game, agent, kinds, options, policies, x, stream, scratch)
+                move = native.seat_action(game, allowed, agent, kinds, options, policies, x, stream, scratch)
             else:
                 move = kernels.rules_action(game, x, stream)
         kernels.apply_action(game, x, move)
@@ -290,8 +290,9 @@ def play_out(game, world, x, action, seat_agents, kinds, options, policies, stre
 
 # ---- one game's correction ------------------------------------------------------------
 @njit(cache=True)
-def game_correction(game, initial, actions, known_steps, known_offsets, known_actions, known_probabilities,
-                    seat_agents, kinds, options, policies, samples, seed, correction, fallbacks):
+def game_correction(game, allowed, initial, actions, known_steps, known_offsets, known_actions,
+                    known_probabilities, seat_agents, kinds, options, policies, samples, seed, correction,
+                    fallbacks):
     """The sum of one game's AIVAT terms, per seat, into ``correction`` (see the module docstring).
 
     ``known_steps[m]`` is a step of ``actions`` whose move was drawn from a known
@@ -345,7 +346,8 @@ def game_correction(game, initial, actions, known_steps, known_offsets, known_ac
                 native.seed_stream(play_stream, derive_seed(event, samples + m))
                 draw_world(game, initial, actions, movers, receivers, stages, first_stage, after, j, stream,
                            world, drawn, fallbacks)
-                play_out(game, world, x, -1, seat_agents, kinds, options, policies, play_stream, legal, out)
+                play_out(game, allowed, world, x, -1, seat_agents, kinds, options, policies, play_stream,
+                         legal, out)
                 for q in range(num_players):
                     mean_with[q] += out[q]
                 paired = False
@@ -358,7 +360,8 @@ def game_correction(game, initial, actions, known_steps, known_offsets, known_ac
                     draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, j,
                                stream, world, drawn, fallbacks)
                 native.seed_stream(play_stream, derive_seed(event, samples + m))
-                play_out(game, world, x, -1, seat_agents, kinds, options, policies, play_stream, legal, out)
+                play_out(game, allowed, world, x, -1, seat_agents, kinds, options, policies, play_stream,
+                         legal, out)
                 for q in range(num_players):
                     mean_with[q] -= out[q]
             for q in range(num_players):
@@ -381,15 +384,15 @@ def game_correction(game, initial, actions, known_steps, known_offsets, known_ac
                                stream, world, drawn, fallbacks)
                     play_seed = derive_seed(event, samples + m)
                     native.seed_stream(play_stream, play_seed)
-                    play_out(game, world, x, actions[j], seat_agents, kinds, options, policies, play_stream,
-                             legal, out)
+                    play_out(game, allowed, world, x, actions[j], seat_agents, kinds, options, policies,
+                             play_stream, legal, out)
                     for q in range(num_players):
                         mean_with[q] += out[q]
                     for k in range(low, high):
                         if known_probabilities[k] > 0.0:
                             native.seed_stream(play_stream, play_seed)
-                            play_out(game, world, x, known_actions[k], seat_agents, kinds, options, policies,
-                                     play_stream, legal, out)
+                            play_out(game, allowed, world, x, known_actions[k], seat_agents, kinds, options,
+                                     policies, play_stream, legal, out)
                             for q in range(num_players):
                                 mean_with[q] -= known_probabilities[k] * out[q]
                 for q in range(num_players):
@@ -399,7 +402,7 @@ def game_correction(game, initial, actions, known_steps, known_offsets, known_ac
 
 
 @njit(cache=True)
-def corrections(game, initial, actions, offsets, deal_seeds, known_game_offsets, known_steps,
+def corrections(game, allowed, initial, actions, offsets, deal_seeds, known_game_offsets, known_steps,
                 known_offsets, known_actions, known_probabilities, seat_agents, kinds, options, policies,
                 samples):
     """Every game's correction per seat (game g: ``actions[offsets[g]:offsets[g + 1]]``, the agent at
@@ -414,9 +417,10 @@ def corrections(game, initial, actions, offsets, deal_seeds, known_game_offsets,
     for g in range(num_games):
         low, high = known_game_offsets[g], known_game_offsets[g + 1]
         first, last = known_offsets[low], known_offsets[high]
-        terms[g] = game_correction(game, initial, actions[offsets[g]:offsets[g + 1]], known_steps[low:high],
-                                   known_offsets[low:high + 1] - first, known_actions[first:last],
-                                   known_probabilities[first:last], seat_agents[g], kinds, options, policies,
+        terms[g] = game_correction(game, allowed, initial, actions[offsets[g]:offsets[g + 1]],
+                                   known_steps[low:high], known_offsets[low:high + 1] - first,
+                                   known_actions[first:last], known_probabilities[first:last], seat_agents[g],
+                                   kinds, options, policies,
                                    samples, derive_seed(deal_seeds[g], STREAM_TAG), row, fallbacks)
         out[g] = row
     return out, terms, fallbacks[0]
@@ -499,8 +503,9 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
     offsets = actions.offsets.to_numpy().astype(np.int64)
     history = actions.flatten().to_numpy().astype(np.int64)
     seeds = table.column("deal_seed").to_numpy().astype(np.uint64)
-    out, terms, fallbacks = corrections(spec.kernel_id, initial, history, offsets, seeds, *_known(table),
-                                        seat_agents, kinds, options, policies, samples)
+    allowed = native.agent_kinds(kinds[kinds >= 0])
+    out, terms, fallbacks = corrections(spec.kernel_id, allowed, initial, history, offsets, seeds,
+                                        *_known(table), seat_agents, kinds, options, policies, samples)
     return out, terms, int(fallbacks), notes
 
 

@@ -62,14 +62,15 @@ def representative_states(game, initial, tree):
 
 
 @njit(cache=True)
-def tabular_behaviour(game, states, offsets, infoset_actions, kinds, options, policies):
+def tabular_behaviour(game, allowed, states, offsets, infoset_actions, kinds, options, policies):
     """The agent's behaviour policy at each information set (per-action slots of the tree), or a
     negative first slot where its distribution is not known exactly."""
     policy = np.zeros(offsets[-1], dtype=np.float64)
     actions = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     probabilities = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.float64)
     for i in range(len(offsets) - 1):
-        n = native.behaviour_policy(game, 0, kinds, options, policies, states[i], actions, probabilities)
+        n = native.behaviour_policy(game, allowed, 0, kinds, options, policies, states[i], actions,
+                                    probabilities)
         if n < 0:
             policy[offsets[i]] = -1.0
             return policy
@@ -105,8 +106,8 @@ def agent_policy_table(game: pyspiel.Game, tree: GameTree, agent: AgentSpec,
     """``agent``'s behaviour policy over ``tree``; ``ValueError`` if its distribution is not known."""
     responder = make_responder(game, agent)
     arrays = tree.arrays
-    policy = tabular_behaviour(responder.game_id, states, arrays.infoset_offset, arrays.infoset_actions,
-                               responder.kinds, responder.options, responder.policies)
+    policy = tabular_behaviour(responder.game_id, responder.allowed, states, arrays.infoset_offset,
+                               arrays.infoset_actions, responder.kinds, responder.options, responder.policies)
     if policy[0] < 0 or np.any(policy < 0):
         raise ValueError(f"{agent.text()!r} has no exactly known action distribution (only random, "
                          f"rules and cfr-bidding do); its exact best response cannot be computed")
@@ -128,9 +129,9 @@ def check_against_best_response(game: pyspiel.Game, agent: AgentSpec, options: d
         mine = np.flatnonzero(arrays.infoset_player == seat)
         alone = np.zeros(game.num_players(), dtype=np.bool_)
         alone[seat] = True
-        chosen = respond_at_states(responder.game_id, states[mine], np.full(len(mine), seat), alone,
-                                   responder.kinds, responder.options, responder.policies, responder.row,
-                                   seed + seat)
+        chosen = respond_at_states(responder.game_id, responder.allowed, states[mine],
+                                   np.full(len(mine), seat), alone, responder.kinds, responder.options,
+                                   responder.policies, responder.row, seed + seat)
         mixed = policy.copy()
         for infoset, action in zip(mine, chosen, strict=True):
             low, high = arrays.infoset_offset[infoset], arrays.infoset_offset[infoset + 1]

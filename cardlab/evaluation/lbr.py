@@ -88,11 +88,17 @@ ILLEGAL_ACTION = native.ILLEGAL_ACTION
 
 # ---- the responder's decision ---------------------------------------------------------
 @njit(cache=True)
-def agent_move(game, s, kinds, options, policies, model, stream, scratch, actions, probabilities):
-    """The agent's move at ``s``: its own action with ``stream``, or a draw from its distribution."""
+def agent_move(game, allowed, s, kinds, options, policies, model, stream, scratch, actions, probabilities):
+    """The agent's move at ``s``: its own action with ``stream``, or a draw from its distribution.
+
+    ``allowed`` is :func:`cardlab.arena.native.agent_kinds` of the tables' kinds. -1 for a kind
+    outside it.
+    """
     if model == AGENT_POLICY:
-        n, _ = native.agent_policy(game, AGENT, kinds, options, policies, s, stream, actions,
+        n, _ = native.agent_policy(game, allowed, AGENT, kinds, options, policies, s, stream, actions,
                                    probabilities)
+        if n < 0:
+            return -1
         target = random_unit(stream)
         total = 0.0
         for i in range(n):
@@ -100,11 +106,11 @@ def agent_move(game, s, kinds, options, policies, model, stream, scratch, action
             if target < total:
                 return actions[i]
         return actions[n - 1]
-    return native.seat_action(game, AGENT, kinds, options, policies, s, stream, scratch)
+    return native.seat_action(game, allowed, AGENT, kinds, options, policies, s, stream, scratch)
 
 
 @njit(cache=True)
-def rollout(game, x, responders, kinds, options, policies, row, stream, legal, scratch, actions,
+def rollout(game, allowed, x, responders, kinds, options, policies, row, stream, legal, scratch, actions,
             probabilities, seat_returns):
     """Play ``x`` out: the agent's next ``agent_moves`` moves its own, then the continuation policy.
 
@@ -123,15 +129,17 @@ def rollout(game, x, responders, kinds, options, policies, row, stream, legal, s
         elif responders[player]:
             action = search.policy_action(game, x, continuation, stream, legal)
         else:
-            action = agent_move(game, x, kinds, options, policies, model, stream, scratch, actions,
-                                probabilities)
+            action = agent_move(game, allowed, x, kinds, options, policies, model, stream, scratch,
+                                actions, probabilities)
+            if action < 0:  # a kind the tables' loop does not play: the rest is the continuation's
+                break
             left -= 1
         kernels.apply_action(game, x, action)
     search.rollout(game, x, continuation, 0, stream, legal, seat_returns)
 
 
 @njit(cache=True)
-def respond(game, s, seat, responders, kinds, options, policies, row, stream):
+def respond(game, allowed, s, seat, responders, kinds, options, policies, row, stream):
     """The local best response's action for ``seat`` at ``s`` (see the module docstring).
 
     ``responders[q]`` is True for the seats the responders hold; the agent of
@@ -160,8 +168,8 @@ def respond(game, s, seat, responders, kinds, options, policies, row, stream):
                 copy_state(x, world)
                 kernels.apply_action(game, x, choices[i])
                 native.seed_stream(rollout_stream, start)
-                rollout(game, x, responders, kinds, options, policies, row, rollout_stream, buffer,
-                        scratch, actions, probabilities, seat_returns)
+                rollout(game, allowed, x, responders, kinds, options, policies, row, rollout_stream,
+                        buffer, scratch, actions, probabilities, seat_returns)
                 values[i] += weight * seat_returns[seat]
     best = 0
     for i in range(1, n):
@@ -171,19 +179,20 @@ def respond(game, s, seat, responders, kinds, options, policies, row, stream):
 
 
 @njit(cache=True)
-def respond_at_states(game, states, seats, responders, kinds, options, policies, row, seed):
+def respond_at_states(game, allowed, states, seats, responders, kinds, options, policies, row, seed):
     """:func:`respond` at each of ``states`` for ``seats[i]``, with stream ``derive_seed(seed, i)``."""
     chosen = np.empty(states.shape[0], dtype=np.int64)
     stream = np.zeros(1, dtype=np.uint64)
     for i in range(states.shape[0]):
         native.seed_stream(stream, derive_seed(seed, i))
-        chosen[i] = respond(game, states[i], seats[i], responders, kinds, options, policies, row, stream)
+        chosen[i] = respond(game, allowed, states[i], seats[i], responders, kinds, options, policies, row,
+                            stream)
     return chosen
 
 
 # ---- deals against the agent ------------------------------------------------------------
 @njit(cache=True)
-def play_deals(game, initial, deal_seeds, responders, kinds, options, policies, row):
+def play_deals(game, allowed, initial, deal_seeds, responders, kinds, options, policies, row):
     """Every deal of ``deal_seeds`` once per seating, the responders at ``responders[k]`` in seating k.
 
     Seeds as the arena's compiled loop (:func:`cardlab.arena.native.play_games`).
@@ -220,12 +229,12 @@ def play_deals(game, initial, deal_seeds, responders, kinds, options, policies, 
             else:
                 start = cpu_ns()
                 if responders[seating, player]:
-                    action = respond(game, s, player, responders[seating], kinds, options, policies, row,
-                                     streams[player])
+                    action = respond(game, allowed, s, player, responders[seating], kinds, options,
+                                     policies, row, streams[player])
                     responder_seconds[g] += (cpu_ns() - start) * 1e-9
                     responder_decisions[g] += 1
                 else:
-                    action = native.seat_action(game, AGENT, kinds, options, policies, s,
+                    action = native.seat_action(game, allowed, AGENT, kinds, options, policies, s,
                                                 streams[player], scratch)
                     agent_seconds[g] += (cpu_ns() - start) * 1e-9
                 legal_choice = False
@@ -252,6 +261,7 @@ class Responder:
     game: pyspiel.Game
     game_id: int
     agent: AgentSpec
+    allowed: int  # the kinds the kernels are compiled for (:func:`cardlab.arena.native.agent_kinds`)
     kinds: np.ndarray
     options: np.ndarray
     policies: tuple[np.ndarray, ...]
@@ -282,8 +292,8 @@ def make_responder(game: pyspiel.Game, agent: AgentSpec, options: dict[str, Any]
                          f"cfr-bidding with play=rules) and its compiled options; got {agent.text()!r}")
     kinds, rows, policies = native_tables([agent], game)
     resolved = OPTIONS.resolve(dict(options or {}))
-    return Responder(game, spec.kernel_id, agent, kinds, rows, policies, resolved.row(),
-                     dict(resolved))
+    return Responder(game, spec.kernel_id, agent, native.agent_kinds(kinds), kinds, rows, policies,
+                     resolved.row(), dict(resolved))
 
 
 @dataclass
@@ -346,8 +356,8 @@ def _play_chunk(task: tuple[str, dict[str, Any], AgentSpec, dict[str, Any], int,
     seatings = responder.team_seatings()
     seeds = native.deal_seeds(seed, first, stop)
     status, returns, responder_seconds, agent_seconds, decisions = play_deals(
-        responder.game_id, responder.initial, seeds, seatings, responder.kinds, responder.options,
-        responder.policies, responder.row)
+        responder.game_id, responder.allowed, responder.initial, seeds, seatings, responder.kinds,
+        responder.options, responder.policies, responder.row)
     if status[0] != native.OK:
         _, g, seat, action = (int(x) for x in status)
         raise RuntimeError(f"agent {agent.text()!r} chose illegal action {action} at seat {seat} in deal "

@@ -1,9 +1,13 @@
 """One numba entry point per engine operation, for code that works over every game.
 
-Search (ISMCTS), compiled tournament loops and batched playouts are written
-once, against these kernels, with the game passed as a small integer. The
-branch on the game id costs nothing next to the work it selects, and unlike
-functions passed as arguments it keeps numba's on-disk cache working.
+Search (ISMCTS), compiled tournament loops, the RL environments and batched
+playouts are written once, against these kernels, with the game passed as a
+small integer. Each kernel is a table from game id to the game's own kernel
+(:func:`cardlab.core.specialize.by_key`): the game ids below are
+:class:`~cardlab.core.specialize.LiteralInt`, so code called with one is
+compiled for that game alone, and numba never compiles the other games'
+rules into a Kaiser tournament. Unlike functions passed as arguments, this
+keeps numba's on-disk cache working.
 
 Every kernel takes the game id and the engine state array of that game.
 """
@@ -14,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core import infostate, layout
+from cardlab.core.specialize import LiteralInt, by_key
 from cardlab.games.kaiser import engine as kaiser_engine
 from cardlab.games.kaiser import observation as kaiser_observation
 from cardlab.games.kaiser import sampling as kaiser_sampling
@@ -29,14 +34,17 @@ from cardlab.games.twenty_eight import sampling as twenty_eight_sampling
 from cardlab.games.twenty_eight import strategy as twenty_eight_strategy
 
 #: Kernel ids of the games (each game's spec names its own: ``GameSpec.kernel_id``).
-KAISER = 0
-TWENTY_EIGHT = 1
-LITERATURE = 2
+KAISER = LiteralInt(0)
+TWENTY_EIGHT = LiteralInt(1)
+LITERATURE = LiteralInt(2)
 #: Edge id for a choice the observer cannot see (every action id is below it).
 HIDDEN_ACTION = 4095
 #: The largest number of legal actions any state of any game can have.
 MAX_LEGAL_ACTIONS = 1100
 
+
+def _per_game(name: str, kaiser, twenty_eight, literature, fallback=None):
+    return by_key(name, {KAISER: kaiser, TWENTY_EIGHT: twenty_eight, LITERATURE: literature}, fallback)
 
 
 @njit(cache=True)
@@ -45,80 +53,55 @@ def current_player(game, s):
     return layout.current_player(s)
 
 
-@njit(cache=True)
-def legal_actions(game, s, out):
-    if game == TWENTY_EIGHT:
-        return twenty_eight_engine.legal_actions(s, out)
-    if game == LITERATURE:
-        return literature_engine.legal_actions(s, out)
-    return kaiser_engine.legal_actions(s, out)
+legal_actions = _per_game("legal_actions", kaiser_engine.legal_actions, twenty_eight_engine.legal_actions,
+                          literature_engine.legal_actions)
+apply_action = _per_game("apply_action", kaiser_engine.apply_action, twenty_eight_engine.apply_action,
+                         literature_engine.apply_action)
+returns = _per_game("returns", kaiser_engine.returns, twenty_eight_engine.returns, literature_engine.returns)
+#: :func:`apply_action` in a playout of uniformly random moves: the same game, without
+#: the bookkeeping only a reasoning player reads (Literature's event log and knowledge).
+#: The state's record is then stale: only the rules (legal actions, returns, the
+#: static evaluation) may read it afterwards.
+apply_in_random_playout = _per_game("apply_in_random_playout", kaiser_engine.apply_action,
+                                    twenty_eight_engine.apply_action, literature_engine.apply_unrecorded)
 
 
 @njit(cache=True)
-def apply_action(game, s, action):
-    if game == TWENTY_EIGHT:
-        twenty_eight_engine.apply_action(s, action)
-    elif game == LITERATURE:
-        literature_engine.apply_action(s, action)
-    else:
-        kaiser_engine.apply_action(s, action)
-
-
-@njit(cache=True)
-def apply_in_random_playout(game, s, action):
-    """:func:`apply_action` in a playout of uniformly random moves: the same game, without
-    the bookkeeping only a reasoning player reads (Literature's event log and knowledge).
-
-    The state's record is then stale: only the rules (legal actions, returns, the
-    static evaluation) may read it afterwards.
-    """
-    if game == LITERATURE:
-        literature_engine.apply_unrecorded(s, action)
-    else:
-        apply_action(game, s, action)
-
-
-@njit(cache=True)
-def random_playout(game, s, stream, legal):
-    """Play ``s`` to its end with uniformly random moves, the game chosen once, not at every move.
-
-    The moves are those of :func:`random_action` and :func:`apply_action` in turn.
-    Returns False, having played nothing, for a game whose random rollouts may stop
-    early at its static evaluation (Literature: the caller plays move by move).
-    """
-    if game == KAISER:
-        kaiser_engine.play_out_randomly(s, stream, legal)
-        return True
-    if game == TWENTY_EIGHT:
-        twenty_eight_engine.play_out_randomly(s, stream, legal)
-        return True
+def _no_playout_loop(s, stream, legal):
     return False
 
 
-@njit(cache=True, inline="always")
-def rules_playout(game, s):
-    """Play ``s`` on with the rule-based player as far as one call of the game's own loop
-    goes (Kaiser and Twenty-Eight: the card play), the game chosen once, not at every move.
-
-    The moves are those of :func:`rules_action` and :func:`apply_action` in turn. Returns
-    the moves made: 0 where the game has no such loop (the caller plays move by move).
-    Inlined, so a game without one pays a comparison per move, not a counted call.
-    """
-    if game == TWENTY_EIGHT:
-        return twenty_eight_strategy.play_cards_by_rules(s)
-    if game == KAISER:
-        return kaiser_strategy.play_cards_by_rules(s)
-    return 0
+@njit(cache=True)
+def _kaiser_random_playout(s, stream, legal):
+    kaiser_engine.play_out_randomly(s, stream, legal)
+    return True
 
 
 @njit(cache=True)
-def returns(game, s, out):
-    if game == TWENTY_EIGHT:
-        twenty_eight_engine.returns(s, out)
-    elif game == LITERATURE:
-        literature_engine.returns(s, out)
-    else:
-        kaiser_engine.returns(s, out)
+def _twenty_eight_random_playout(s, stream, legal):
+    twenty_eight_engine.play_out_randomly(s, stream, legal)
+    return True
+
+
+#: Play ``s`` to its end with uniformly random moves, the game chosen once, not at every move.
+#: The moves are those of :func:`random_action` and :func:`apply_action` in turn. Returns
+#: False, having played nothing, for a game whose random rollouts may stop early at its
+#: static evaluation (Literature: the caller plays move by move).
+random_playout = _per_game("random_playout", _kaiser_random_playout, _twenty_eight_random_playout,
+                           _no_playout_loop)
+
+
+@njit(cache=True, inline="always")
+def _no_rules_loop(s):
+    return 0
+
+
+#: Play ``s`` on with the rule-based player as far as one call of the game's own loop
+#: goes (Kaiser and Twenty-Eight: the card play). The moves are those of :func:`rules_action`
+#: and :func:`apply_action` in turn. Returns the moves made: 0 where the game has no such
+#: loop (the caller plays move by move).
+rules_playout = _per_game("rules_playout", kaiser_strategy.play_cards_by_rules,
+                          twenty_eight_strategy.play_cards_by_rules, _no_rules_loop)
 
 
 @njit(cache=True)
@@ -127,130 +110,170 @@ def num_players(game, s):
 
 
 @njit(cache=True)
-def utility_scale(game, s):
-    """A bound on |return|, to bring rewards near [-1, 1] for UCB."""
-    if game == TWENTY_EIGHT:
-        return 4.0  # game points: at most 3 won or 4 lost
-    if game == LITERATURE:  # every half-suit in play, at its value
-        total = 0
-        for h in range(HALF_SUIT_VALUES.shape[1]):
-            if s[literature_engine.STATUS + h] != literature_engine.VOID:
-                total += HALF_SUIT_VALUES[s[literature_engine.MAJOR_SETS_WORTH_TWO], h]
-        return float(total)
+def _twenty_eight_utility_scale(s):
+    return 4.0  # game points: at most 3 won or 4 lost
+
+
+@njit(cache=True)
+def _literature_utility_scale(s):
+    total = 0  # every half-suit in play, at its value
+    for h in range(HALF_SUIT_VALUES.shape[1]):
+        if s[literature_engine.STATUS + h] != literature_engine.VOID:
+            total += HALF_SUIT_VALUES[s[literature_engine.MAJOR_SETS_WORTH_TWO], h]
+    return float(total)
+
+
+@njit(cache=True)
+def _kaiser_utility_scale(s):
     if s[kaiser_engine.MATCH]:
         return 1.0
     return kaiser_engine.hand_utility_bound(s)
 
 
+#: A bound on |return|, to bring rewards near [-1, 1] for UCB.
+utility_scale = _per_game("utility_scale", _kaiser_utility_scale, _twenty_eight_utility_scale,
+                          _literature_utility_scale)
+
+
 @njit(cache=True)
-def random_action(game, s, stream, legal):
-    """A uniformly random legal action (``legal`` is scratch space for the games that need it)."""
-    if game == KAISER:
-        return kaiser_engine.random_action(s, stream, legal)
-    if game == TWENTY_EIGHT:
-        return twenty_eight_engine.random_action(s, stream, legal)
+def _literature_random_action(s, stream, legal):
     return literature_engine.random_action(s, stream)
 
 
-@njit(cache=True)
-def rules_action(game, s, stream):
-    if game == TWENTY_EIGHT:
-        return twenty_eight_strategy.rules_action(s, stream)
-    if game == LITERATURE:
-        return literature_strategy.rules_action(s, stream)
-    return kaiser_strategy.rules_action(s, stream)
+#: A uniformly random legal action (``legal`` is scratch space for the games that need it).
+random_action = _per_game("random_action", kaiser_engine.random_action, twenty_eight_engine.random_action,
+                          _literature_random_action)
+rules_action = _per_game("rules_action", kaiser_strategy.rules_action, twenty_eight_strategy.rules_action,
+                         literature_strategy.rules_action)
 
 
 @njit(cache=True)
-def expansion_scores(game, s, legal, n, out):
-    """The rule-based player's preference for each legal action, into ``out``.
+def _literature_expansion_scores(s, legal, n, out):
+    literature_strategy.action_scores(s, legal, n, out)
+    return True
 
-    Returns False for a game whose rule-based player only names its choice
-    (Kaiser, Twenty-Eight): search then tries that choice first, the rest at random.
-    """
-    if game == LITERATURE:
-        literature_strategy.action_scores(s, legal, n, out)
-        return True
+
+@njit(cache=True)
+def _no_expansion_scores(s, legal, n, out):
     return False
 
 
-@njit(cache=True)
-def dominant_action(game, s):
-    """An action known to be at least as good as every other for the player to move, or -1.
+#: The rule-based player's preference for each legal action, into ``out``. Returns False
+#: for a game whose rule-based player only names its choice (Kaiser, Twenty-Eight): search
+#: then tries that choice first, the rest at random.
+expansion_scores = _per_game("expansion_scores", _no_expansion_scores, _no_expansion_scores,
+                             _literature_expansion_scores)
 
-    Only provable cases: in a Literature claim, naming the seat a card is known
-    to be with (any other name loses the claim).
-    """
-    if game == LITERATURE:
-        return literature_strategy.certain_assignment(s)
+
+@njit(cache=True)
+def _no_dominant_action(s):
     return -1
 
 
-@njit(cache=True)
-def static_returns(game, s, out):
-    """A heuristic value of a non-terminal ``s`` into ``out``, for cut-off rollouts.
+#: An action known to be at least as good as every other for the player to move, or -1.
+#: Only provable cases: in a Literature claim, naming the seat a card is known to be with
+#: (any other name loses the claim).
+dominant_action = _per_game("dominant_action", _no_dominant_action, _no_dominant_action,
+                            literature_strategy.certain_assignment)
 
-    Returns False for a game without one (the rollout then plays to the end); a game
-    that has one says so in its spec (``GameSpec.has_static_evaluation``).
-    """
-    if game == LITERATURE:
-        literature_strategy.expected_returns(s, out)
-        return True
+
+@njit(cache=True)
+def _literature_static_returns(s, out):
+    literature_strategy.expected_returns(s, out)
+    return True
+
+
+@njit(cache=True)
+def _no_static_returns(s, out):
     return False
 
 
-@njit(cache=True)
-def resample(game, s, seat, stream):
-    """A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler."""
-    if game == TWENTY_EIGHT:
-        return twenty_eight_sampling.resample_hidden_hands(s, seat, stream)
-    if game == LITERATURE:
-        # The sampler can only fail on an inconsistent state; the true hands are then kept.
-        world, _ = literature_sampling.resample_hidden_hands(s, seat, stream,
-                                                              literature_sampling.RESAMPLE_DRAWS)
-        return world
-    return kaiser_sampling.resample_hidden_hands(s, seat, stream)
+#: A heuristic value of a non-terminal ``s`` into ``out``, for cut-off rollouts. Returns False
+#: for a game without one (the rollout then plays to the end); a game that has one says so in
+#: its spec (``GameSpec.has_static_evaluation``).
+static_returns = _per_game("static_returns", _no_static_returns, _no_static_returns,
+                           _literature_static_returns)
 
 
 @njit(cache=True)
-def bidding_mismatches(game, world, observer):
-    """Bids by the others in ``world`` that the game's rule-based player would not make."""
-    if game == TWENTY_EIGHT:
-        return twenty_eight_strategy.bidding_mismatches(world, observer)
-    if game == LITERATURE:
-        return 0  # no bidding: the knowledge constraints already carry what asks reveal
-    return kaiser_strategy.bidding_mismatches(world, observer)
+def _literature_resample(s, seat, stream):
+    # The sampler can only fail on an inconsistent state; the true hands are then kept.
+    world, _ = literature_sampling.resample_hidden_hands(s, seat, stream, literature_sampling.RESAMPLE_DRAWS)
+    return world
+
+
+#: A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler.
+resample = _per_game("resample", kaiser_sampling.resample_hidden_hands,
+                     twenty_eight_sampling.resample_hidden_hands, _literature_resample)
 
 
 @njit(cache=True)
-def observed_action(game, s, action, observer):
-    """How ``observer`` sees ``action`` taken in ``s``: hidden choices map to ``HIDDEN_ACTION``.
+def _no_bidding(world, observer):
+    return 0  # no bidding: the knowledge constraints already carry what asks reveal
 
-    In Twenty-Eight the card a bidder places face down as the trump indicator
-    is seen by nobody else; in Kaiser's 34-card game (11.1), the declarer's discards, and
-    with a passing rule (11.32-11.35) the cards given.
-    """
-    if game == TWENTY_EIGHT and twenty_eight_observation.hides_choice(s, observer):
-        return HIDDEN_ACTION
-    if game == KAISER and kaiser_observation.hides_action(s, action, observer):  # discards, cards given
+
+#: Bids by the others in ``world`` that the game's rule-based player would not make.
+bidding_mismatches = _per_game("bidding_mismatches", kaiser_strategy.bidding_mismatches,
+                               twenty_eight_strategy.bidding_mismatches, _no_bidding)
+
+
+@njit(cache=True)
+def _kaiser_observed_action(s, action, observer):
+    if kaiser_observation.hides_action(s, action, observer):  # discards, cards given
         return HIDDEN_ACTION
     return action
 
 
 @njit(cache=True)
-def observation_token(game, s, action, player):
-    """What ``player`` observes when ``action`` is applied in ``s``: a token of :mod:`cardlab.core.infostate`.
+def _twenty_eight_observed_action(s, action, observer):
+    if twenty_eight_observation.hides_choice(s, observer):
+        return HIDDEN_ACTION
+    return action
 
-    Unlike :func:`observed_action` (the action alone, for search edges), the
-    token carries everything the step tells the player: its hand at the end of
-    a deal stage, the mover, and what the step revealed (an ask's answer, the
-    cards a claim shows, the trump indicator).
-    """
-    if game == TWENTY_EIGHT:
-        return twenty_eight_observation.observation_token(s, action, player)
-    if game == LITERATURE:
-        return literature_observation.observation_token(s, action, player)
-    return kaiser_observation.observation_token(s, action, player)
+
+@njit(cache=True)
+def _literature_observed_action(s, action, observer):
+    return action
+
+
+#: How ``observer`` sees ``action`` taken in ``s``: hidden choices map to ``HIDDEN_ACTION``.
+#: In Twenty-Eight the card a bidder places face down as the trump indicator is seen by
+#: nobody else; in Kaiser's 34-card game (11.1), the declarer's discards, and with a passing
+#: rule (11.32-11.35) the cards given.
+observed_action = _per_game("observed_action", _kaiser_observed_action, _twenty_eight_observed_action,
+                            _literature_observed_action)
+#: What ``player`` observes when ``action`` is applied in ``s``: a token of
+#: :mod:`cardlab.core.infostate`. Unlike :func:`observed_action` (the action alone, for search
+#: edges), the token carries everything the step tells the player: its hand at the end of a
+#: deal stage, the mover, and what the step revealed (an ask's answer, the cards a claim
+#: shows, the trump indicator).
+observation_token = _per_game("observation_token", kaiser_observation.observation_token,
+                              twenty_eight_observation.observation_token,
+                              literature_observation.observation_token)
+#: Fill ``out`` (zeroed first) with what ``player`` sees: the observation tensor, or with
+#: ``perfect_recall`` the information-state tensor (each game's ``observation.encode``).
+encode = _per_game("encode", kaiser_observation.encode, twenty_eight_observation.encode,
+                   literature_observation.encode)
+
+
+@njit(cache=True)
+def _kaiser_parameters(s):
+    return kaiser_engine.parameter_values(s)  # a block and the form's slot after it
+
+
+@njit(cache=True)
+def _twenty_eight_parameters(s):
+    return s[twenty_eight_engine.PARAMETER_SLOTS]  # a block and the small games' slots after it
+
+
+@njit(cache=True)
+def _literature_parameters(s):
+    first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
+    return s[first:first + count]
+
+
+_parameter_values = _per_game("parameter_values", _kaiser_parameters, _twenty_eight_parameters,
+                              _literature_parameters)
 
 
 @njit(cache=True)
@@ -259,13 +282,7 @@ def game_parameters(game, s):
 
     All are fixed for the whole game, so every state of a game gives the same.
     """
-    if game == TWENTY_EIGHT:  # a block and the small games' slots after it
-        values = s[twenty_eight_engine.PARAMETER_SLOTS]
-    elif game == LITERATURE:
-        first, count = literature_engine.PARAMETERS, literature_engine.NUM_PARAMETERS
-        values = s[first:first + count]
-    else:  # a block and the form's slot after it
-        values = kaiser_engine.parameter_values(s)
+    values = _parameter_values(game, s)
     parameters = np.empty(2 + len(values), dtype=np.int64)
     parameters[0] = s[layout.NUM_PLAYERS]
     parameters[1] = s[layout.DECK]

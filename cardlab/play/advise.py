@@ -31,8 +31,11 @@ from cardlab.agents.ismcts.options import OPTIONS as ISMCTS_OPTIONS
 from cardlab.agents.ismcts.search import draw_world_pool
 from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
+from cardlab.arena.native import agent_kinds
 from cardlab.core import layout
 from cardlab.core.cards import card_string, parse_card
+from cardlab.core.interrupt import StopRequest, timed_slices
+from cardlab.core.limits import MAX_WORLDS, check_count, check_seed
 from cardlab.core.openspiel import receiving_seat_of
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
@@ -235,28 +238,40 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
             check_pimc_game(game)
         except ValueError as error:
             raise ValueError(f"--solver dd: {str(error).removeprefix('pimc: ')}") from error
-    if worlds < 1:
-        raise ValueError(f"worlds must be a positive integer, got {worlds}")
+    check_count(worlds, "worlds", MAX_WORLDS)
+    check_seed(seed)
     if not 0 < quantile < 1:
         raise ValueError(f"the quantile level must be between 0 and 1, got {quantile}")
     row = ISMCTS_OPTIONS.resolve({"world_pool": worlds, "epsilon": epsilon}, spec).row()
-    pool, cumulative = draw_world_pool(spec.kernel_id, state.array, seat, make_stream(seed), row)
-    weights = np.diff(cumulative, prepend=0.0)
     choices = np.array(state.legal_actions(), dtype=np.int64)
     kinds, options = agent_tables(players, game)
-    returns, finals, ok = play_out_choices(spec.kernel_id, pool, choices, kinds, options, seed,
-                                           solver == "dd")
-    if not ok.all():
-        raise RuntimeError("an agent chose an illegal action while the deals were played out")
+    with StopRequest() as stop:  # Ctrl-C acts between slices of worlds, never inside a kernel
+        pool, cumulative = draw_world_pool(spec.kernel_id, state.array, seat, make_stream(seed), row)
+        weights = np.diff(cumulative, prepend=0.0)
+        returns = np.zeros((len(pool), len(choices), game.num_players()))
+        declarer = np.zeros((len(pool), len(choices)), dtype=np.int64)
+        made = np.zeros((len(pool), len(choices)), dtype=bool)
+        for slice_ in timed_slices(len(pool)):
+            stop.check()
+            part = slice(slice_.start, slice_.stop)
+            part_returns, finals, ok = play_out_choices(spec.kernel_id, agent_kinds(kinds), pool[part],
+                                                        choices, kinds, options, seed, solver == "dd",
+                                                        slice_.start)
+            if not ok.all():
+                raise RuntimeError("an agent chose an illegal action while the deals were played out")
+            returns[part] = part_returns
+            for c in range(len(choices)):  # the final states are read here, not kept: they are large
+                declarer[part, c], made[part, c] = declarers_and_made(spec.name, finals[:, c],
+                                                                      part_returns[:, c])
     rows = []
     team = seat % 2
     for c, action in enumerate(choices):
         mean, low, high, low_value = weighted_summary(returns[:, c, seat], weights, quantile)
-        declarer, made = declarers_and_made(spec.name, finals[:, c], returns[:, c])
-        ours = weights[declarer == team].sum()
+        ours = weights[declarer[:, c] == team].sum()
         rows.append(BidRow(state.action_to_string(seat, int(action)), mean, low, high, low_value,
                            float(ours / weights.sum()),
-                           float(weights[(declarer == team) & made].sum() / ours) if ours > 0 else None))
+                           float(weights[(declarer[:, c] == team) & made[:, c]].sum() / ours)
+                           if ours > 0 else None))
     rows.sort(key=lambda r: -r.mean)
     played_by = players if solver == "play" else f"{players}, the cards double dummy"
     return Advice(rows, worlds, float(weights.sum() ** 2 / (weights @ weights)), quantile, played_by)

@@ -40,9 +40,10 @@ def double_dummy_action(game, s, entries, counters, scratch, actions, values):
 
 
 @njit(cache=True)
-def play_out(game, s, kinds, options, deal_seed, double_dummy=False):
+def play_out(game, allowed, s, kinds, options, deal_seed, double_dummy=False):
     """Play ``s`` to the end in place, seat ``p`` by agent ``kinds[p]`` with ``options[p]``.
 
+    ``allowed`` is the bit set of the kinds (:func:`cardlab.arena.native.agent_kinds`).
     Chance draws from the stream of ``deal_seed`` and seat ``p`` from that of
     ``derive_seed(deal_seed, 1 + p)``: the same seed gives the
     same cards and the same agents' draws whatever happened before (common
@@ -72,7 +73,7 @@ def play_out(game, s, kinds, options, deal_seed, double_dummy=False):
             action = double_dummy_action(game, s, entries, counters, search_scratch, scratch,
                                          solved_values)
         else:
-            action = agent_action(game, kinds[player], options[player], s, streams[player], scratch)
+            action = agent_action(allowed, kinds[player], game, options[player], s, streams[player], scratch)
             found = False
             for i in range(n):
                 found = found or legal[i] == action
@@ -82,12 +83,15 @@ def play_out(game, s, kinds, options, deal_seed, double_dummy=False):
 
 
 @njit(cache=True)
-def play_out_choices(game, worlds, choices, kinds, options, seed, double_dummy=False):
+def play_out_choices(game, allowed, worlds, choices, kinds, options, seed, double_dummy=False,
+                     first_world=0):
     """Each world played on after each choice: ``returns[w, c, seat]`` and the final states.
 
-    World ``w`` uses the deal seed ``derive_seed(seed, w)`` after every choice,
-    so the choices are compared on the same cards and the same agents' draws.
-    ``ok[w, c]`` is False where an agent chose an illegal action.
+    World ``w`` uses the deal seed ``derive_seed(seed, first_world + w)`` after
+    every choice, so the choices are compared on the same cards and the same
+    agents' draws, and a pool played in slices (``first_world`` the slice's
+    start) gives what one call gives. ``ok[w, c]`` is False where an agent
+    chose an illegal action.
     """
     num_worlds, size = worlds.shape
     num_choices = choices.shape[0]
@@ -97,11 +101,11 @@ def play_out_choices(game, worlds, choices, kinds, options, seed, double_dummy=F
     ok = np.zeros((num_worlds, num_choices), dtype=np.bool_)
     seat_returns = np.zeros(num_players, dtype=np.float64)
     for w in range(num_worlds):
-        deal_seed = derive_seed(seed, w)
+        deal_seed = derive_seed(seed, first_world + w)
         for c in range(num_choices):
             s = worlds[w].copy()
             kernels.apply_action(game, s, choices[c])
-            ok[w, c] = play_out(game, s, kinds, options, deal_seed, double_dummy)
+            ok[w, c] = play_out(game, allowed, s, kinds, options, deal_seed, double_dummy)
             kernels.returns(game, s, seat_returns)
             returns[w, c] = seat_returns
             finals[w, c] = s

@@ -14,6 +14,8 @@ import numpy as np
 import pyspiel
 
 from cardlab.core.cards import card_string, cards_string
+from cardlab.core.interrupt import StopRequest, timed_slices
+from cardlab.core.limits import MAX_WORLDS, check_count, check_seed
 from cardlab.core.rng import make_stream
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
@@ -76,8 +78,15 @@ def claim_odds(state: pyspiel.State, seat: int, worlds: int = 2000,
     """Every live half-suit: certain (by deduction) or its odds over sampled worlds; and the worlds used."""
     s = state.array
     view = E.private_knowledge(s, seat)
-    hands, ok = literature_hands(s, seat, make_stream(seed), worlds)
-    hands = hands[ok, : int(s[E.NUM_PLAYERS])]
+    check_count(worlds, "worlds", MAX_WORLDS)
+    stream = make_stream(check_seed(seed))
+    drawn = []
+    with StopRequest() as stop:  # slices of worlds from one stream: the draws of one call
+        for part_worlds in timed_slices(worlds):
+            stop.check()
+            part, ok = literature_hands(s, seat, stream, len(part_worlds))
+            drawn.append(part[ok, : int(s[E.NUM_PLAYERS])])
+    hands = np.concatenate(drawn)
     if len(hands) == 0:
         raise ValueError("no deal fits this seat's knowledge: the position is inconsistent")
     team = seat % 2

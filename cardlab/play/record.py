@@ -14,6 +14,8 @@ Games are numbered as deals ``0, 1, ...`` in the order they were saved.
 from __future__ import annotations
 
 import json
+import re
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +27,8 @@ import pyarrow.compute as pc
 import pyspiel
 
 from cardlab.arena.tournament import result_columns
+from cardlab.core.limits import MAX_INDEX, check_count, is_integer
+from cardlab.games import game_spec
 from cardlab.results import (
     FORMAT,
     LOCK,
@@ -32,6 +36,7 @@ from cardlab.results import (
     ResultsError,
     load_results,
     locked,
+    part_name,
     read_part,
     seatings_per_pair,
     sha256,
@@ -57,24 +62,59 @@ class StoredDeal:
     notes: list[str]
 
     def load_game(self) -> pyspiel.Game:
-        import cardlab  # noqa: F401  (registers the games)
-
-        return pyspiel.load_game(self.game, dict(self.parameters))
+        try:
+            return game_spec(self.game).load(dict(self.parameters))
+        except (ValueError, TypeError, OverflowError, RuntimeError, pyspiel.SpielError) as error:
+            raise ResultsError(f"deal {self.deal}: a stored game the rules do not take "
+                               f"({str(error).splitlines()[0]})") from error
 
 
 def _games_manifest(directory: Path) -> dict[str, Any]:
+    """The checked manifest of a folder of played games (an empty one if the folder has none).
+
+    Game ``i`` must name exactly its own part, ``part_name(i)`` in the folder,
+    with one row and a SHA-256: a manifest edited to point elsewhere (another
+    folder, ``../../etc/passwd``) is refused, never followed.
+    """
     path = directory / MANIFEST
     if not path.exists():
         return {"format": GAMES_FORMAT, "games": []}
     try:
         manifest = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as error:
         raise ResultsError(f"{path} is corrupt or truncated ({type(error).__name__})") from error
     if not isinstance(manifest, dict) or manifest.get("format") != GAMES_FORMAT \
             or not isinstance(manifest.get("games"), list):
         raise ResultsError(f"{path} is not a folder of played games (format {GAMES_FORMAT}); "
                            f"choose another --out")
+    for deal, entry in enumerate(manifest["games"]):
+        if not isinstance(entry, dict) or entry.get("file") != part_name(deal) or entry.get("rows") != 1 \
+                or not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}",
+                                                                                entry["sha256"]):
+            raise ResultsError(f"{path}: game {deal} must name its own part file {part_name(deal)} "
+                               f"with one row and a sha256 of 64 hex digits")
     return manifest
+
+
+def check_games_folder(directory: str | Path) -> Path:
+    """``directory`` as the place a finished game will be saved, checked before the first move.
+
+    It is created if need be; a file, a tournament folder, a damaged manifest
+    or a folder this process cannot write in is a ``ResultsError`` now, not
+    after the whole hand has been played.
+    """
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ResultsError(f"{directory} exists and is not a directory; choose another --out")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe.", suffix=".tmp"):
+            pass
+    except OSError as error:
+        raise ResultsError(f"cannot save games in {directory}: {error.strerror or error}; "
+                           f"choose another --out") from error
+    _games_manifest(directory)
+    return directory
 
 
 def save_game(directory: str | Path, state: pyspiel.State, seat_agents: list[str], deal_seed: int,
@@ -104,24 +144,33 @@ def save_game(directory: str | Path, state: pyspiel.State, seat_agents: list[str
     return deal
 
 
-def _row_deal(row: dict[str, Any]) -> StoredDeal:
-    actions = [int(a) for a in row["actions"]]
-    return StoredDeal(
-        game=row["game"], parameters=json.loads(row["parameters"]), deal=int(row["deal"]),
-        seating=int(row["seating"]), deal_seed=int(row["deal_seed"]), seat_agents=list(row["seat_agents"]),
-        actions=actions, returns=[float(r) for r in row["returns"]],
-        notes=list(row.get("notes") or [""] * len(actions)),
-    )
+def _row_deal(row: dict[str, Any], path: Path) -> StoredDeal:
+    try:
+        actions = [int(a) for a in row["actions"]]
+        return StoredDeal(
+            game=str(row["game"]), parameters=dict(json.loads(row["parameters"])), deal=int(row["deal"]),
+            seating=int(row["seating"]), deal_seed=int(row["deal_seed"]),
+            seat_agents=[str(agent) for agent in row["seat_agents"]], actions=actions,
+            returns=[float(r) for r in row["returns"]],
+            notes=[str(note) for note in row.get("notes") or [""] * len(actions)],
+        )
+    except (KeyError, TypeError, ValueError, RecursionError) as error:
+        raise ResultsError(f"{path} does not hold a stored game ({type(error).__name__}: {error})") from error
 
 
 def load_deal(directory: str | Path, deal: int, seating: int = 0) -> StoredDeal:
     """Deal ``deal`` in seating ``seating`` of a tournament folder, or game ``deal`` of played games."""
     directory = Path(directory)
+    try:
+        deal = check_count(deal, "the deal", MAX_INDEX, low=0)
+        seating = check_count(seating, "the seating", MAX_INDEX, low=0)
+    except ValueError as error:
+        raise ResultsError(str(error)) from error
     if not (directory / MANIFEST).is_file():
         raise ResultsError(f"{directory} has no {MANIFEST}: not a results folder")
     try:
         head = json.loads((directory / MANIFEST).read_text()).get("format")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as error:
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError, AttributeError) as error:
         raise ResultsError(f"{directory / MANIFEST} is corrupt or truncated") from error
     if head == FORMAT:
         manifest, table = load_results(directory)
@@ -131,29 +180,45 @@ def load_deal(directory: str | Path, deal: int, seating: int = 0) -> StoredDeal:
             seatings = seatings_per_pair(manifest["settings"]) * len(manifest["settings"]["pairs"])
             raise ResultsError(f"{directory} has no deal {deal} in seating {seating}; deals "
                                f"0..{manifest['settings']['deals'] - 1}, seatings 0..{seatings - 1}")
-        return _row_deal(rows[0])
+        return _row_deal(rows[0], directory / MANIFEST)
     games = _games_manifest(directory)["games"]
     if seating != 0:
         raise ResultsError(f"a played game has one seating, 0; got --seating {seating}")
     if not 0 <= deal < len(games):
         raise ResultsError(f"{directory} holds games 0..{len(games) - 1}, not {deal}")
-    path = directory / games[deal]["file"]
-    if not path.is_file() or sha256(path) != games[deal]["sha256"]:
-        raise ResultsError(f"{path} is missing or corrupt (checksum differs from the manifest)")
-    return _row_deal(read_part(path).to_pylist()[0])
+    path = directory / part_name(deal)
+    if path.is_symlink() or not path.is_file() or sha256(path) != games[deal]["sha256"]:
+        raise ResultsError(f"{path} is missing, not a regular file, or corrupt (its checksum differs "
+                           f"from the manifest)")
+    rows = read_part(path).to_pylist()
+    if len(rows) != 1:
+        raise ResultsError(f"{path} holds {len(rows)} rows, not the one of a played game")
+    return _row_deal(rows[0], path)
 
 
 # ---- a position: one decision of a stored or hand-written game -----------------------------------
 POSITION_FORMAT = "cardlab-position/1"
 
 
+#: The keys a position file may have (:func:`load_position`).
+POSITION_KEYS = ("format", "games", "deal", "seating", "move", "game", "parameters", "history", "seat",
+                 "table")
+#: The keys of a position file's ``table``: who sat where, to go on playing (``cardlab play --resume``).
+TABLE_KEYS = {"seed": int, "partner": str, "opponents": str, "hint_simulations": int}
+
+
 @dataclass
 class Position:
-    """A game position and the seat to advise there, as a position file describes it."""
+    """A game position and the seat to advise there, as a position file describes it.
+
+    ``table`` is the unfinished game's table, when the file was written by
+    ``cardlab play`` on leaving a game: its deal seed and agents.
+    """
 
     state: pyspiel.State
     seat: int
     where: str  # "before move 40 of deal 0 in plays", "after the history in pos.json"
+    table: dict[str, Any] | None = None
 
 
 def _position_error(path: Path, text: str) -> ResultsError:
@@ -161,66 +226,106 @@ def _position_error(path: Path, text: str) -> ResultsError:
 
 
 def load_position(path: str | Path) -> Position:
-    """The position a JSON position file names (format :data:`POSITION_FORMAT`).
+    """The position a JSON position file names (format :data:`POSITION_FORMAT`), every field checked.
 
     Either a stored game and a move of it (``"games"``: a folder of played
     games or a tournament, relative to the file; ``"deal"``, ``"seating"``,
     ``"move"``: the position before that move, 1-based), or a game written out
     (``"game"``, ``"parameters"``, ``"history"``: every action from the start,
     the deal's chance actions included). ``"seat"``, optional, is the seat to
-    advise (default: the player to move).
+    advise (default: the player to move). A file is a user's: any key, type or
+    action that is not as described is a one-line ``ResultsError``.
     """
-    import cardlab  # noqa: F401  (registers the games)
     from cardlab.play.replay import Replay
 
     path = Path(path)
     try:
         spec = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, RecursionError, json.JSONDecodeError) as error:
         raise _position_error(path, f"not a readable position file ({type(error).__name__})") from error
     if not isinstance(spec, dict) or spec.get("format") != POSITION_FORMAT:
         raise _position_error(path, f"not a position file: expected \"format\": \"{POSITION_FORMAT}\"")
+    unknown = sorted(set(spec) - set(POSITION_KEYS))
+    if unknown:
+        raise _position_error(path, f"unknown key(s) {', '.join(unknown)}; known: {', '.join(POSITION_KEYS)}")
     if ("games" in spec) == ("history" in spec):
         raise _position_error(path, "give either \"games\" (a folder) with \"move\", or \"game\" with "
                                     "\"history\"")
     if "games" in spec:
-        folder = path.parent / str(spec["games"])
+        if not isinstance(spec["games"], str) or not spec["games"]:
+            raise _position_error(path, f"\"games\" must be a folder name, got {_shown(spec['games'])}")
+        folder = path.parent / spec["games"]
         deal, seating = _integer(path, spec, "deal", 0), _integer(path, spec, "seating", 0)
-        replay = Replay(load_deal(folder, deal, seating))
+        try:
+            replay = Replay(load_deal(folder, deal, seating))
+        except ValueError as error:
+            raise _position_error(path, str(error).splitlines()[0]) from error
         move = _integer(path, spec, "move", None)
         if not 1 <= move <= len(replay) + 1:
             raise _position_error(path, f"\"move\" must be 1..{len(replay) + 1} (the end), got {move}")
         state = replay.state_before(move - 1)
         where = f"before move {move} of deal {replay.stored.deal} in {folder}"
     else:
-        history = spec["history"]
-        if not isinstance(history, list) or not all(isinstance(a, int) for a in history):
-            raise _position_error(path, "\"history\" must be a list of action ids")
-        try:
-            game = pyspiel.load_game(str(spec.get("game", "")), dict(spec.get("parameters") or {}))
-            state = game.new_initial_state()
-            for step, action in enumerate(history):
-                if action not in state.legal_actions():
-                    raise _position_error(path, f"action {action} at step {step} of \"history\" is not legal")
-                state.apply_action(action)
-        except pyspiel.SpielError as error:
-            raise _position_error(path, str(error).splitlines()[0]) from error
+        state = _written_out(path, spec)
         where = f"after the history in {path}"
     seat = _integer(path, spec, "seat", state.current_player())
     if not 0 <= seat < state.num_players():
         raise _position_error(path, f"\"seat\" must be 0..{state.num_players() - 1}, got {seat}")
-    return Position(state, seat, where)
+    return Position(state, seat, where, _table(path, spec.get("table")))
+
+
+def _written_out(path: Path, spec: dict[str, Any]) -> pyspiel.State:
+    """The state of a game written out: ``game``, ``parameters`` and every action of ``history``."""
+    name, parameters, history = spec.get("game"), spec.get("parameters", {}), spec["history"]
+    if not isinstance(name, str):
+        raise _position_error(path, f"\"game\" must be a game's name, got {_shown(name)}")
+    if not isinstance(parameters, dict) or not all(
+            isinstance(value, bool | int | float | str) for value in parameters.values()):
+        raise _position_error(path, f"\"parameters\" must be an object of numbers, booleans and strings, "
+                                    f"got {_shown(parameters)}")
+    if not isinstance(history, list) or not all(is_integer(action) for action in history):
+        raise _position_error(path, "\"history\" must be a list of action ids (integers)")
+    try:
+        game = game_spec(name).load(parameters)
+    except (ValueError, TypeError, OverflowError, RuntimeError, pyspiel.SpielError) as error:
+        raise _position_error(path, str(error).splitlines()[0]) from error
+    state = game.new_initial_state()
+    for step, action in enumerate(history):
+        if state.is_terminal() or action not in state.legal_actions():
+            raise _position_error(path, f"action {_shown(action)} at step {step} of \"history\" is not legal")
+        state.apply_action(action)
+    return state
+
+
+def _table(path: Path, table: Any) -> dict[str, Any] | None:
+    if table is None:
+        return None
+    if not isinstance(table, dict) or set(table) != set(TABLE_KEYS) or not all(
+            isinstance(table[key], kind) and not isinstance(table[key], bool)
+            for key, kind in TABLE_KEYS.items()):
+        raise _position_error(path, f"\"table\" must have {', '.join(TABLE_KEYS)} (integers and agent "
+                                    f"specs), got {_shown(table)}")
+    return dict(table)
 
 
 def _integer(path: Path, spec: dict[str, Any], key: str, default: int | None) -> int:
     value = spec.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _position_error(path, f"\"{key}\" must be an integer, got {value!r}")
-    return value
+    if not is_integer(value):
+        raise _position_error(path, f"\"{key}\" must be an integer, got {_shown(value)}")
+    return int(value)
 
 
-def save_position(path: str | Path, state: pyspiel.State, seat: int | None = None) -> Path:
-    """Write ``state`` (and the seat to advise) as a position file holding its whole history."""
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def save_position(path: str | Path, state: pyspiel.State, seat: int | None = None,
+                  table: dict[str, Any] | None = None) -> Path:
+    """Write ``state`` (and the seat to advise, the game's table) as a position file of its whole history.
+
+    Written atomically: a kill while writing leaves the old file or none, never half of one.
+    """
     path = Path(path)
     game = state.get_game()
     spec: dict[str, Any] = {"format": POSITION_FORMAT, "game": game.get_type().short_name,
@@ -228,5 +333,7 @@ def save_position(path: str | Path, state: pyspiel.State, seat: int | None = Non
                             "history": [int(a) for a in state.history()]}
     if seat is not None:
         spec["seat"] = int(seat)
-    path.write_text(json.dumps(spec) + "\n")
+    if table is not None:
+        spec["table"] = table
+    write_json_atomically(path, spec)
     return path

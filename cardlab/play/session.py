@@ -9,7 +9,9 @@ takes ``help``, ``moves``, ``undo`` (back to the person's previous decision),
 ``hint`` (what the ISMCTS player would do there, with its visit shares),
 ``knows`` (Literature: what the seat can deduce) and ``quit``. A bad line is
 answered in one line and asked again. At the end the result is printed and
-the game saved in the results format (:mod:`cardlab.play.record`).
+the game saved in the results format (:mod:`cardlab.play.record`). Ctrl-C
+during a hint stops the hint only; a game left by Ctrl-C is kept as a
+position file to go on from (:meth:`Session.restore`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from cardlab.agents.ismcts.bot import ISMCTSBot
 from cardlab.arena.agents import AgentSpec, AgentSpecError, bot_factory, parse_agent
 from cardlab.arena.duplicate import restart
 from cardlab.arena.native import agent_seed
+from cardlab.core.interrupt import deferred_interrupts
+from cardlab.core.limits import MAX_HINT_SIMULATIONS, check_count
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games import game_spec
 from cardlab.play import literature
@@ -55,12 +59,12 @@ def seat_labels(num_players: int, seat: int, partner: str, opponents: str) -> li
             for other in range(num_players)]
 
 
-def check_table(game: pyspiel.Game, seat: int, hint_simulations: int) -> None:
-    """The person's seat and the hint's budget, checked before the bots are made."""
+def check_table(game: pyspiel.Game, seat: int, hint_simulations: int,
+                most_simulations: int = MAX_HINT_SIMULATIONS) -> None:
+    """The person's seat and the hint's budget (at most ``most_simulations``), checked before the bots."""
     if not 0 <= seat < game.num_players():
         raise ValueError(f"--seat must be 0..{game.num_players() - 1}, got {seat}")
-    if hint_simulations < 1:
-        raise ValueError(f"--hint-simulations must be a positive integer, got {hint_simulations}")
+    check_count(hint_simulations, "--hint-simulations", most_simulations)
 
 
 def make_bots(game: pyspiel.Game, seat: int, partner: str, opponents: str,
@@ -195,8 +199,9 @@ class Session:
         return move
 
     def _apply(self, action: int, note: str) -> None:
-        self.state.apply_action(action)
-        self.notes.append(note)
+        with deferred_interrupts():  # Ctrl-C never leaves a move made without its note
+            self.state.apply_action(action)
+            self.notes.append(note)
 
     def _human_turn(self) -> None:
         render(self.console, self.state, self.seat, self.title, self.recent_moves())
@@ -241,7 +246,10 @@ class Session:
             self.console.print(listed([self.state.action_to_string(player, a)
                                        for a in self.state.legal_actions()], limit=2000))
         elif command == "hint":
-            self.console.print(self.hint())
+            try:
+                self.console.print(self.hint())
+            except KeyboardInterrupt:
+                self.console.print("hint stopped; your move")
         elif command == "knows":
             if not self.is_literature:
                 self.console.print("knows is for Literature, where the asks reveal where the cards are")
@@ -280,16 +288,25 @@ class Session:
             replay.apply_action(action)
         if last is None:
             return False
-        self.state = self.game.new_initial_state()
-        self.stream = make_stream(self.seed)
-        for action in history[:last]:
-            if self.state.is_chance_node():
-                random_below(self.stream, len(self.state.chance_outcomes()))  # keep the deal's stream in step
-            self.state.apply_action(action)
-        del self.notes[last:]
+        self.restore(history[:last])
+        return True
+
+    def restore(self, history: list[int]) -> None:
+        """The game after ``history`` (a prefix of this deal's), the deal's stream kept in step.
+
+        Undo goes back this way, and a game left unfinished goes on from its
+        saved history; the bots start again from the position.
+        """
+        state = self.game.new_initial_state()
+        stream = make_stream(self.seed)
+        for action in history:
+            if state.is_chance_node():
+                random_below(stream, len(state.chance_outcomes()))  # keep the deal's stream in step
+            state.apply_action(action)
+        self.state, self.stream = state, stream
+        self.notes = (self.notes + [""] * len(history))[:len(history)]
         for bot in self.bots.values():
             restart(bot, self.state)
-        return True
 
     def moves_by_seat(self) -> list[int]:
         """How many decisions each seat made in the game as it stands (undone moves not counted)."""

@@ -21,6 +21,7 @@ from numba import njit
 
 from cardlab.core.cards import SUIT_CHARS, card_string, mask_of
 from cardlab.core.dealing import receiving_seat
+from cardlab.core.interrupt import quiet_worker
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.kaiser import rules as kaiser_rules
 from cardlab.games.twenty_eight import engine as twenty_eight
@@ -219,7 +220,7 @@ def analyse_many(game_name: str, deals: np.ndarray, workers: int = 1, low_no_tru
     if workers <= 1 or len(deals) < 2:
         return _tables(game_name, deals, leaders, strains, flags)
     chunks = np.array_split(deals, workers)
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=quiet_worker) as pool:
         parts = pool.map(_tables, [game_name] * workers, chunks, [leaders] * workers,
                          [strains] * workers, [flags] * workers)
         return np.concatenate(list(parts))
@@ -313,6 +314,8 @@ def par(table: DoubleDummyTable, dealer: int = 0, min_bid: int = 6) -> tuple[Con
 
 
 def contract_text(game_name: str, contract: Contract) -> str:
+    """``seat 1 9 H: team 0 takes 12 points, team 1 -2; net +14 for team 0`` (a Kaiser side's points
+    may be negative: the 3 of spades)."""
     strain = STRAIN_NAMES[contract.strain]
-    return (f"seat {contract.declarer} {contract.value} {strain}: points {contract.points[0]}-"
-            f"{contract.points[1]}, net {contract.net:+d} for team {contract.declarer % 2}")
+    return (f"seat {contract.declarer} {contract.value} {strain}: team 0 takes {contract.points[0]} points, "
+            f"team 1 {contract.points[1]}; net {contract.net:+d} for team {contract.declarer % 2}")

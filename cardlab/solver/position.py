@@ -23,15 +23,14 @@ from numba import njit
 from cardlab.core.bitboard import card_bit, lowest_card
 from cardlab.core.cards import NUM_CARD_IDS, NUM_SUITS
 from cardlab.core.layout import PHASE
+from cardlab.games import kernels
 from cardlab.games.kaiser import engine as kaiser
 from cardlab.games.kaiser import rules as kaiser_rules
 from cardlab.games.twenty_eight import engine as twenty_eight
 from cardlab.games.twenty_eight import rules as twenty_eight_rules
 from cardlab.solver.search import CARDS_PER_SUIT, NO_CARD, make_rules
 
-# Kernel ids, as in cardlab.games.kernels.
-KAISER = 0
-TWENTY_EIGHT = 1
+KAISER, TWENTY_EIGHT = kernels.KAISER, kernels.TWENTY_EIGHT  # the games' kernel ids, as literals
 #: The transposition table's size (log2 of its rows) for a game's solves: some twenty rows for
 #: each bound a full solve stores (Kaiser about 1,300, Twenty-Eight about 10,000). Bigger is
 #: slower, not faster: a bucket far in a table of many megabytes misses every cache.

@@ -14,11 +14,15 @@ import pyspiel
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import search
 from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS
+from cardlab.core.interrupt import StopRequest, quiet_worker
 from cardlab.core.openspiel import replay_world
 from cardlab.core.rng import derive_seed, make_stream, next_u64
 from cardlab.games import game_spec, kernels
 
 CHUNK = 32  # iterations between clock checks under a time budget
+#: Iterations per kernel call under a simulation budget: between calls Ctrl-C is handled and other
+#: threads (a web server's) run, so neither waits more than a few milliseconds for a long search.
+SIMULATION_CHUNK = 2048
 DEBUG_WORLDS = 16
 
 
@@ -130,7 +134,8 @@ class ISMCTSBot(pyspiel.Bot):
     def _parallel_visits(self, state: pyspiel.State, move_seed: int) -> np.ndarray:
         workers = self.options["workers"]
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+            self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
+                                             initializer=quiet_worker)
         jobs = [
             self._pool.submit(_worker_search, self.game_id, state.array, self.player,
                               int(derive_seed(move_seed, worker)), self.row,
@@ -158,19 +163,25 @@ def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndar
     worlds (for the debug check). Returns the number of iterations run.
     """
     deadline = time.perf_counter() + (time_ms or 0.0) / 1000.0
-    pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row)
+    with StopRequest() as stop:  # Ctrl-C acts between kernel calls, never inside one
+        pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row)
 
-    def iterate(count: int, worlds_out: np.ndarray) -> int:
-        return search.run_iterations(game_id, root_state, searcher, row, count, tree.root,
-                                     tree.nodes, tree.reward, tree.size, stream, pool,
-                                     cumulative, worlds_out)
+        def iterate(count: int, worlds_out: np.ndarray) -> int:
+            stop.check()
+            return search.run_iterations(game_id, root_state, searcher, row, count, tree.root,
+                                         tree.nodes, tree.reward, tree.size, stream, pool,
+                                         cumulative, worlds_out)
 
-    if time_ms is None:
-        return iterate(int(row[SIMULATIONS]), worlds)
-    iterations = iterate(CHUNK, worlds)
-    while time.perf_counter() < deadline:
-        iterations += iterate(CHUNK, worlds[:0])
-    return iterations
+        if time_ms is None:  # the same iterations as one call: the tree, stream and pool carry over
+            budget = int(row[SIMULATIONS])
+            iterations = iterate(min(budget, SIMULATION_CHUNK), worlds)
+            while iterations < budget:
+                iterations += iterate(min(budget - iterations, SIMULATION_CHUNK), worlds[:0])
+            return iterations
+        iterations = iterate(CHUNK, worlds)
+        while time.perf_counter() < deadline:
+            iterations += iterate(CHUNK, worlds[:0])
+        return iterations
 
 
 def root_visits(game_id: int, root_state: np.ndarray, searcher: int,

@@ -178,7 +178,7 @@ def policy_action(game, world, rollout, stream, legal):
 # 3-7% of the iteration rate in reference counting.
 
 # ---- determinize ---------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_world_pool(game, root_state, searcher, stream, options):
     """The move's pool of worlds and their running weights (empty without a ``world_pool``).
 
@@ -429,7 +429,7 @@ def back_up(nodes, reward, root, path, depth, seat_returns, scale):
         reward[child] += seat_returns[nodes[child, MOVER]] / scale
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def run_iterations(game, root_state, searcher, options, iterations, root, nodes, reward, size,
                    stream, pool, cumulative, worlds_out):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
@@ -494,14 +494,16 @@ def descend(game, state_before, actions, searcher, root, nodes):
     return node
 
 
-@njit(cache=True)
-def root_search(game, state, searcher, options, stream, visits):
-    """One complete search from ``state``: the visits of each legal root action into ``visits``
-    (in legal-action order); returns the number of legal actions.
+@njit(cache=True, inline="always")
+def root_search(game, options, state, stream, visits):
+    """One complete search from ``state`` for the player to move: the visits of each legal root action
+    into ``visits`` (in legal-action order); returns the number of legal actions.
 
-    ``options`` is the agent's options row. Allocates its own tree, so
-    compiled loops can call it for any seat of any game.
+    ``options`` is the agent's options row. Allocates its own tree, so compiled
+    loops can call it for any seat of any game. Inlined into its callers, so no
+    function of its own is compiled between them and the search.
     """
+    searcher = kernels.current_player(game, state)
     simulations = np.int64(options[SIMULATIONS])
     nodes, reward, size = new_tree(simulations + 1)
     pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
@@ -512,26 +514,31 @@ def root_search(game, state, searcher, options, stream, visits):
 
 
 @njit(cache=True)
-def decide(game, state, searcher, options, stream):
-    """One complete search from ``state`` and its most visited action: ISMCTS as a kernel."""
-    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    n = kernels.legal_actions(game, state, legal)
+def decide(game, options, state, stream, scratch):
+    """One complete search from ``state`` for the player to move, and its most visited action.
+
+    ISMCTS as a kernel, with the compiled arena's agent signature
+    (:data:`cardlab.arena.native.agent_action`): ``options`` is the agent's
+    options row, ``scratch`` room for legal actions. Allocates its own tree,
+    so compiled loops can call it for any seat of any game.
+    """
+    n = kernels.legal_actions(game, state, scratch)
     if n == 1:
-        return legal[0]
+        return scratch[0]
     forced = kernels.dominant_action(game, state)
     if forced >= 0:
         return forced
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_search(game, state, searcher, options, stream, visits)
+    root_search(game, options, state, stream, visits)
     best = 0
     for i in range(1, n):
         if visits[i] > visits[best]:
             best = i
-    return legal[best]
+    return scratch[best]
 
 
 @njit(cache=True)
-def visit_shares(game, state, searcher, options, stream, actions, shares):
+def visit_shares(game, options, state, stream, actions, shares):
     """The search's distribution over its legal actions: each one's share of the root visits.
 
     This is what the search thinks of each move (``cardlab play``'s hint shows
@@ -547,7 +554,7 @@ def visit_shares(game, state, searcher, options, stream, actions, shares):
             shares[i] = 1.0 if actions[i] == forced else 0.0
         return n
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_search(game, state, searcher, options, stream, visits)
+    root_search(game, options, state, stream, visits)
     total = 0
     for i in range(n):
         total += visits[i]

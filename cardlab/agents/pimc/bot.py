@@ -12,9 +12,10 @@ import pyspiel
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.pimc import search
 from cardlab.agents.pimc.options import OPTIONS
+from cardlab.core.interrupt import StopRequest, deferred_interrupts
 from cardlab.core.layout import DECK, TO_MOVE
 from cardlab.core.rng import make_stream
-from cardlab.games import game_spec
+from cardlab.games import game_spec, kernels
 from cardlab.solver.position import is_play_phase
 from cardlab.solver.solve import STANDARD_DECKS, game_id_of
 
@@ -60,6 +61,7 @@ class PIMCBot(pyspiel.Bot):
         self.row = self.options.row()
         self.player = player
         self._stream = make_stream(seed)
+        self._scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
         self.last_worlds = 0
 
     def restart_at(self, state: pyspiel.State) -> None:
@@ -70,7 +72,8 @@ class PIMCBot(pyspiel.Bot):
         s = state.array
         time_ms = self.options["time_ms"]
         if time_ms is None or not is_play_phase(self.game_id, s):
-            action = int(search.decide(self.game_id, s, self.row, self._stream))
+            with deferred_interrupts():  # one kernel call: Ctrl-C waits for it, never cuts into it
+                action = int(search.decide(self.game_id, self.row, s, self._stream, self._scratch))
         else:
             action = self._timed_play(state, time_ms)
         if action not in state.legal_actions():
@@ -85,10 +88,12 @@ class PIMCBot(pyspiel.Bot):
         entries, counters, scratch = search.new_search_memory()
         sums = np.zeros(search.MAX_ACTIONS, dtype=np.float64)
         worlds = 0
-        while worlds == 0 or time.perf_counter() < deadline:
-            search.add_world_values(self.game_id, state.array, int(state.array[TO_MOVE]),
-                                    WORLDS_PER_CHUNK, self._stream, entries, counters, scratch, sums)
-            worlds += WORLDS_PER_CHUNK
+        with StopRequest() as stop:
+            while worlds == 0 or time.perf_counter() < deadline:
+                stop.check()
+                search.add_world_values(self.game_id, state.array, int(state.array[TO_MOVE]),
+                                        WORLDS_PER_CHUNK, self._stream, entries, counters, scratch, sums)
+                worlds += WORLDS_PER_CHUNK
         self.last_worlds = worlds
         return legal[int(np.argmax(sums[:len(legal)]))]
 

@@ -338,8 +338,12 @@ def twenty_eight_bid(s, worlds, stream):
 
 
 @njit(cache=True)
-def decide(game, s, options, stream):
-    """The PIMC agent's action for the player to move in ``s`` (Kaiser or Twenty-Eight)."""
+def decide(game, options, s, stream, scratch):
+    """The PIMC agent's action for the player to move in ``s`` (Kaiser or Twenty-Eight).
+
+    The compiled arena's agent signature (:data:`cardlab.arena.native.agent_action`):
+    ``options`` is the agent's options row; ``scratch`` is not used.
+    """
     if is_play_phase(game, s):
         return play(game, s, np.int64(options[WORLDS]), stream)
     if options[BIDDING] == BID_BY_SIMULATION:

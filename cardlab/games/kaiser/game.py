@@ -567,7 +567,8 @@ def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
 
 KaiserState.view = GameView(describe, observation.tensor_pieces, observation.encode,
                             sampling.resample_hidden_hands,
-                            information_state_key, next_deal_cards, hidden_action)
+                            information_state_key, next_deal_cards, hidden_action,
+                            observation.tensor_divisors, observation.PIECE_MEANINGS)
 
 pyspiel.register_game(GAME_TYPE, KaiserGame)
 

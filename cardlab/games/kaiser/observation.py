@@ -22,6 +22,9 @@ from cardlab.core.encoding import (
     mark_dealer_and_mover,
     mark_tricks_played,
     mark_voids,
+    piece_starts,
+    put_ratio,
+    ratio_divisors,
 )
 from cardlab.core.infostate import deal_token, seen_action, unseen_action, unseen_action_revealing
 from cardlab.core.rng import mix64
@@ -59,7 +62,32 @@ INFORMATION_STATE_EXTRA = (
     ("dealt_hand", NUM_CARDS),
     ("trick_history", 8 * 4 * NUM_CARDS),
 )
+#: What each piece of the tensors holds (docs/rl.md's tables are made from these).
+PIECE_MEANINGS = {
+    "hand": "the cards the player holds",
+    "played_by_seat": "the cards each seat has played this hand, one plane of 52 per seat",
+    "current_trick": "the cards on the table, one plane per seat",
+    "bids": "each seat's bid: not spoken, pass, or one of the bids (13 values x 3 kinds)",
+    "declarer": "the declarer, once the auction is over",
+    "contract_value": "the contract's value",
+    "contract_kind": "the contract's kind: trump, no trump, low no trump",
+    "trump": "the trump suit, or no trump (slot 4), during the play",
+    "voids": "suits each seat has shown out of",
+    "dealer": "the dealer",
+    "to_move": "the seat to act",
+    "phase": "dealing, bidding, naming trump, playing, game over (then the variants' phases)",
+    "team_points_tricks": "each side's points this hand (/ 10), then its tricks (/ 8), own side first",
+    "match_scores": "each side's match score (/ target), then the hand number (/ max_hands)",
+    "played_low": "the declarer plays the contract low (11.5, 11.6)",
+    "kitty_and_discards": "the kitty and the declarer's discards, as far as the player has seen them",
+    "piles": "two players' face-up pile cards, then the face-down cards left in each pile (/ 2)",
+    "given_and_received": "the cards the player gave and received (11.32-11.35)",
+    "dealt_hand": "the player's hand as dealt",
+    "trick_history": "every card of the hand by trick and seat, in the order of play",
+}
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
+HAND_POINTS_DIVISOR = 10.0  # a side's points of the hand, as a ratio
+TRICKS_DIVISOR = 8.0
 INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
 
 
@@ -99,6 +127,24 @@ def tensor_pieces(s, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
         tricks = 2 * E.NUM_TRICKS if E.has_piles(s) else E.NUM_TRICKS
         pieces += [("dealt_hand", NUM_CARDS), ("trick_history", tricks * players * NUM_CARDS)]
     return tuple(pieces)
+
+
+def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
+    """The divisor of each entry of the tensor (:mod:`cardlab.core.encoding`): the sides' hand
+    points, tricks and match scores, the hand number, and two players' face-down pile halves."""
+    pieces = tensor_pieces(s, perfect_recall)
+    start = piece_starts(pieces)
+    sides = int(s[E.NUM_SIDES])
+    ratios = {}
+    for side in range(sides):
+        ratios[start["team_points_tricks"] + side] = HAND_POINTS_DIVISOR
+        ratios[start["team_points_tricks"] + sides + side] = TRICKS_DIVISOR
+        ratios[start["match_scores"] + side] = float(s[E.TARGET])
+    ratios[start["match_scores"] + sides] = float(s[E.MAX_HANDS])
+    if "piles" in start:
+        for entry in range(2 * E.NUM_PILES):
+            ratios[start["piles"] + 2 * NUM_CARDS + entry] = 2.0
+    return ratio_divisors(sum(size for _, size in pieces), ratios)
 
 
 @njit(cache=True)
@@ -201,11 +247,11 @@ def encode(s, player, perfect_recall, out):
     o += num_phase_slots(s)
     for side in range(sides):
         relative = relative_side(s, player, side)
-        out[o + relative] = s[E.HAND_POINTS + side] / 10.0
-        out[o + sides + relative] = s[E.TRICKS_WON + side] / 8.0
-        out[o + 2 * sides + relative] = s[E.MATCH_SCORE + side] / s[E.TARGET]
+        put_ratio(out, o + relative, s[E.HAND_POINTS + side], HAND_POINTS_DIVISOR)
+        put_ratio(out, o + sides + relative, s[E.TRICKS_WON + side], TRICKS_DIVISOR)
+        put_ratio(out, o + 2 * sides + relative, s[E.MATCH_SCORE + side], s[E.TARGET])
     o += 3 * sides
-    out[o] = s[E.HAND_NUMBER] / s[E.MAX_HANDS]
+    put_ratio(out, o, s[E.HAND_NUMBER], s[E.MAX_HANDS])
     o += 1
     if has_high_or_low(s):
         out[o] = s[E.PLAYED_LOW]
@@ -261,10 +307,12 @@ def mark_piles(out, o, s, player):
         mark_cards(out, o + relative * NUM_CARDS, s[E.FACE_UP] & E.own_pile_cards(s, seat))
         for pile in range(E.NUM_PILES):
             place = E.PILES + seat * 2 * E.NUM_PILES + pile * 2
+            face_down = 0
             for level in range(2):
                 card = s[place + level]
                 if card >= 0 and (s[E.PILE_CARDS] >> card) & 1 and not (s[E.FACE_UP] >> card) & 1:
-                    out[o + 2 * NUM_CARDS + relative * E.NUM_PILES + pile] += 0.5
+                    face_down += 1
+            put_ratio(out, o + 2 * NUM_CARDS + relative * E.NUM_PILES + pile, face_down, 2)
     return o + PILES_SIZE
 
 

@@ -382,24 +382,15 @@ def resample(array: np.ndarray, seat: int, stream: np.ndarray) -> np.ndarray:
     return world
 
 
-def tensor_pieces(array: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
-    """The tensor pieces of the game whose parameters ``array`` holds (seats, ask limit)."""
-    return observation.tensor_pieces(int(array[E.NUM_PLAYERS]), int(array[E.MAX_ASKS]),
-                                     perfect_recall,
-                                     int(array[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD,
-                                     bool(observation.has_windows(array)),
-                                     int(HALF_SUIT_SIZE[array[E.LAYOUT]]),
-                                     bool(observation.has_forced_procedure(array)))
-
-
 LiteratureGame.state_class = LiteratureState
 def information_state_key(initial: np.ndarray, actions: np.ndarray, seat: int) -> int:
     """``seat``'s 64-bit information-state key after ``actions`` from ``initial`` (one kernel call)."""
     return kernels.information_state_key(kernels.LITERATURE, initial, actions, seat)
 
 
-LiteratureState.view = GameView(describe, tensor_pieces, observation.encode, resample,
-                                 information_state_key)
+LiteratureState.view = GameView(describe, observation.pieces_of_state, observation.encode, resample,
+                                 information_state_key, tensor_divisors=observation.tensor_divisors,
+                                 piece_meanings=observation.PIECE_MEANINGS)
 
 pyspiel.register_game(GAME_TYPE, LiteratureGame)
 

@@ -18,7 +18,7 @@ from numba import njit
 
 from cardlab.core.bitboard import card_bit, cards_in, has_card, popcount
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.encoding import mark_cards
+from cardlab.core.encoding import mark_cards, piece_starts, put_ratio, ratio_divisors
 from cardlab.core.infostate import deal_token, seen_action
 from cardlab.core.rng import mix64
 from cardlab.games.literature import engine as E
@@ -34,6 +34,27 @@ from cardlab.games.literature.rules import (
 )
 
 NUM_CARDS = 54
+#: What each piece of the tensors holds (docs/rl.md's tables are made from these).
+PIECE_MEANINGS = {
+    "hand": "the cards the player holds",
+    "possible_holders": "for each seat, the cards it may hold as far as the player can tell",
+    "hand_sizes": "how many cards each seat holds (/ cards dealt each)",
+    "half_suit_minimums": "the fewest cards of each half-suit each seat is known to hold (/ half-suit size)",
+    "half_suit_status": "each half-suit: in play, claimed by own team, by the others, out of play",
+    "scores": "own team's score, then the others' (/ 12)",
+    "to_move": "the seat to act",
+    "phase": "the phase: asking, claiming, ...",
+    "claim_half_suit": "the half-suit being claimed",
+    "claim_named_seats": "the seats named so far in the claim being made, one per card",
+    "dealer": "the dealer",
+    "asks_made": "the asks made so far (/ max_asks)",
+    "dealt_hand": "the player's hand as dealt",
+    "events": "every public event in order: actor, target, half-suit, card, answer",
+    "claims": "each claim's named seat and true holder of every card",
+    "claim_window": "the seat on turn while a claim window polls the others, the polls left (/ players - 1)",
+    "forced": "the half-suits to declare, the passes made (/ players x 9), the challenger",
+}
+SCORE_DIVISOR = 12.0  # the scores as ratios of twelve
 
 
 def observation_pieces(num_players: int, half_suit_size: int = 6) -> tuple[tuple[str, int], ...]:
@@ -133,6 +154,39 @@ def tensor_pieces(num_players: int, max_asks: int, perfect_recall: bool,
     return pieces
 
 
+def pieces_of_state(s: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
+    """The tensor pieces of the game whose parameters ``s`` holds (seats, ask limit, variants)."""
+    return tensor_pieces(int(s[E.NUM_PLAYERS]), int(s[E.MAX_ASKS]), perfect_recall,
+                         int(s[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD, bool(has_windows(s)),
+                         int(HALF_SUIT_SIZE[s[E.LAYOUT]]), bool(has_forced_procedure(s)))
+
+
+def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
+    """The divisor of each entry of the tensor (:mod:`cardlab.core.encoding`): hand sizes, the
+    least each seat holds of each half-suit, the scores, the asks made, and in the variants a
+    window's polls and a forced declaration's passes (in the record, each event's too)."""
+    pieces = pieces_of_state(s, perfect_recall)
+    start = piece_starts(pieces)
+    n = int(s[E.NUM_PLAYERS])
+    size = int(HALF_SUIT_SIZE[s[E.LAYOUT]])
+    passes = float(n * MAX_HALF_SUITS)
+    ratios = {start["hand_sizes"] + seat: float(s[E.CARDS_EACH]) for seat in range(n)}
+    ratios |= {start["half_suit_minimums"] + k: float(size) for k in range(n * MAX_HALF_SUITS)}
+    ratios |= {start["scores"]: SCORE_DIVISOR, start["scores"] + 1: SCORE_DIVISOR,
+               start["asks_made"]: float(s[E.MAX_ASKS])}
+    if "claim_window" in start:
+        ratios[start["claim_window"] + n] = float(n - 1)
+    forced = "forced" in start
+    if forced:
+        ratios[start["forced"] + MAX_HALF_SUITS] = passes
+    if forced and perfect_recall:  # each event slot's passes (_encode_event)
+        width = event_width(n, int(s[E.OWN_CARD_ASKS]) == E.SURRENDER_OWN_CARD, size, True)
+        passes_at = width - FORCED_EVENT_FLAGS + 3
+        for slot in range(event_slots(int(s[E.MAX_ASKS]), True)):
+            ratios[start["events"] + slot * width + passes_at] = passes
+    return ratio_divisors(sum(size for _, size in pieces), ratios)
+
+
 @njit(cache=True)
 def has_windows(s):
     return s[E.CLAIM_ANY_TIME] == 1 or s[E.CHALLENGES] == 1
@@ -159,14 +213,13 @@ def encode(s, player, perfect_recall, out):
             out[o + relative * NUM_CARDS + card] = 1.0
     o += n * NUM_CARDS
     for seat in range(n):
-        out[o + (seat - player) % n] = view[K.HAND_SIZE + seat] / s[E.CARDS_EACH]
+        put_ratio(out, o + (seat - player) % n, view[K.HAND_SIZE + seat], s[E.CARDS_EACH])
     o += n
     for seat in range(n):
         relative = (seat - player) % n
         for h in range(MAX_HALF_SUITS):
-            out[o + relative * MAX_HALF_SUITS + h] = (
-                view[K.MINIMUM + seat * MAX_HALF_SUITS + h] / size
-            )
+            put_ratio(out, o + relative * MAX_HALF_SUITS + h, view[K.MINIMUM + seat * MAX_HALF_SUITS + h],
+                      size)
     o += n * MAX_HALF_SUITS
     own = player & 1
     for h in range(MAX_HALF_SUITS):
@@ -181,9 +234,8 @@ def encode(s, player, perfect_recall, out):
             slot = 3
         out[o + 4 * h + slot] = 1.0
     o += 4 * MAX_HALF_SUITS
-    total = 12.0
-    out[o] = s[E.SCORES + own] / total
-    out[o + 1] = s[E.SCORES + 1 - own] / total
+    put_ratio(out, o, s[E.SCORES + own], SCORE_DIVISOR)
+    put_ratio(out, o + 1, s[E.SCORES + 1 - own], SCORE_DIVISOR)
     o += 2
     if s[E.PHASE] == E.ASKING or s[E.PHASE] == E.CLAIMING:
         out[o + (s[E.TO_MOVE] - player) % n] = 1.0
@@ -198,7 +250,7 @@ def encode(s, player, perfect_recall, out):
     o += size * n
     out[o + (s[E.DEALER] - player) % n] = 1.0
     o += n
-    out[o] = s[E.ASKS] / s[E.MAX_ASKS]
+    put_ratio(out, o, s[E.ASKS], s[E.MAX_ASKS])
     o += 1
     if not perfect_recall:
         _encode_variant_pieces(s, player, out, o)
@@ -222,12 +274,12 @@ def _encode_variant_pieces(s, player, out, o):
     if has_windows(s):
         if s[E.WINDOW_POLLS] > 0 and s[E.PHASE] == E.ASKING:
             out[o + (s[E.TURN_SEAT] - player) % n] = 1.0
-            out[o + n] = s[E.WINDOW_POLLS] / (n - 1)
+            put_ratio(out, o + n, s[E.WINDOW_POLLS], n - 1)
         o += n + 1
     if has_forced_procedure(s) and s[E.FORCED_TEAM] >= 0:
         for h in range(MAX_HALF_SUITS):
             out[o + h] = (s[E.FORCED_SET] >> h) & 1
-        out[o + MAX_HALF_SUITS] = s[E.FORCED_PASSES] / (n * MAX_HALF_SUITS)
+        put_ratio(out, o + MAX_HALF_SUITS, s[E.FORCED_PASSES], n * MAX_HALF_SUITS)
         if s[E.CHALLENGER] >= 0:
             out[o + MAX_HALF_SUITS + 1 + (s[E.CHALLENGER] - player) % n] = 1.0
 
@@ -255,7 +307,7 @@ def _encode_event(s, event, player, out, o, claims):
     o_forced = o_answer + 1 + int(s[E.OWN_CARD_ASKS] == E.SURRENDER_OWN_CARD)
     if kind == E.EVENT_FORCED and E.event_forced_kind(event) == E.FORCED_DECLARATION:
         out[o_forced + 2] = 1.0
-        out[o_forced + 3] = E.event_passes(event) / (n * MAX_HALF_SUITS)
+        put_ratio(out, o_forced + 3, E.event_passes(event), n * MAX_HALF_SUITS)
         return
     if kind == E.EVENT_CLAIM or kind == E.EVENT_FORCED:
         h = E.event_half_suit(event)

@@ -102,7 +102,7 @@ def bid_ladder(p: dict[str, Any]) -> tuple[int, int]:
     if not is_small_game(p):
         return deal_shape(p["players"])[2], MAX_BID
     points = int(SMALL_DECK_POINTS[p["hand_size"]])
-    return int(scaled_bid(MIN_BID, points)), points if p["max_bid"] == MAX_BID else p["max_bid"]
+    return int(scaled_bid.py_func(MIN_BID, points)), points if p["max_bid"] == MAX_BID else p["max_bid"]
 
 
 def check_small_game(p: dict[str, Any]) -> None:
@@ -431,7 +431,8 @@ def hidden_action(world: np.ndarray, replay: np.ndarray, action: int) -> int:
 
 TwentyEightState.view = GameView(describe, observation.tensor_pieces, observation.encode,
                                  sampling.resample_hidden_hands,
-                                 information_state_key, next_deal_cards, hidden_action)
+                                 information_state_key, next_deal_cards, hidden_action,
+                                 observation.tensor_divisors, observation.PIECE_MEANINGS)
 
 pyspiel.register_game(GAME_TYPE, TwentyEightGame)
 

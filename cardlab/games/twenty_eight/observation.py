@@ -16,7 +16,16 @@ from numba import njit
 from cardlab.core.bitboard import card_bit, cards_in
 from cardlab.core.cards import suit_of
 from cardlab.core.dealing import receiving_seat
-from cardlab.core.encoding import mark_cards, mark_current_trick, mark_tricks_played, mark_turn, mark_voids
+from cardlab.core.encoding import (
+    mark_cards,
+    mark_current_trick,
+    mark_tricks_played,
+    mark_turn,
+    mark_voids,
+    piece_starts,
+    put_ratio,
+    ratio_divisors,
+)
 from cardlab.core.infostate import deal_token, seen_action, unseen_action
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.rules import (
@@ -95,9 +104,42 @@ VARIANT_PIECES = (
     ("variant_nodes", 4),  # pointless-show node, cot offer, cot answer, shows taken / N
     ("variant_record", 6),  # pointless shown, played on (its trick / 8), Thani, the early end (3)
 )
+#: What each piece of the tensors holds (docs/rl.md's tables are made from these).
+PIECE_MEANINGS = {
+    "hand": "the cards the player holds",
+    "indicator": "the face-down trump indicator, if this seat may know it",
+    "trump": "the trump suit, or slot 4 once an indicator is placed that this seat cannot see",
+    "trump_shown": "the trump has been shown",
+    "played_by_seat": "the cards each seat has played, one plane of 52 per seat",
+    "current_trick": "the cards on the table, one plane per seat",
+    "current_trumps_from": "the position in the trick from which trump-suit cards count as trumps",
+    "last_first_round_bid": "each seat's latest first-round action: not spoken, pass, or a bid",
+    "high_bid": "the highest bid so far (or none)",
+    "high_bidder": "the seat holding the highest bid",
+    "bidder": "the bidder, once the first round is over",
+    "second_round": "the second round's two speakers: not spoken, pass, or a raise",
+    "voids": "suits each seat has shown out of",
+    "dealer": "the dealer",
+    "to_move": "the seat to act",
+    "phase": "the phase of the hand",
+    "team_points_tricks": "card points of own side and of the others (/ 28), then their tricks (/ tricks)",
+    "caller": "the seat that called for the trump to be shown, last slot: shown by playing it",
+    "must_play_trump": "the player must play a trump now",
+    "outcome": "the outcome of a finished hand",
+    "first_four": "the first four cards the player was dealt",
+    "dealt_hand": "the player's hand as dealt",
+    "own_indicators": "every card this seat placed face down",
+    "first_round_history": "every first-round action in order",
+    "trick_history": "every card of the hand by trick and seat, in the order of play",
+    "trick_trumps_from": "each trick's position from which trump-suit cards counted as trumps",
+    "variant_nodes": "pointless-show node, cot offer, cot answer, shows taken (/ players)",
+    "variant_record": "pointless hand shown, the trick the bidder played on (/ 8), Thani, the early end",
+}
 OBSERVATION_SIZE = sum(size for _, size in OBSERVATION_PIECES)
 INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
 VARIANT_SIZE = sum(size for _, size in VARIANT_PIECES)
+TOTAL_POINTS = 28.0  # the card points of a hand: a side's points are a ratio of them
+COT_TRICKS = 8.0
 
 
 def tensor_pieces(s: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int], ...]:
@@ -105,6 +147,20 @@ def tensor_pieces(s: np.ndarray, perfect_recall: bool) -> tuple[tuple[str, int],
     pieces = pieces_for(int(s[E.NUM_PLAYERS]), int(s[E.OPENING_MIN]), int(s[E.HAND_TRICKS]),
                         perfect_recall)
     return pieces + (VARIANT_PIECES if E.has_variants(s) else ())
+
+
+def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
+    """The divisor of each entry of the tensor (:mod:`cardlab.core.encoding`): the sides' card
+    points and tricks, and in the variants the shows taken and the trick the bidder played on."""
+    pieces = tensor_pieces(s, perfect_recall)
+    start = piece_starts(pieces)
+    points = start["team_points_tricks"]
+    ratios = {points: TOTAL_POINTS, points + 1: TOTAL_POINTS,
+              points + 2: float(s[E.HAND_TRICKS]), points + 3: float(s[E.HAND_TRICKS])}
+    if "variant_nodes" in start:
+        ratios[start["variant_nodes"] + 3] = float(s[E.NUM_PLAYERS])
+        ratios[start["variant_record"] + 1] = COT_TRICKS
+    return ratio_divisors(sum(size for _, size in pieces), ratios)
 
 
 @njit(cache=True)
@@ -187,10 +243,17 @@ def encode(s, player, perfect_recall, out):
     o = mark_turn(out, o, s, player, E.NUM_PHASES, n)
     own = E.side_of(s, player)
     tricks = s[E.HAND_TRICKS]
+    points = s[E.CARD_POINTS_WON + own]  # own side, then the others together
+    others_points = -points
+    tricks_won = s[E.TRICKS_WON + own]
+    others_tricks = -tricks_won
     for side in range(E.num_sides(s)):
-        other = 0 if side == own else 1
-        out[o + other] += s[E.CARD_POINTS_WON + side] / 28.0
-        out[o + 2 + other] += s[E.TRICKS_WON + side] / tricks
+        others_points += s[E.CARD_POINTS_WON + side]
+        others_tricks += s[E.TRICKS_WON + side]
+    put_ratio(out, o, points, TOTAL_POINTS)
+    put_ratio(out, o + 1, others_points, TOTAL_POINTS)
+    put_ratio(out, o + 2, tricks_won, tricks)
+    put_ratio(out, o + 3, others_tricks, tricks)
     o += 4
     if s[E.TRUMP_SHOWN] == 1:
         out[o + (n if s[E.CALLER] < 0 else (s[E.CALLER] - player) % n)] = 1.0
@@ -228,10 +291,10 @@ def _encode_variants(s, out, o):
     out[o] = 1.0 if s[E.PHASE] == E.RAISING and E.showing_pending(s) else 0.0
     out[o + 1] = 1.0 if s[E.COT_NODE] == E.OFFER_PENDING else 0.0
     out[o + 2] = 1.0 if s[E.COT_NODE] == E.ANSWER_PENDING else 0.0
-    out[o + 3] = s[E.SHOW_NODES] / s[E.NUM_PLAYERS]
+    put_ratio(out, o + 3, s[E.SHOW_NODES], s[E.NUM_PLAYERS])
     o += 4
     out[o] = 1.0 if s[E.OUTCOME] == E.POINTLESS_SHOWN else 0.0
-    out[o + 1] = s[E.COT_PLAYED_ON] / 8.0  # before which trick the bidder played on
+    put_ratio(out, o + 1, s[E.COT_PLAYED_ON], COT_TRICKS)  # before which trick the bidder played on
     out[o + 2] = float(s[E.THANI_DECLARED])
     if s[E.SPECIAL_END] > 0:
         out[o + 2 + s[E.SPECIAL_END]] = 1.0

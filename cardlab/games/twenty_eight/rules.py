@@ -130,7 +130,7 @@ NUM_DISTINCT_ACTIONS = 89
 
 
 #: The lowest bid of any game: a small game's opening minimum on its smallest pack (10 points: 5).
-SMALL_LOWEST_BID = min(int(scaled_bid(MIN_BID, int(points))) for points in SMALL_DECK_POINTS[1:])
+SMALL_LOWEST_BID = min(int(scaled_bid.py_func(MIN_BID, int(points))) for points in SMALL_DECK_POINTS[1:])
 
 
 def bid_action(value: int) -> int:

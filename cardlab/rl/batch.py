@@ -1,0 +1,262 @@
+"""A batch of games stepped together inside numba: the kernels behind :class:`cardlab.rl.VectorEnv`.
+
+Every environment of a batch is one engine state (a row of ``states``). The
+caller plays the *open* seats; everything else moves inside the kernel
+before it returns: chance deals the cards, and the *house* seats are played
+by native agents (:mod:`cardlab.arena.native`), so a learner against fixed
+opponents never leaves compiled code between two of its decisions.
+
+Seeding, so that an environment's games depend on nothing but the seed, its
+number and the caller's actions (never on the batch it is stepped in):
+
+- environment ``e`` (counting from the batch's ``first_env``) has the seed
+  ``derive_seed(seed, e)``, and its episode ``k`` the deal seed
+  ``derive_seed(derive_seed(seed, e), k)``;
+- chance draws ``legal[random_below(stream, n)]`` from ``make_stream(deal_seed)``,
+  and the house agent at ``seat`` from ``make_stream(agent_seed(deal_seed, 0,
+  seat, players))``: the compiled arena's seeding of seating 0, so a house
+  seat plays as the same agent does in a tournament.
+
+Kernels trust their input: :class:`cardlab.rl.VectorEnv` checks it first.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from cardlab.arena.native import agent_seed, seat_action, seed_stream
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.layout import copy_state
+from cardlab.core.rng import derive_seed, random_below
+from cardlab.games import kernels
+
+
+class Envs(NamedTuple):
+    """The state of a batch, one row per environment."""
+
+    states: np.ndarray  # int64 [N, state size]: the engine states
+    deal_streams: np.ndarray  # uint64 [N, 1]: chance's stream of the current episode
+    seat_streams: np.ndarray  # uint64 [N, players, 1]: each house seat's stream
+    env_seeds: np.ndarray  # uint64 [N]
+    episodes: np.ndarray  # int64 [N]: the current episode's number
+    steps: np.ndarray  # int64 [N]: the caller's decisions in the current episode
+    skipped: np.ndarray  # int64 [N]: episodes that ended before the caller had a decision
+    legal_bits: np.ndarray  # uint64 [N, ceil(actions / 64)]: the legal actions of the current decision
+
+
+class House(NamedTuple):
+    """The native agents playing the seats the caller does not (:mod:`cardlab.arena.native`)."""
+
+    agents: np.ndarray  # int64 [players]: the agent of each seat (an index below), -1 for an open seat
+    kinds: np.ndarray  # int64 [agents]
+    options: np.ndarray  # float64 [agents, row width]
+    policies: tuple  # the agents' policy tables (cfr-bidding)
+
+
+class Outputs(NamedTuple):
+    """What a step shows, one row per environment (see :class:`cardlab.rl.Step`)."""
+
+    observations: np.ndarray  # [N, D], float32 or int16
+    masks: np.ndarray  # bool [N, actions]
+    players: np.ndarray  # int64 [N]
+    rewards: np.ndarray  # float64 [N, players]
+    terminated: np.ndarray  # bool [N]
+    truncated: np.ndarray  # bool [N]
+    final_observations: np.ndarray  # [N, D]
+    final_players: np.ndarray  # int64 [N]
+    final_states: np.ndarray  # int64 [N, state size]
+
+
+#: ``status[0]`` after a kernel: all went well, or what went wrong (``status[1:]``: env, seat, action).
+OK = 0
+ILLEGAL_ACTION = 1  # the caller's action in env ``status[1]`` is not legal
+HOUSE_ILLEGAL = 2  # a house agent chose an illegal action (a bug in the agent)
+
+
+@njit(cache=True)
+def env_seeds(seed, first_env, count):
+    """The seeds of environments ``first_env .. first_env + count - 1``: ``derive_seed(seed, env)``."""
+    out = np.empty(count, dtype=np.uint64)
+    for i in range(count):
+        out[i] = derive_seed(np.uint64(seed), np.uint64(first_env + i))
+    return out
+
+
+@njit(cache=True)
+def deal_seed(env_seed, episode):
+    """The seed of episode ``episode`` of the environment whose seed is ``env_seed``."""
+    return derive_seed(env_seed, episode)
+
+
+@njit(cache=True, inline="always")
+def start_episode(initial, s, deal_stream, seat_streams, env_seed, episode):
+    """Set ``s`` to the start of a new game and seed its chance and house streams."""
+    seed = deal_seed(env_seed, episode)
+    copy_state(s, initial)
+    seed_stream(deal_stream, seed)
+    players = seat_streams.shape[0]
+    for seat in range(players):
+        seed_stream(seat_streams[seat], agent_seed(seed, 0, seat, players))
+
+
+@njit(cache=True, inline="always")
+def play_house(game, allowed, s, deal_stream, seat_streams, house, legal, scratch, status):
+    """Deal and play the house's seats until an open seat must decide or the game ends.
+
+    ``house.agents[seat]`` is the agent playing ``seat``, or -1 for a seat the
+    caller plays. Returns ``(player, n)``: the
+    open seat to move with its ``n`` legal actions in ``legal``, or
+    ``(TERMINAL_PLAYER, 0)``. A house agent's illegal action is written to
+    ``status`` and returns ``(TERMINAL_PLAYER, -1)``.
+    """
+    while True:
+        player = kernels.current_player(game, s)
+        if player == TERMINAL_PLAYER:
+            return player, 0
+        n = kernels.legal_actions(game, s, legal)
+        if player == CHANCE_PLAYER:
+            action = legal[random_below(deal_stream, n)]
+        elif house.agents[player] < 0:
+            return player, n
+        else:
+            action = seat_action(game, allowed, house.agents[player], house.kinds, house.options,
+                                 house.policies, s, seat_streams[player], scratch)
+            legal_choice = False
+            for i in range(n):
+                legal_choice = legal_choice or legal[i] == action
+            if not legal_choice:
+                status[0] = HOUSE_ILLEGAL
+                status[2] = player
+                status[3] = action
+                return TERMINAL_PLAYER, -1
+        kernels.apply_action(game, s, action)
+
+
+@njit(cache=True, inline="always")
+def observe(game, s, player, n, legal, perfect_recall, observation, mask, legal_bits):
+    """Write what ``player``, to move, sees of ``s`` and the mask of its ``n`` legal actions.
+
+    The legal actions are also kept as bits, the batch's own record that
+    :func:`check_actions` reads (the mask belongs to the caller, who may change it).
+    """
+    kernels.encode(game, s, player, perfect_recall, observation)
+    for action in range(mask.shape[0]):
+        mask[action] = False
+    for word in range(legal_bits.shape[0]):
+        legal_bits[word] = 0
+    for i in range(n):
+        mask[legal[i]] = True
+        legal_bits[legal[i] >> 6] |= np.uint64(1) << np.uint64(legal[i] & 63)
+
+
+@njit(cache=True, inline="always")
+def begin(game, allowed, i, initial, envs, house, legal, scratch, status):
+    """Start env ``i``'s current episode and play up to the first decision of an open seat.
+
+    An episode that ends before any open seat decides (every seat of the house,
+    or a hand thrown in before the caller speaks) is counted in ``envs.skipped``
+    and the next one starts. Returns ``(player, n)`` as :func:`play_house`.
+    """
+    while True:
+        start_episode(initial, envs.states[i], envs.deal_streams[i], envs.seat_streams[i], envs.env_seeds[i],
+                      envs.episodes[i])
+        player, n = play_house(game, allowed, envs.states[i], envs.deal_streams[i], envs.seat_streams[i],
+                               house, legal, scratch, status)
+        if player != TERMINAL_PLAYER or n < 0:
+            return player, n
+        envs.skipped[i] += 1
+        envs.episodes[i] += 1
+
+
+@njit(cache=True)
+def reset_envs(game, allowed, perfect_recall, initial, envs, house, restart, out, status):
+    """Start episode ``envs.episodes[i]`` of every env with ``restart[i]``; write every env's observation.
+
+    An env not restarted keeps its game; its observation is written again.
+    """
+    legal = kernels_buffer()
+    scratch = kernels_buffer()
+    for i in range(envs.states.shape[0]):
+        if restart[i]:
+            envs.steps[i] = 0
+            player, n = begin(game, allowed, i, initial, envs, house, legal, scratch, status)
+            if n < 0:
+                status[1] = i
+                return
+        else:
+            player = kernels.current_player(game, envs.states[i])
+            n = kernels.legal_actions(game, envs.states[i], legal)
+        out.players[i] = player
+        observe(game, envs.states[i], player, n, legal, perfect_recall, out.observations[i], out.masks[i],
+                envs.legal_bits[i])
+
+
+@njit(cache=True)
+def kernels_buffer():
+    """Scratch room for the legal actions of any state of any game."""
+    return np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+
+
+@njit(cache=True)
+def check_actions(legal_bits, actions, status):
+    """Is every ``actions[i]`` (an action id) legal in env ``i``? The first that is not goes to ``status``."""
+    for i in range(actions.shape[0]):
+        action = actions[i]
+        if not (legal_bits[i, action >> 6] >> np.uint64(action & 63)) & np.uint64(1):
+            status[0] = ILLEGAL_ACTION
+            status[1] = i
+            status[3] = action
+            return False
+    return True
+
+
+@njit(cache=True)
+def step_envs(game, allowed, perfect_recall, actions, initial, envs, house, max_steps, out, status):
+    """Apply ``actions[i]`` in every env, play on to the next open decision, and write what it shows.
+
+    The actions must be legal (:func:`check_actions`). An env whose game ended
+    gets its returns in ``out.rewards[i]`` and ``out.terminated[i]``; one that
+    reached ``max_steps`` decisions of the caller (0: no limit) gets
+    ``out.truncated[i]``. Either way the final observation of the player who
+    moved last goes to ``out.final_observations[i]`` (``out.final_players[i]``),
+    the final state to ``out.final_states[i]``, and the env starts its next
+    episode: the other outputs are then that episode's first decision.
+    ``out.players`` holds the players who take ``actions`` on entry.
+    """
+    legal = kernels_buffer()
+    scratch = kernels_buffer()
+    for i in range(envs.states.shape[0]):
+        s = envs.states[i]
+        mover = out.players[i]
+        kernels.apply_action(game, s, actions[i])
+        envs.steps[i] += 1
+        player, n = play_house(game, allowed, s, envs.deal_streams[i], envs.seat_streams[i], house, legal,
+                               scratch, status)
+        if n < 0:
+            status[1] = i
+            return
+        for seat in range(out.rewards.shape[1]):
+            out.rewards[i, seat] = 0.0
+        ended = player == TERMINAL_PLAYER
+        cut = not ended and max_steps > 0 and envs.steps[i] >= max_steps
+        out.terminated[i] = ended
+        out.truncated[i] = cut
+        out.final_players[i] = -1
+        if ended or cut:
+            if ended:
+                kernels.returns(game, s, out.rewards[i])
+            out.final_players[i] = mover
+            kernels.encode(game, s, mover, perfect_recall, out.final_observations[i])
+            copy_state(out.final_states[i], s)
+            envs.episodes[i] += 1
+            envs.steps[i] = 0
+            player, n = begin(game, allowed, i, initial, envs, house, legal, scratch, status)
+            if n < 0:
+                status[1] = i
+                return
+        out.players[i] = player
+        observe(game, s, player, n, legal, perfect_recall, out.observations[i], out.masks[i],
+                envs.legal_bits[i])

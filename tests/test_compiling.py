@@ -1,0 +1,139 @@
+"""What gets compiled, and that a first compile is announced: a game's kernels for that game only."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardlab.core import compiling
+from cardlab.core.specialize import LiteralInt, by_key, key_set, switch_within
+from cardlab.games import SPECS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Runs a compiled Kaiser tournament loop (rule-based against random players) from an empty cache and
+#: prints the modules of every function numba compiled.
+_KAISER_LOOP = """
+import json, sys
+from numba.core import event
+compiled = []
+class Record(event.Listener):
+    def on_start(self, ev):
+        compiled.append(getattr(ev.data["dispatcher"].py_func, "__module__", ""))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Record())
+from cardlab.arena.agents import AgentSpec
+from cardlab.arena.tournament import TournamentSettings, play_chunk
+agents = (AgentSpec("rules", "rules"), AgentSpec("random", "random"))
+play_chunk(TournamentSettings("cardlab_kaiser", {}, agents, 2, 1, 2), 0)
+print(json.dumps(sorted(set(compiled))))
+"""
+
+
+@pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
+def test_a_kaiser_tournament_compiles_no_other_game(tmp_path: Path) -> None:
+    env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", _KAISER_LOOP], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=1800, check=True)
+    modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert any("kaiser" in module for module in modules)
+    assert not [m for m in modules if "twenty_eight" in m or "literature" in m or "ismcts" in m
+                or "pimc" in m or "solver" in m]
+
+
+def test_by_key_compiles_only_the_literal_keys_kernel() -> None:
+    from numba import njit
+
+    @njit
+    def first(x):
+        return x + 1
+
+    @njit
+    def second(x):
+        return x + 2
+
+    choose = by_key("choose", {0: first, 1: second})
+
+    @njit
+    def call(key, x):
+        return choose(key, x)
+
+    assert call(LiteralInt(1), 5) == 7
+    assert second.signatures and not first.signatures
+    assert call(0, 5) == 6 and call(1, 5) == 7  # a key known at run time: every kernel
+    assert choose(0, 5) == 6  # from Python, the kernel itself
+
+
+def test_switch_within_compiles_the_allowed_keys_and_refuses_the_others() -> None:
+    from numba import njit
+
+    @njit
+    def one(x):
+        return 1
+
+    @njit
+    def two(x):
+        return 2
+
+    @njit
+    def three(x):
+        return 3
+
+    @njit
+    def unknown(x):
+        return -1
+
+    switch = switch_within("switch", {1: one, 2: two, 3: three, -1: unknown})
+
+    @njit
+    def call(allowed, keys):
+        return [switch(allowed, key, 0.0) for key in keys]
+
+    keys = np.array([1, 2, 3, 7])
+    assert call(key_set([1, 3]), keys) == [1, -1, 3, -1]
+    assert one.signatures and three.signatures and not two.signatures
+    assert call(int(key_set([1, 3])), keys) == [1, -1, 3, -1]  # the same answers without a literal
+
+
+def test_announce_speaks_once_when_numba_compiles_and_never_on_a_warm_call() -> None:
+    from numba import njit
+
+    @njit
+    def fresh(x):
+        return x * 3
+
+    lines = []
+    with compiling.announce("test kernels", 12, write=lines.append):
+        fresh(2)
+        fresh(2.5)
+    assert lines == ["compiling test kernels, first run only, about 10 s"]
+    with compiling.announce("test kernels", write=lines.append):
+        fresh(4)  # compiled already
+    assert len(lines) == 1
+
+
+def test_nested_announcements_leave_the_line_to_the_innermost() -> None:
+    from numba import njit
+
+    @njit
+    def fresh(x):
+        return x - 1
+
+    outer, inner = [], []
+    with compiling.announce("everything", write=outer.append):
+        with compiling.announce("the loop", write=inner.append):
+            fresh(1)
+    assert outer == [] and inner == ["compiling the loop, first run only (can take a minute)"]
+
+
+def test_every_game_has_distinct_literal_kernel_ids() -> None:
+    ids = [spec.kernel_id for spec in SPECS]
+    assert all(isinstance(kernel_id, LiteralInt) for kernel_id in ids)
+    assert sorted(ids) == list(range(len(SPECS)))
