@@ -83,7 +83,7 @@ def test_lbr_takes_points_from_the_rule_based_player_in_kaiser():
     (["--agent", "cfr:policy=x.npz"], "exploit needs an agent of the compiled arena"),
     (["--agent", "rules", "--lbr", "worlds=0"], "option worlds must be an integer"),
     (["--agent", "rules", "--lbr", "worlds"], "must look like key=value"),
-    (["--agent", "rules", "--deals", "0"], "deals must be an integer from 1"),
+    (["--agent", "rules", "--deals", "0"], "--deals must be a positive integer"),
     (["--agent", "nobody"], "nobody"),
     (["--agent", "rules", "--param", "hand_size=0"], "hand_size"),
 ])
