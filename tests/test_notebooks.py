@@ -335,7 +335,7 @@ def test_evaluation_notebook(tmp_path):
     assert values["kaiser_1_short_rules_lbr_share"]["value"] == pytest.approx(1.0)  # LBR is the BR here
     assert all(values[f"{variant}_{agent}_lbr_share"]["value"] <= 1 + 1e-9
                for variant in evaluation.EXACT_VARIANTS["kaiser"] for agent in evaluation.EXACT_AGENTS)
-    assert values["kaiser_aivat_rules_vs_cfr-bidding_narrower"]["deals"] == 4
+    assert values["kaiser_aivat_rules_vs_cfr-bidding_narrower"]["deals"] == 3
 
 
 def test_evaluation_command_refuses_what_it_cannot_run(tmp_path):
