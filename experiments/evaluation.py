@@ -64,9 +64,9 @@ LBR_AGENTS: dict[str, tuple[str, dict[str, Any]]] = {
 #: ``agent@key=value`` plays the agent with other responder options: the bound against the responder's
 #: budget, where the agent is cheap.
 LBR_DEALS = {"kaiser": {"rules": 2000, "cfr-bidding": 2000, "ismcts-100": 60, "ismcts-1000": 30,
-                        "rules@worlds=4": 2000, "rules@worlds=64": 1000, "random": 500, "pimc-4": 6},
+                        "rules@worlds=4": 2000, "rules@worlds=64": 1000, "random": 500, "pimc-4": 30},
              "twenty_eight": {"rules": 2000, "cfr-bidding": 2000, "rules@worlds=4": 2000,
-                              "rules@worlds=64": 1000, "random": 500, "ismcts-100": 40, "pimc-4": 6,
+                              "rules@worlds=64": 1000, "random": 500, "ismcts-100": 40, "pimc-4": 30,
                               "ismcts-1000": 6}}
 #: PIMC bids by the rules, as in study 4's Twenty-Eight (its simulated bidding costs many times its play,
 #: more than this machine's share could pay here): the bounds and the round robin measure its card play.
@@ -75,7 +75,7 @@ PIMC_OPTIONS = {"kaiser": {"bidding": "rules"}, "twenty_eight": {"bidding": "rul
 AIVAT_AGENTS = ("rules", "cfr-bidding", "ismcts-100", "pimc-4")
 AIVAT_DEALS = 150
 #: Play-outs per value of the AIVAT estimator.
-SAMPLES = 64
+SAMPLES = 256
 #: The small variants (experiments/small_games.py) LBR is checked on, by game, and the agents checked.
 EXACT_VARIANTS = {"kaiser": ("kaiser_1_short", "kaiser_1"),
                   "twenty_eight": ("twenty_eight_1_short", "twenty_eight_1"),

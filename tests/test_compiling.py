@@ -48,6 +48,37 @@ def test_a_kaiser_tournament_compiles_no_other_game(tmp_path: Path) -> None:
                 or "pimc" in m or "solver" in m]
 
 
+#: Plays local best response against the rule-based player in one-card Kaiser from an empty cache and
+#: prints the functions numba compiled, as module:name.
+_KAISER_EXPLOIT = """
+import json
+from numba.core import event
+compiled = []
+class Record(event.Listener):
+    def on_start(self, ev):
+        function = ev.data["dispatcher"].py_func
+        compiled.append(getattr(function, "__module__", "") + ":" + function.__name__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Record())
+from cardlab.arena.agents import AgentSpec
+from cardlab.evaluation.lbr import exploit
+exploit("kaiser", {"hand_size": 1}, AgentSpec("rules", "rules"), 2, 0, {"worlds": 2})
+print(json.dumps(sorted(set(compiled))))
+"""
+
+
+@pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
+def test_a_bound_on_the_rule_based_player_compiles_no_search_agent(tmp_path: Path) -> None:
+    env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", _KAISER_EXPLOIT], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=1800, check=True)
+    functions = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "cardlab.evaluation.lbr:respond" in functions
+    assert not [f for f in functions if "twenty_eight" in f or "literature" in f or "pimc" in f
+                or "solver" in f or f.endswith((":decide", ":visit_shares", ":bidding_agent_action"))]
+
+
 def test_by_key_compiles_only_the_literal_keys_kernel() -> None:
     from numba import njit
 
