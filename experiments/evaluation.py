@@ -67,7 +67,7 @@ LBR_DEALS = {"kaiser": {"rules": 2000, "cfr-bidding": 2000, "ismcts-100": 60, "i
                         "rules@worlds=4": 2000, "rules@worlds=64": 1000, "random": 500, "pimc-4": 30},
              "twenty_eight": {"rules": 2000, "cfr-bidding": 2000, "rules@worlds=4": 2000,
                               "rules@worlds=64": 1000, "random": 500, "ismcts-100": 40, "pimc-4": 30,
-                              "ismcts-1000": 6}}
+                              "ismcts-1000": 3}}
 #: PIMC bids by the rules, as in study 4's Twenty-Eight (its simulated bidding costs many times its play,
 #: more than this machine's share could pay here): the bounds and the round robin measure its card play.
 PIMC_OPTIONS = {"kaiser": {"bidding": "rules"}, "twenty_eight": {"bidding": "rules"}}
