@@ -332,7 +332,8 @@ def test_evaluation_notebook(tmp_path):
     values = findings(execute("evaluation", tmp_path, tmp_path / "evaluation.ipynb"))
     check_intervals(values)
     assert values["kaiser_lbr_rules"]["deals"] == 40 and values["kaiser_lbr_ismcts-1000"]["deals"] == 1
-    assert values["kaiser_1_short_rules_lbr_share"]["value"] == pytest.approx(1.0)  # LBR is the BR here
+    # exact values, whatever the scale: 0.984 at the study's seed (docs/evaluation.md)
+    assert values["kaiser_1_short_rules_lbr_share"]["value"] == pytest.approx(0.984, abs=0.001)
     assert all(values[f"{variant}_{agent}_lbr_share"]["value"] <= 1 + 1e-9
                for variant in evaluation.EXACT_VARIANTS["kaiser"] for agent in evaluation.EXACT_AGENTS)
     assert values["kaiser_aivat_rules_vs_cfr-bidding_narrower"]["deals"] == 3
