@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check test-slow warmup bench lint notebooks venv clean
+.PHONY: demo test check integration test-slow warmup bench lint notebooks venv clean
 
 venv: $(STAMP)
 
@@ -25,10 +25,12 @@ warmup: $(STAMP)
 
 # The fast suite: every rule, agent and tool checked, in a few minutes on two cores.
 test: warmup
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --durations=15
 
 # What CI runs: the fast suite, then the long integration runs and slow sweeps.
-check: test
+check: test integration
+
+integration: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m "slow or integration"
 
 test-slow: $(STAMP)

@@ -7,10 +7,10 @@ one loop on its own thread's CPU clock (``time.thread_time``), so load from othe
 processes costs both sides alike; base and head alternate round by round and each
 keeps its best. Both sides play the same seeds, so a speed change that also changed
 results would show in the ``same_results`` column (a hash of every game's outcome).
-This is how issue 13's "the standard games keep their speed" is checked: the
+This is how "the standard games keep their speed" was checked for the rule variants: the
 checkout before the variants (74c971b) against today's. The ``*_ismcts_*`` figures
 time bench_ismcts's searches (their hash: every search's root visit counts), with
-OpenSpiel's C++ ISMCTS on hearts as the peer in the same run (issue 18).
+OpenSpiel's C++ ISMCTS on hearts as the peer in the same run.
 """
 
 from __future__ import annotations

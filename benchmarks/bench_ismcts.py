@@ -4,7 +4,7 @@ The peer is OpenSpiel's C++ ``ISMCTSBot`` with a random-rollout evaluator on
 its C++ ``hearts`` (the fastest ISMCTS available for a trick-taking game).
 cardlab's numba ISMCTS searches a mid-hand position of each game, with random
 rollouts (the like-for-like figure) and with rule-based rollouts. Targets
-(issue 18, ``TARGETS``): random rollouts Kaiser >= 8x the peer, Twenty-Eight >= 6x,
+(``TARGETS``): random rollouts Kaiser >= 8x the peer, Twenty-Eight >= 6x,
 Literature >= 2x; rules rollouts Kaiser and Twenty-Eight >= 4x. Every search is timed
 in CPU time of the calling thread (the bots run in it), best of ``REPEATS``.
 Memory is the tree's bytes per 10,000 simulations.
@@ -25,7 +25,7 @@ from cardlab.games import game_names, game_spec, kernels
 
 SIMULATIONS = 4000
 REPEATS = 7  # best of: the machines here are noisy, and one search takes tens of milliseconds
-#: Issue 18's ratios to the peer, by game and rollout policy.
+#: The target ratios to the peer, by game and rollout policy.
 TARGETS = {("kaiser", "random"): 8.0, ("twenty_eight", "random"): 6.0, ("literature", "random"): 2.0,
            ("kaiser", "rules"): 4.0, ("twenty_eight", "rules"): 4.0}
 

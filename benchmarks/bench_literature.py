@@ -3,7 +3,7 @@ per knowledge update, and resampled worlds per second. Prints one JSON object.
 
 The batched rate is also given as a ratio to the machine's trick-taking ceiling
 (:mod:`benchmarks.ceiling`) measured in the same run, which is what survives a
-busy machine; issue 18 asks for twice the ratio measured before its work
+busy machine; the target is twice the ratio measured before the kernel's inlining work
 (``RATIO_BEFORE_ISSUE_18``, reported as ``speedup_over_before_issue_18``). Part
 of the batched kernel's gain there is work random play does not read: it keeps
 neither the public log nor the knowledge (the games are the same). Rates are in

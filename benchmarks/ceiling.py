@@ -1,7 +1,7 @@
 """The speed ceiling of a numba trick-taking loop: what the machine can do, not what cardlab does.
 
 Every engine benchmark reports its rate as a ratio to this loop, measured in
-the same run. It is the reference of issue 18 (``limit_trick.py``, variant
+the same run. It is the house's reference loop (``limit_trick.py``, variant
 ``xorshift+intrin+lemire``), rewritten here with the same definition:
 
 - 4 players, 32 cards (4 suits x 8 ranks, card ``suit * 8 + rank``, higher
@@ -16,7 +16,7 @@ the same run. It is the reference of issue 18 (``limit_trick.py``, variant
   counted and found with the CPU's ``popcnt`` / ``tzcnt`` (LLVM intrinsics).
 
 Nothing of a real game is here (no bidding, no scoring rules, no state array
-that other code can read), so no engine can reach 1.0; issue 18's targets are
+that other code can read), so no engine can reach 1.0; the targets are
 Kaiser >= 0.5 and Twenty-Eight >= 0.4 of it.
 """
 

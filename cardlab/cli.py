@@ -476,7 +476,8 @@ def command_solve(args: argparse.Namespace) -> None:
 def command_play(args: argparse.Namespace) -> int:
     """One hand against the bots at the terminal (cardlab.play.session); ``--resume`` goes on with one."""
     from cardlab.arena.agents import AgentSpecError
-    from cardlab.play.record import check_games_folder, load_position, save_game
+    from cardlab.play.position import load_position
+    from cardlab.play.record import check_games_folder, save_game
     from cardlab.play.session import LeftTableError, Session, check_table, make_bots, seat_labels
 
     if args.resume is not None:
@@ -539,7 +540,7 @@ def _keep_unfinished(session, out: Path, table: dict) -> Path:
     """Write the game so far as a position file with its table, in ``out`` or else the temporary folder."""
     import tempfile
 
-    from cardlab.play.record import save_position
+    from cardlab.play.position import save_position
 
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     name = f"unfinished-seed{table['seed']}-{stamp}.json"
@@ -607,7 +608,8 @@ def command_serve(args: argparse.Namespace) -> int:
 
 def _advise_claims(args: argparse.Namespace) -> None:
     from cardlab.play.literature import claim_odds
-    from cardlab.play.record import load_deal, load_position
+    from cardlab.play.position import load_position
+    from cardlab.play.record import load_deal
     from cardlab.play.replay import Replay
 
     if args.position is None:

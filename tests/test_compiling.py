@@ -41,18 +41,30 @@ def compiled_from_cold(code: str, tmp_path: Path) -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
-def test_a_kaiser_tournament_compiles_no_other_game(tmp_path: Path) -> None:
-    functions = compiled_from_cold("""
+def compiled_modules(tmp_path: Path, *agents: str) -> set[str]:
+    """The modules of the functions a Kaiser tournament of ``agents`` compiles from an empty cache."""
+    functions = compiled_from_cold(f"""
 from cardlab.arena.agents import AgentSpec
 from cardlab.arena.tournament import TournamentSettings, play_chunk
-agents = (AgentSpec("rules", "rules"), AgentSpec("random", "random"))
-play_chunk(TournamentSettings("cardlab_kaiser", {}, agents, 2, 1, 2), 0)
+agents = tuple(AgentSpec(name, name) for name in {list(agents)!r})
+play_chunk(TournamentSettings("cardlab_kaiser", {{}}, agents, 2, 1, 2), 0)
 """, tmp_path)
-    modules = {function.partition(":")[0] for function in functions}
+    return {function.partition(":")[0] for function in functions}
+
+
+@pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
+def test_a_kaiser_tournament_compiles_no_other_game(tmp_path: Path) -> None:
+    modules = compiled_modules(tmp_path, "rules", "random")
     assert any("kaiser" in module for module in modules)
     assert not [m for m in modules if "twenty_eight" in m or "literature" in m or "ismcts" in m
                 or "pimc" in m or "solver" in m]
+
+
+@pytest.mark.integration  # compiles PIMC and the double-dummy solver from an empty cache (minutes)
+def test_a_kaiser_pimc_tournament_compiles_no_other_game(tmp_path: Path) -> None:
+    modules = compiled_modules(tmp_path, "rules", "pimc")
+    assert any("pimc" in module for module in modules) and any("solver" in module for module in modules)
+    assert not [m for m in modules if "twenty_eight" in m or "literature" in m or "ismcts" in m]
 
 
 @pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
@@ -156,3 +168,25 @@ def test_every_game_has_distinct_literal_kernel_ids() -> None:
     ids = [spec.kernel_id for spec in SPECS]
     assert all(isinstance(kernel_id, LiteralInt) for kernel_id in ids)
     assert sorted(ids) == list(range(len(SPECS)))
+
+
+def test_a_batch_of_environments_announces_its_first_compile_once(capsys: pytest.CaptureFixture) -> None:
+    from numba import njit
+
+    import cardlab.rl as rl
+
+    @njit
+    def fresh(x):
+        return x + 5
+
+    env = rl.make("kaiser", num_envs=2, seed=0)
+    with env._compiling():  # stands for the kernels a first reset compiles
+        fresh(1)
+    step = env.reset()
+    with env._compiling():
+        fresh(1.5)
+    env.step(np.argmax(step.legal_mask, axis=1))
+    with env._compiling():  # after the first step, nothing is watched
+        fresh(np.int8(1))
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("compiling ")]
+    assert lines == [compiling.notice("Kaiser RL environment kernels", compiling.estimate("rl", "kaiser"))]

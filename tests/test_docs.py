@@ -371,3 +371,16 @@ def test_every_parameter_variant_is_a_game_parameter():
         for variant in spec.variants:
             if variant.variant_class != "D":
                 assert set(variant.settings()) <= set(defaults), variant.name
+
+
+# ---- The README -------------------------------------------------------------------------------
+def test_the_readme_is_a_front_page():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+def test_the_readme_tour_runs(capsys: pytest.CaptureFixture) -> None:
+    code = re.search(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
+    shown = capsys.readouterr().out
+    assert "Contract" in shown or "contract" in shown  # the hand's log
+    assert "A - B, points per deal" in shown  # the match's table

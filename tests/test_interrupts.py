@@ -110,7 +110,7 @@ def test_ctrl_c_stops_a_hint_and_then_keeps_the_game_to_go_on_with(tmp_path):
     saved = Path(match.group(1))
     assert saved.is_file() and saved.parent == out and "Traceback" not in child.before
 
-    from cardlab.play.record import load_position
+    from cardlab.play.position import load_position
 
     position = load_position(saved)
     assert position.table == {"seed": 3, "partner": "rules", "opponents": "rules",

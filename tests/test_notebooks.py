@@ -203,13 +203,17 @@ def test_literature_notebook(data, tmp_path):
     assert values["certain_share_6"]["value"] == pytest.approx((first["certain_at"] >= 0).mean())
     assert values["certain_share_6"]["deals"] == 12
     for players in (4, 6, 8):
-        assert 0 <= values[f"lost_{players}"]["value"] <= 1 or math.isnan(values[f"lost_{players}"]["value"])
+        lost = values[f"lost_{players}"]["value"]
+        assert 0 <= lost <= 1, (players, lost)  # NaN fails too: every table proves some half-suit
         assert values[f"bits_failure_{players}"]["value"] > -5  # a failed ask does not add information
     assert set(values) >= {"gain_at_50_6-major", "gain_at_50_6-misclaim", "doubtful_given_away_6-misclaim"}
     # The player claims on odds only when the opponents hold no cards of it: a wrong claim is void, unless
     # misclaim_to_opponents gives it away.
-    given_away = values["doubtful_given_away_6"]["value"]
-    assert given_away == 0 or math.isnan(given_away)
+    given_away = values["doubtful_given_away_6"]
+    if given_away["deals"] == 0:  # no uncertain end-of-game claim in the tiny dataset: no share to give
+        assert math.isnan(given_away["value"])
+    else:
+        assert given_away["value"] == 0
 
 
 @pytest.mark.parametrize("games", [("kaiser",), pytest.param(("twenty_eight", "literature"),

@@ -1,4 +1,4 @@
-"""Hostile use of the game API (issue 12): every case ends in a correct result or a clear error.
+"""Hostile use of the game API: every case ends in a correct result or a clear error.
 
 Property-based where it fits (hypothesis): any parameter value, any action,
 any random position pickled, copied, serialized or resampled. The slow sweeps

@@ -39,7 +39,8 @@ from cardlab.core.limits import (
     check_count,
     check_seed,
 )
-from cardlab.play.record import check_games_folder, load_deal, load_position, save_game, save_position
+from cardlab.play.position import load_position, save_position
+from cardlab.play.record import check_games_folder, load_deal, save_game
 from cardlab.results import MANIFEST, ResultsError
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,

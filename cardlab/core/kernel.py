@@ -3,7 +3,7 @@
 numba counts the references to every array a compiled function binds, with an atomic
 increment and decrement of the array's count (a call into its runtime each). A kernel
 that passes the state array on to helpers pays them at almost every step: they were half
-the CPU time of a random Kaiser hand (issue 18). A kernel that only reads and writes the
+the CPU time of a random Kaiser hand. A kernel that only reads and writes the
 arrays its caller gives it (it allocates none and returns none, not even a view) needs no
 count: the caller's references keep those arrays alive for the whole call.
 

@@ -27,7 +27,9 @@ actions (:mod:`cardlab.rl.batch`), so a batch split into several
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +38,7 @@ import pyspiel
 
 from cardlab.arena.agents import AgentSpec, AgentSpecError, is_native, native_tables, parse_agent
 from cardlab.arena.native import agent_kinds
+from cardlab.core import compiling
 from cardlab.games import GameSpec, game_spec
 from cardlab.rl import batch
 
@@ -158,6 +161,8 @@ class VectorEnv:
         self._arrays()
         self._closed = False
         self._started = False
+        self._stepped = False  # until the first step returns, a call may compile the batch's kernels
+        self._compile_noticed = False
 
     # -- construction ---------------------------------------------------------------
     def _open_seats(self, seats: Iterable[int] | None) -> tuple[int, ...]:
@@ -234,8 +239,9 @@ class VectorEnv:
             self._envs.episodes[restart] += 1
         out = self._new_outputs()
         self._status[:] = 0
-        batch.reset_envs(self.spec.kernel_id, self._allowed, self.perfect_recall, self._initial, self._envs,
-                         self._house_agents, restart, out, self._status)
+        with self._compiling():
+            batch.reset_envs(self.spec.kernel_id, self._allowed, self.perfect_recall, self._initial,
+                             self._envs, self._house_agents, restart, out, self._status)
         self._raise_status()
         self._started = True
         return self._step_of(out, ended=np.zeros(0, dtype=np.int64))
@@ -260,8 +266,10 @@ class VectorEnv:
             raise ValueError(f"env {env}: action {int(actions[env])} is not legal for player "
                              f"{int(self._players[env])}; legal: {shown}{' ...' if len(legal) > 12 else ''}")
         out = self._new_outputs()
-        batch.step_envs(self.spec.kernel_id, self._allowed, self.perfect_recall, actions, self._initial,
-                        self._envs, self._house_agents, self.max_steps, out, self._status)
+        with self._compiling():
+            batch.step_envs(self.spec.kernel_id, self._allowed, self.perfect_recall, actions, self._initial,
+                            self._envs, self._house_agents, self.max_steps, out, self._status)
+        self._stepped = True
         self._raise_status()
         return self._step_of(out, ended=np.flatnonzero(out.terminated | out.truncated))
 
@@ -324,6 +332,20 @@ class VectorEnv:
         mask = np.zeros(self.num_envs, dtype=bool)
         mask[array] = True
         return mask
+
+    def _compiling(self) -> AbstractContextManager[None]:
+        """The first reset and step may compile the batch's kernels (once, then from the disk cache):
+        one line on standard error says so, never two."""
+        if self._stepped:
+            return nullcontext()
+
+        def say(line: str) -> None:
+            if not self._compile_noticed:
+                self._compile_noticed = True
+                print(line, file=sys.stderr, flush=True)
+        name = self.spec.aliases[0]
+        return compiling.announce(f"{self.spec.title} RL environment kernels", compiling.estimate("rl", name),
+                                  write=say)
 
     def _check_open(self) -> None:
         if self._closed:

@@ -1,4 +1,4 @@
-"""The random play-outs in locals (issue 18) against the game played step by step.
+"""The random play-outs in locals against the game played step by step.
 
 ``deal_randomly``, ``bid_randomly``, ``raise_randomly`` and ``play_cards_randomly`` keep the
 deal, the bidding and the trick in locals; each must leave every slot of the state and the

@@ -1,4 +1,4 @@
-"""Twenty-Eight's rule-based card play against a plain Python reference (issue 18).
+"""Twenty-Eight's rule-based card play against a plain Python reference.
 
 The card play is compiled without reference counts (``strategy.play_action``) and a rules
 rollout plays it in one call (``strategy.play_cards_by_rules``). Neither may change a single

@@ -348,9 +348,13 @@ def decide(game, options, s, stream, scratch):
         return play(game, s, np.int64(options[WORLDS]), stream)
     if options[BIDDING] == BID_BY_SIMULATION:
         bid_worlds = np.int64(options[BID_WORLDS])
-        if game == KAISER and (s[PHASE] == kaiser.BIDDING or s[PHASE] == kaiser.NAMING_TRUMP):
-            return kaiser_bid(s, bid_worlds, stream)
-        if game == TWENTY_EIGHT and (s[PHASE] == twenty_eight.BIDDING or s[PHASE] == twenty_eight.PLACING
-                                     or s[PHASE] == twenty_eight.RAISING):
-            return twenty_eight_bid(s, bid_worlds, stream)
+        # One game test per branch, alone: numba prunes the other game's branch when ``game`` is a
+        # constant, so a Kaiser agent never compiles Twenty-Eight's bidding (and the reverse).
+        if game == KAISER:
+            if s[PHASE] == kaiser.BIDDING or s[PHASE] == kaiser.NAMING_TRUMP:
+                return kaiser_bid(s, bid_worlds, stream)
+        if game == TWENTY_EIGHT:
+            if s[PHASE] == twenty_eight.BIDDING or s[PHASE] == twenty_eight.PLACING \
+                    or s[PHASE] == twenty_eight.RAISING:
+                return twenty_eight_bid(s, bid_worlds, stream)
     return kernels.rules_action(game, s, stream)

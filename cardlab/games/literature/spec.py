@@ -20,7 +20,7 @@ SPEC = GameSpec(
     # Among dozens of asks the search does best trying a few, in the deduction player's order
     # (widening 0.05, 0.1 and 0.2 were tried); rollouts are long (~160 moves) and noisy, and
     # eight moves then the card-share evaluation was as strong as fifteen and 3x cheaper
-    # than playing out (experiments/results/, 100-deal screens; README).
+    # than playing out (experiments/results/, 100-deal screens; docs/performance.md#strength).
     ismcts_defaults={"widening": 0.1, "rollout_depth": 8},
     small_parameters={"players": 4},
     variants=VARIANTS,
