@@ -49,6 +49,8 @@ notebooks: $(STAMP)
 	$(BIN)/python -m experiments.agents --game twenty_eight --workers $(WORKERS)
 	$(BIN)/python -m experiments.agents --game literature --workers $(WORKERS)
 	$(BIN)/python -m experiments.small_games_solved --workers $(WORKERS)
+	$(BIN)/python -m experiments.evaluation --game kaiser
+	$(BIN)/python -m experiments.evaluation --game twenty_eight
 	$(BIN)/python -m experiments.notebooks
 
 lint: $(STAMP)

@@ -3,7 +3,8 @@
     cardlab play-random --game kaiser --seed 1
     cardlab demo --game kaiser --deals 200 --seed 1
     cardlab tournament --game kaiser --agents rules,random --deals 10000 --seed 7 --out results/k1
-    cardlab report results/k1
+    cardlab report results/k1 --estimator aivat
+    cardlab exploit --game kaiser --agent rules --deals 200
     cardlab variants --game kaiser
     cardlab train --game leduc_poker --solver cfr+ --iterations 1000 --out leduc.npz
     cardlab solve --game kaiser --deal-seed 7
@@ -281,11 +282,70 @@ def command_report(args: argparse.Namespace) -> None:
     from cardlab.analysis.report import report
 
     _count(args.resamples, "--resamples", MAX_RESAMPLES)
+    _count(args.samples, "--samples", MAX_WORLDS)
     _seed_in_range(args.seed, "--seed")
     text, written = report(args.results, plots=not args.no_plots, resamples=args.resamples, seed=args.seed)
     print(text)
+    if args.estimator == "aivat":
+        print()
+        print(_aivat_report(args))
+        written.append(Path(args.results) / "report" / "aivat.json")
     print()
     print("wrote " + ", ".join(str(path) for path in written))
+
+
+def _aivat_report(args: argparse.Namespace) -> str:
+    """The standings under the plain and the AIVAT estimator; ``report/aivat.json`` beside the summary."""
+    import json
+
+    from cardlab.analysis.report import compare_estimators, format_comparison
+    from cardlab.evaluation.aivat import COLUMNS, POLICY_COLUMNS, reduce
+    from cardlab.results import load_results
+
+    columns = COLUMNS + [name for name in POLICY_COLUMNS if _has_column(args.results, name)]
+    manifest, table = load_results(args.results, columns)
+    reduced = reduce(manifest, table, args.samples)
+    comparison = compare_estimators(reduced.plain, reduced.reduced, args.resamples, args.seed)
+    summary = {"estimator": "aivat", "samples": reduced.samples, "terms": reduced.terms,
+               "fallbacks": reduced.fallbacks, **comparison.to_json()}
+    (Path(args.results) / "report" / "aivat.json").write_text(json.dumps(summary, indent=1))
+    note = (f"AIVAT: rule-based play-outs as the value function, {reduced.samples} samples a value; "
+            f"{reduced.terms} correction terms")
+    if reduced.fallbacks:
+        note += f"; {reduced.fallbacks} values kept the real cards (no consistent redraw)"
+    return format_comparison(comparison) + "\n" + note
+
+
+def _has_column(directory: str, name: str) -> bool:
+    """Whether the first part file of a results folder has the column ``name`` (older ones lack some)."""
+    import pyarrow.parquet as pq
+
+    parts = sorted(Path(directory).glob("part-*.parquet"))
+    return bool(parts) and name in pq.read_schema(parts[0]).names
+
+
+def command_exploit(args: argparse.Namespace) -> None:
+    """Local best response against an agent: points per deal it loses, with a 95% interval."""
+    import json
+
+    from cardlab.arena.agents import AgentSpec, parse_agent
+    from cardlab.evaluation.lbr import exploit
+
+    load(args.game, parse_params(args.param))  # the game and parameters, checked first
+    _seed_in_range(args.seed, "--seed")
+    _count(args.deals, "--deals", MAX_DEALS)
+    _count(args.workers, "--workers", MAX_WORKERS)
+    _count(args.chunk_size, "--chunk-size", MAX_DEALS)
+    name, options = parse_agent(args.agent)
+    lbr = parse_agent(f"lbr:{args.lbr}")[1] if args.lbr else {}
+    result = exploit(args.game, parse_params(args.param), AgentSpec(name, name, options), args.deals,
+                     args.seed, lbr, workers=args.workers, chunk_size=args.chunk_size,
+                     progress=not args.quiet)
+    print(result.text())
+    if args.out:
+        command = shlex.join(["cardlab", *args.argv])
+        Path(args.out).write_text(json.dumps({**result.to_json(), "command": command}, indent=1))
+        print(f"wrote {args.out}")
 
 
 def command_variants(args: argparse.Namespace) -> None:
@@ -718,7 +778,30 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--resamples", type=int, default=2000,
                      help=f"bootstrap resamples (default 2000, at most {MAX_RESAMPLES:,})")
     rep.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    rep.add_argument("--estimator", choices=("plain", "aivat"), default="plain",
+                     help="aivat: also the variance-reduced standings, side by side (docs/evaluation.md)")
+    rep.add_argument("--samples", type=int, default=64,
+                     help=f"AIVAT: play-outs per value (default 64, at most {MAX_WORLDS:,})")
     rep.set_defaults(run=command_report)
+
+    exp = sub.add_parser(
+        "exploit", help="local best response against an agent: a lower bound on its exploitability",
+        description="A local-best-response team plays the agent's team on duplicate deals and reports "
+        "the points per deal the agent loses, with a 95%% interval (docs/evaluation.md).",
+    )
+    exp.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")
+    exp.add_argument("--agent", required=True, help="an agent of the compiled arena: rules, ismcts:...")
+    exp.add_argument("--deals", type=int, default=100, help="duplicate deals (default 100)")
+    exp.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    exp.add_argument("--lbr", default="", metavar="KEY=VALUE,...",
+                     help="responder options: worlds, rollouts, agent_moves, continuation, epsilon, "
+                     "agent_model")
+    exp.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    exp.add_argument("--chunk-size", type=int, default=10, help="deals per task (default 10)")
+    exp.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
+    exp.add_argument("--out", help="write the result and every deal's score as JSON")
+    exp.add_argument("--quiet", action="store_true", help="no progress bar")
+    exp.set_defaults(run=command_exploit)
 
     var = sub.add_parser("variants", help="a game's parameters and named rule variants")
     var.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")

@@ -17,32 +17,39 @@ from cardlab.games import SPECS
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Runs a compiled Kaiser tournament loop (rule-based against random players) from an empty cache and
-#: prints the modules of every function numba compiled.
-_KAISER_LOOP = """
-import json, sys
+#: Opens a script run from an empty cache: it records every function numba compiles, as module:name.
+_RECORD = """
+import json
 from numba.core import event
 compiled = []
 class Record(event.Listener):
     def on_start(self, ev):
-        compiled.append(getattr(ev.data["dispatcher"].py_func, "__module__", ""))
+        function = ev.data["dispatcher"].py_func
+        compiled.append(getattr(function, "__module__", "") + ":" + function.__name__)
     def on_end(self, ev):
         pass
 event.register("numba:compile", Record())
-from cardlab.arena.agents import AgentSpec
-from cardlab.arena.tournament import TournamentSettings, play_chunk
-agents = tuple(AgentSpec(name, name) for name in sys.argv[1:])
-play_chunk(TournamentSettings("cardlab_kaiser", {}, agents, 2, 1, 2), 0)
-print(json.dumps(sorted(set(compiled))))
 """
 
 
-def compiled_modules(tmp_path: Path, *agents: str) -> list[str]:
-    """The modules of the functions a Kaiser tournament of ``agents`` compiles from an empty cache."""
+def compiled_from_cold(code: str, tmp_path: Path) -> list[str]:
+    """What numba compiles (module:name) running ``code`` in a fresh process with an empty cache."""
     env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-c", _KAISER_LOOP, *agents], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1800, check=True)
+    script = _RECORD + code + "\nprint(json.dumps(sorted(set(compiled))))\n"
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=1800, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compiled_modules(tmp_path: Path, *agents: str) -> set[str]:
+    """The modules of the functions a Kaiser tournament of ``agents`` compiles from an empty cache."""
+    functions = compiled_from_cold(f"""
+from cardlab.arena.agents import AgentSpec
+from cardlab.arena.tournament import TournamentSettings, play_chunk
+agents = tuple(AgentSpec(name, name) for name in {list(agents)!r})
+play_chunk(TournamentSettings("cardlab_kaiser", {{}}, agents, 2, 1, 2), 0)
+""", tmp_path)
+    return {function.partition(":")[0] for function in functions}
 
 
 @pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
@@ -58,6 +65,18 @@ def test_a_kaiser_pimc_tournament_compiles_no_other_game(tmp_path: Path) -> None
     modules = compiled_modules(tmp_path, "rules", "pimc")
     assert any("pimc" in module for module in modules) and any("solver" in module for module in modules)
     assert not [m for m in modules if "twenty_eight" in m or "literature" in m or "ismcts" in m]
+
+
+@pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
+def test_a_bound_on_the_rule_based_player_compiles_no_search_agent(tmp_path: Path) -> None:
+    functions = compiled_from_cold("""
+from cardlab.arena.agents import AgentSpec
+from cardlab.evaluation.lbr import exploit
+exploit("kaiser", {"hand_size": 1}, AgentSpec("rules", "rules"), 2, 0, {"worlds": 2})
+""", tmp_path)
+    assert "cardlab.evaluation.lbr:respond" in functions
+    assert not [f for f in functions if "twenty_eight" in f or "literature" in f or "pimc" in f
+                or "solver" in f or f.endswith((":decide", ":visit_shares", ":bidding_agent_action"))]
 
 
 def test_by_key_compiles_only_the_literal_keys_kernel() -> None:

@@ -24,12 +24,13 @@ ALLOWED = {
     "agents": {"core", "games", "cfr", "solver"},
     "analysis": {"core", "games", "results"},
     "arena": {"core", "games", "cfr", "solver", "agents", "analysis", "results"},
+    "evaluation": {"core", "games", "cfr", "solver", "agents", "analysis", "results", "arena"},
     "rl": {"core", "games", "cfr", "solver", "agents", "arena", "analysis", "results"},
     "learn": {"core", "games", "cfr", "solver", "agents", "arena", "analysis", "results", "rl"},
     "play": {"core", "games", "solver", "agents", "analysis", "results", "arena"},
     "warmup": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl"},
     "cli": {"core", "games", "solver", "agents", "analysis", "results", "arena", "cfr", "play", "rl",
-            "warmup", "learn"},
+            "warmup", "learn", "evaluation"},
 }
 
 

@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 from cardlab.results import ResultsError
-from experiments import agents, kaiser_bidding, literature_claims, small_games_solved, twenty_eight_bidding
+from experiments import (
+    agents,
+    evaluation,
+    kaiser_bidding,
+    literature_claims,
+    small_games_solved,
+    twenty_eight_bidding,
+)
 from experiments.findings import rate_ci, summarize
 from experiments.frame import load_study, run_study
 from experiments.notebooks import NOTEBOOKS, NOTEBOOKS_DIR, execute
@@ -320,3 +327,24 @@ def test_committed_notebook_is_its_source_executed(name):
     code = [c for c in executed.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code)
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
+
+
+@pytest.mark.integration
+def test_evaluation_notebook(tmp_path):
+    evaluation.main(["--game", "kaiser", "--scale", "0.02", "--samples", "4", "--no-progress",
+                     "--out", str(tmp_path / evaluation.dataset("kaiser"))])
+    values = findings(execute("evaluation", tmp_path, tmp_path / "evaluation.ipynb"))
+    check_intervals(values)
+    assert values["kaiser_lbr_rules"]["deals"] == 40 and values["kaiser_lbr_ismcts-1000"]["deals"] == 1
+    # exact values, whatever the scale: 0.984 at the study's seed (docs/evaluation.md)
+    assert values["kaiser_1_short_rules_lbr_share"]["value"] == pytest.approx(0.984, abs=0.001)
+    assert all(values[f"{variant}_{agent}_lbr_share"]["value"] <= 1 + 1e-9
+               for variant in evaluation.EXACT_VARIANTS["kaiser"] for agent in evaluation.EXACT_AGENTS)
+    assert values["kaiser_aivat_rules_vs_cfr-bidding_narrower"]["deals"] == 3
+
+
+def test_evaluation_command_refuses_what_it_cannot_run(tmp_path):
+    with pytest.raises(SystemExit, match="exact check only"):
+        evaluation.main(["--game", "literature", "--out", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match="--scale must be"):
+        evaluation.main(["--game", "kaiser", "--scale", "0", "--out", str(tmp_path / "y")])

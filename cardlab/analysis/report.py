@@ -275,3 +275,73 @@ def report(
     if plots:
         written += write_plots(result, out)
     return format_report(result), written
+
+
+# ---- two estimators side by side ---------------------------------------------------------
+@dataclass
+class Comparison:
+    """Standings and pairs under the plain duplicate score and a variance-reduced one."""
+
+    agents: list[str]
+    pairs: list[tuple[int, int]]
+    deals: int
+    plain: tuple[np.ndarray, np.ndarray, np.ndarray]  # per agent: mean, low, high
+    reduced: tuple[np.ndarray, np.ndarray, np.ndarray]
+    pair_plain: tuple[np.ndarray, np.ndarray, np.ndarray]  # per pair
+    pair_reduced: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @staticmethod
+    def narrowing(plain: tuple[np.ndarray, ...], reduced: tuple[np.ndarray, ...]) -> np.ndarray:
+        """How many times narrower the reduced interval is."""
+        return (plain[2] - plain[1]) / np.maximum(reduced[2] - reduced[1], 1e-12)
+
+    def to_json(self) -> dict[str, Any]:
+        def entry(plain, reduced, i):
+            return {"plain": float(plain[0][i]), "plain_ci95": [float(plain[1][i]), float(plain[2][i])],
+                    "reduced": float(reduced[0][i]),
+                    "reduced_ci95": [float(reduced[1][i]), float(reduced[2][i])],
+                    "narrowing": float(self.narrowing(plain, reduced)[i])}
+
+        standings = [{"agent": agent, **entry(self.plain, self.reduced, i)}
+                     for i, agent in enumerate(self.agents)]
+        pairs = [{"agents": [self.agents[a], self.agents[b]], **entry(self.pair_plain, self.pair_reduced, p)}
+                 for p, (a, b) in enumerate(self.pairs)]
+        return {"deals": self.deals, "standings": standings, "pairs": pairs}
+
+
+def compare_estimators(plain: DuplicateTable, reduced: DuplicateTable, resamples: int = 2000,
+                       seed: int = 0) -> Comparison:
+    """Bootstrap intervals of both estimators over the same resampled deals (the deals must agree)."""
+    if not np.array_equal(plain.deals, reduced.deals):
+        raise ValueError("the two estimators must score the same deals")
+    both = np.hstack([plain.agent_scores(), reduced.agent_scores()])
+    mean, low, high = bootstrap_mean_ci(both, resamples=resamples, seed=seed)
+    n = len(plain.agents)
+    pairs = np.hstack([plain.scores, reduced.scores])
+    pair_mean, pair_low, pair_high = bootstrap_mean_ci(pairs, resamples=resamples, seed=seed + 1)
+    k = len(plain.pairs)
+    return Comparison(plain.agents, plain.pairs, len(plain.deals),
+                      (mean[:n], low[:n], high[:n]), (mean[n:], low[n:], high[n:]),
+                      (pair_mean[:k], pair_low[:k], pair_high[:k]),
+                      (pair_mean[k:], pair_low[k:], pair_high[k:]))
+
+
+def format_comparison(comparison: Comparison, name: str = "aivat") -> str:
+    """The standings and pairs under both estimators, with how many times narrower the intervals got."""
+    def cells(values, i):
+        return [f"{values[0][i]:+.2f}", f"[{values[1][i]:+.2f}, {values[2][i]:+.2f}]"]
+
+    narrowing = Comparison.narrowing(comparison.plain, comparison.reduced)
+    order = np.argsort(-comparison.plain[0])
+    rows = [[f"{rank}. {comparison.agents[i]}", *cells(comparison.plain, i), *cells(comparison.reduced, i),
+             f"{narrowing[i]:.2f}x"] for rank, i in enumerate(order, start=1)]
+    header = ["agent", "plain", "95% CI", name, "95% CI", "narrower"]
+    lines = [f"standings, plain and {name} estimators ({comparison.deals} duplicate deals; points per deal "
+             f"against the field; 95% bootstrap CI)", _format_table(header, rows), ""]
+    pair_narrowing = Comparison.narrowing(comparison.pair_plain, comparison.pair_reduced)
+    rows = [[f"{comparison.agents[a]} vs {comparison.agents[b]}", *cells(comparison.pair_plain, p),
+             *cells(comparison.pair_reduced, p), f"{pair_narrowing[p]:.2f}x"]
+            for p, (a, b) in enumerate(comparison.pairs)]
+    lines += [f"pairs (first agent's duplicate points per deal), plain and {name}",
+              _format_table(["pair", *header[1:]], rows)]
+    return "\n".join(lines)

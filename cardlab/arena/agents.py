@@ -372,3 +372,35 @@ def native_tables(specs: list[AgentSpec],
         policies[native.NETWORK_WEIGHTS][i, :len(flat)] = flat
         policies[native.NETWORK_SHAPES][i] = shape
     return kinds, options, policies
+
+
+def behaviour_tables(specs: list[AgentSpec | None], game: pyspiel.Game) -> tuple[
+        tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]], list[tuple[int, str]]]:
+    """The compiled tables of the native agents among ``specs``, kind -1 for the others (``None`` or
+    not native), and each agent whose tables could not be built (a missing policy file) with why.
+
+    What :func:`cardlab.arena.native.known_policies` and the variance-reduced
+    estimator read: indexed like ``specs``, so a Python-loop tournament's rows
+    name the same agents.
+    """
+    count = len(specs)
+    kinds = np.full(count, -1, dtype=np.int64)
+    options = native.empty_options(count)
+    failures, chosen = [], []
+    for i, spec in enumerate(specs):
+        if spec is None or not is_native(spec, game):
+            continue
+        try:
+            native_tables([spec], game)  # one at a time, to tell which one fails
+        except ValueError as error:
+            failures.append((i, str(error).splitlines()[0]))
+            continue
+        chosen.append(i)
+    if not chosen:
+        return (kinds, options, native.empty_policies(count)), failures
+    some_kinds, some_options, some_policies = native_tables([specs[i] for i in chosen], game)
+    kinds[chosen], options[chosen] = some_kinds, some_options
+    policies = tuple(np.zeros((count, *table.shape[1:]), dtype=table.dtype) for table in some_policies)
+    for full, table in zip(policies, some_policies, strict=True):
+        full[chosen] = table
+    return (kinds, options, policies), failures

@@ -33,7 +33,7 @@ from cardlab.agents.network import SHAPE_WIDTH, network_action
 from cardlab.agents.options import ROW_WIDTH
 from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import cpu_ns
-from cardlab.cfr.bidding import in_auction, policy_bid
+from cardlab.cfr.bidding import find_slot, in_auction, information_key, policy_bid
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below
@@ -167,6 +167,176 @@ def seat_action(game, allowed, agent, kinds, options, policies, s, stream, scrat
     if kind == NET:
         return _net_action(allowed, kind, game, agent, options, policies, s, stream, scratch)
     return agent_action(allowed, kind, game, options[agent], s, stream, scratch)
+
+
+# ---- action distributions ----------------------------------------------------------
+# Evaluation reads an agent's choices as distributions: local best response models the agent
+# with them, and the variance-reduced estimator corrects each decision drawn from a known one.
+@njit(cache=True)
+def _one_hot(action, legal, n, actions, probabilities):
+    """All the weight on ``action`` among ``legal[:n]`` (``legal`` may be ``actions`` itself)."""
+    for i in range(n):
+        actions[i] = legal[i]
+        probabilities[i] = 1.0 if legal[i] == action else 0.0
+    return n
+
+
+@njit(cache=True)
+def _uniform_policy(game, agent, options, policies, s, actions, probabilities):
+    n = kernels.legal_actions(game, s, actions)
+    for i in range(n):
+        probabilities[i] = 1.0 / n
+    return n
+
+
+@njit(cache=True)
+def _rules_policy(game, agent, options, policies, s, actions, probabilities):
+    n = kernels.legal_actions(game, s, actions)
+    unused = np.zeros(1, dtype=np.uint64)  # the rule-based players are deterministic
+    return _one_hot(kernels.rules_action(game, s, unused), actions, n, actions, probabilities)
+
+
+@njit(cache=True)
+def _bidding_policy(game, agent, options, policies, s, actions, probabilities):
+    if in_auction(game, s):
+        keys, counts, table_actions, table_probabilities = policies
+        h = find_slot(keys[agent], information_key(game, s, options[agent, BIDDING_FINE] != 0))
+        if keys[agent, h] != 0:
+            n = kernels.legal_actions(game, s, actions)
+            m = counts[agent, h]
+            if options[agent, BIDDING_GREEDY] != 0:
+                best = table_actions[agent, h, np.argmax(table_probabilities[agent, h, :m])]
+                return _one_hot(best, actions, n, actions, probabilities)
+            for i in range(n):
+                probabilities[i] = 0.0
+                for k in range(m):
+                    if table_actions[agent, h, k] == actions[i]:
+                        probabilities[i] = table_probabilities[agent, h, k]
+            return n
+    return _rules_policy(game, agent, options, policies, s, actions, probabilities)
+
+
+@njit(cache=True)
+def _no_known_policy(game, agent, options, policies, s, actions, probabilities):
+    return -1
+
+
+#: ``known_policy(allowed, kind, game, agent, options, policies, s, actions, probabilities)``: the
+#: kernels of :func:`behaviour_policy`, by kind, compiled for the kinds in ``allowed`` only.
+_known_policy = switch_within("known_policy", {
+    RANDOM: _uniform_policy, RULES: _rules_policy, CFR_BIDDING: _bidding_policy, -1: _no_known_policy,
+})
+
+
+@njit(cache=True, inline="always")
+def behaviour_policy(game, allowed, agent, kinds, options, policies, s, actions, probabilities):
+    """The distribution ``agent`` draws its move at ``s`` from, where it is known exactly.
+
+    Fills ``actions[:n]`` (the legal actions) and ``probabilities[:n]``; returns
+    n, or -1 for an agent whose move comes out of a randomised search
+    (ISMCTS, PIMC) or whose kind is outside ``allowed`` (:func:`agent_kinds`):
+    a search's distribution is that of its result over its random stream,
+    which nothing short of rerunning the search reveals. ``random`` is
+    uniform, ``rules`` puts all the weight on its move, and ``cfr-bidding`` on
+    its policy's probabilities in the auction (on the most likely bid if
+    greedy; on the rule-based move at a set the training never met and after
+    the auction). Reads no random stream.
+    """
+    return _known_policy(allowed, kinds[agent], game, agent, options, policies, s, actions, probabilities)
+
+
+@njit(cache=True)
+def _no_shares(game, options, s, stream, actions, shares):
+    return -1
+
+
+#: ISMCTS's visit shares where ``allowed`` seats the search, else nothing compiled.
+_search_shares = switch_within("search_shares", {ISMCTS: search.visit_shares, -1: _no_shares})
+
+
+@njit(cache=True)
+def agent_policy(game, allowed, agent, kinds, options, policies, s, stream, actions, probabilities):
+    """``agent``'s action distribution at ``s``: ``(n, exact)``, into ``actions[:n]``, ``probabilities[:n]``.
+
+    Where the agent draws its move from a known distribution
+    (:func:`behaviour_policy`) it is that one and ``exact`` is True.
+    Otherwise it is the search's own view of the moves: ISMCTS's share of
+    root visits (:func:`cardlab.agents.ismcts.search.visit_shares`), PIMC's
+    choice with this ``stream`` (one draw of a randomised agent), and
+    ``exact`` is False. A deterministic agent is its own distribution. n is
+    -1 for a kind outside ``allowed``.
+    """
+    n = behaviour_policy(game, allowed, agent, kinds, options, policies, s, actions, probabilities)
+    if n >= 0:
+        return n, True
+    kind = kinds[agent]
+    if kind == ISMCTS:
+        return _search_shares(allowed, kind, game, options[agent], s, stream, actions, probabilities), False
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    n = kernels.legal_actions(game, s, legal)
+    action = seat_action(game, allowed, agent, kinds, options, policies, s, stream, actions)
+    if action < 0:
+        return -1, False
+    return _one_hot(action, legal, n, actions, probabilities), False
+
+
+@njit(cache=True)
+def known_policies(game, allowed, initial, actions, offsets, seatings, kinds, options, policies):
+    """The decisions of played games whose move was drawn from a known distribution of more than
+    one action (:func:`behaviour_policy`), for the variance-reduced estimator.
+
+    Game ``g`` (actions ``actions[offsets[g]:offsets[g + 1]]``, seating
+    ``g % len(seatings)``) is replayed; an agent of kind -1 (one the compiled
+    loop does not play) is skipped; ``allowed`` is :func:`agent_kinds` of the
+    other kinds. Returns ``(game_offsets, steps,
+    distribution_offsets, distribution_actions, distribution_probabilities)``:
+    game ``g``'s entries are ``game_offsets[g]:game_offsets[g + 1]``, entry
+    ``m`` is step ``steps[m]`` of its game, with the legal actions and
+    probabilities ``distribution_offsets[m]:distribution_offsets[m + 1]``.
+    """
+    num_games = offsets.shape[0] - 1
+    game_offsets = np.zeros(num_games + 1, dtype=np.int64)
+    steps = np.empty(16, dtype=np.int64)
+    distribution_offsets = np.zeros(17, dtype=np.int64)
+    distribution_actions = np.empty(64, dtype=np.int64)
+    distribution_probabilities = np.empty(64, dtype=np.float64)
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    probabilities = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.float64)
+    s = initial.copy()
+    count = 0
+    for g in range(num_games):
+        copy_state(s, initial)
+        seating = g % seatings.shape[0]
+        for step in range(offsets[g], offsets[g + 1]):
+            player = kernels.current_player(game, s)
+            if player >= 0:
+                agent = seatings[seating, player]
+                kind = kinds[agent]
+                stochastic = kind == RANDOM or (kind == CFR_BIDDING and in_auction(game, s))
+                if stochastic:
+                    n = behaviour_policy(game, allowed, agent, kinds, options, policies, s, legal,
+                                         probabilities)
+                    support = 0
+                    for i in range(n):
+                        if probabilities[i] > 0.0:
+                            support += 1
+                    if support > 1:
+                        steps = _grow(steps, count + 1)
+                        distribution_offsets = _grow(distribution_offsets, count + 2)
+                        start = distribution_offsets[count]
+                        distribution_actions = _grow(distribution_actions, start + n)
+                        distribution_probabilities = _grow(distribution_probabilities, start + n)
+                        steps[count] = step - offsets[g]
+                        for i in range(n):
+                            distribution_actions[start + i] = legal[i]
+                            distribution_probabilities[start + i] = probabilities[i]
+                        distribution_offsets[count + 1] = start + n
+                        count += 1
+            kernels.apply_action(game, s, actions[step])
+        game_offsets[g + 1] = count
+    end = distribution_offsets[count]
+    return (game_offsets, steps[:count], distribution_offsets[:count + 1], distribution_actions[:end],
+            distribution_probabilities[:end])
 
 
 @njit(cache=True)

@@ -17,7 +17,8 @@ from cardlab.games import game_spec
 RESERVED = frozenset(
     {
         "deal", "seating", "pair", "game", "parameters", "deal_seed", "seat_agents", "team0_agent",
-        "team1_agent", "actions", "returns", "seat_seconds", "seat_decisions",
+        "team1_agent", "actions", "returns", "seat_seconds", "seat_decisions", "policy_steps",
+        "policy_actions", "policy_probabilities",
     }
 )
 

@@ -59,6 +59,7 @@ from cardlab.arena import native
 from cardlab.arena.agents import (
     FILE_OPTIONS,
     AgentSpec,
+    behaviour_tables,
     bot_factory,
     input_hashes,
     is_native,
@@ -207,6 +208,8 @@ class _Context:
     options: np.ndarray | None = None
     policies: tuple[np.ndarray, ...] | None = None
     factories: list[Callable] = field(default_factory=list)
+    #: the agents' tables for :func:`native.known_policies` (kind -1: an agent it cannot read)
+    behaviour: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]] | None = None
 
 
 _CONTEXTS: dict[str, _Context] = {}
@@ -228,11 +231,47 @@ def _context(settings: TournamentSettings) -> _Context:
             _CONTEXTS[key] = _Context(
                 game, seatings, True, game_spec(settings.game).kernel_id,
                 game.new_initial_state().array.copy(), kinds, options, policies,
+                behaviour=(kinds, options, policies),
             )
         else:
             factories = [bot_factory(agent, game) for agent in settings.agents]
-            _CONTEXTS[key] = _Context(game, seatings, False, factories=factories)
+            _CONTEXTS[key] = _Context(game, seatings, False, factories=factories,
+                                      behaviour=behaviour_tables(list(settings.agents), game)[0])
     return _CONTEXTS[key]
+
+
+def known_policy_columns(context: _Context, actions: np.ndarray, offsets: np.ndarray) -> dict[str, pa.Array]:
+    """The decisions drawn from a known distribution (:func:`native.known_policies`), as three
+    list columns: the step of each in the game's actions, its legal actions, their probabilities.
+
+    Only ``random`` and a sampling ``cfr-bidding`` draw from such distributions (more
+    than one possible move); other agents leave the lists empty.
+    """
+    from cardlab.games import game_spec
+
+    kinds, options, policies = context.behaviour
+    greedy = options[:, native.BIDDING_GREEDY] != 0
+    stochastic = (kinds == native.RANDOM) | ((kinds == native.CFR_BIDDING) & ~greedy)
+    num_games = len(offsets) - 1
+    if stochastic.any():
+        game_id = game_spec(context.game.get_type().short_name).kernel_id
+        game_offsets, steps, entry_offsets, entry_actions, entry_probabilities = native.known_policies(
+            game_id, native.agent_kinds(kinds[kinds >= 0]), context.game.new_initial_state().array.copy(),
+            np.asarray(actions, dtype=np.int64),
+            np.asarray(offsets, dtype=np.int64), context.seatings, kinds, options, policies)
+    else:
+        game_offsets, steps = np.zeros(num_games + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        entry_offsets = np.zeros(1, dtype=np.int64)
+        entry_actions, entry_probabilities = np.zeros(0, dtype=np.int64), np.zeros(0)
+    entries = pa.array(entry_offsets.astype(np.int32))
+    games = pa.array(game_offsets.astype(np.int32))
+    return {
+        "policy_steps": pa.ListArray.from_arrays(games, pa.array(steps.astype(np.int32))),
+        "policy_actions": pa.ListArray.from_arrays(games, pa.ListArray.from_arrays(
+            entries, pa.array(entry_actions.astype(np.int16)))),
+        "policy_probabilities": pa.ListArray.from_arrays(games, pa.ListArray.from_arrays(
+            entries, pa.array(entry_probabilities.astype(np.float64)))),
+    }
 
 
 def prepare_kernels(settings: TournamentSettings) -> None:
@@ -241,7 +280,7 @@ def prepare_kernels(settings: TournamentSettings) -> None:
     The driver calls it before it starts the workers, so they all find the
     kernels in the cache instead of compiling the same ones side by side. The
     compiled loop is compiled by a call with no deals; the Python loop by one
-    deal played and thrown away.
+    deal played and thrown away; the reading of known distributions by a call with no games.
     """
     context = _context(settings)
     seeds = native.deal_seeds(settings.seed, 0, 1)
@@ -250,6 +289,7 @@ def prepare_kernels(settings: TournamentSettings) -> None:
                           context.options, context.policies)
     else:
         _play_python(context, seeds)
+    known_policy_columns(context, np.zeros(0, dtype=np.int16), np.zeros(1, dtype=np.int64))
 
 
 def _play_python(context: _Context, seeds: np.ndarray):
@@ -330,12 +370,14 @@ def play_chunk(settings: TournamentSettings, chunk: int) -> pa.Table:
     num_seatings = seatings.shape[0]
     labels = np.array(settings.labels, dtype=object)
     seating = np.tile(np.arange(num_seatings, dtype=np.int16), len(deals))
-    return pa.table(result_columns(
+    columns = result_columns(
         settings.game, settings.parameters,
         np.repeat(np.arange(deals.start, deals.stop, dtype=np.int64), num_seatings), seating,
         np.repeat(seeds, num_seatings), labels[seatings[seating]].astype(str),
         actions, offsets, returns, seconds, decisions, finals, settings.num_sides,
-    ))
+    )
+    columns.update(known_policy_columns(context, actions, offsets))
+    return pa.table(columns)
 
 
 def result_columns(game: str, parameters: dict[str, Any], deal: np.ndarray, seating: np.ndarray,

@@ -494,6 +494,25 @@ def descend(game, state_before, actions, searcher, root, nodes):
     return node
 
 
+@njit(cache=True, inline="always")
+def root_search(game, options, state, stream, visits):
+    """One complete search from ``state`` for the player to move: the visits of each legal root action
+    into ``visits`` (in legal-action order); returns the number of legal actions.
+
+    ``options`` is the agent's options row. Allocates its own tree, so compiled
+    loops can call it for any seat of any game. Inlined into its callers, so no
+    function of its own is compiled between them and the search.
+    """
+    searcher = kernels.current_player(game, state)
+    simulations = np.int64(options[SIMULATIONS])
+    nodes, reward, size = new_tree(simulations + 1)
+    pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
+    worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
+    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
+                   pool, cumulative, worlds)
+    return root_statistics(game, state, searcher, 0, nodes, visits)
+
+
 @njit(cache=True)
 def decide(game, options, state, stream, scratch):
     """One complete search from ``state`` for the player to move, and its most visited action.
@@ -503,23 +522,42 @@ def decide(game, options, state, stream, scratch):
     options row, ``scratch`` room for legal actions. Allocates its own tree,
     so compiled loops can call it for any seat of any game.
     """
-    searcher = kernels.current_player(game, state)
     n = kernels.legal_actions(game, state, scratch)
     if n == 1:
         return scratch[0]
     forced = kernels.dominant_action(game, state)
     if forced >= 0:
         return forced
-    simulations = np.int64(options[SIMULATIONS])
-    nodes, reward, size = new_tree(simulations + 1)
-    pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
-    worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
-    run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
-                   pool, cumulative, worlds)
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_statistics(game, state, searcher, 0, nodes, visits)
+    root_search(game, options, state, stream, visits)
     best = 0
     for i in range(1, n):
         if visits[i] > visits[best]:
             best = i
     return scratch[best]
+
+
+@njit(cache=True)
+def visit_shares(game, options, state, stream, actions, shares):
+    """The search's distribution over its legal actions: each one's share of the root visits.
+
+    This is what the search thinks of each move (``cardlab play``'s hint shows
+    it), not the distribution the agent plays from: :func:`decide` plays the
+    most visited action. A single legal action, or one provably at least as
+    good as the others, takes all the weight without a search. Fills
+    ``actions[:n]`` and ``shares[:n]``; returns n.
+    """
+    n = kernels.legal_actions(game, state, actions)
+    forced = kernels.dominant_action(game, state) if n > 1 else actions[0]
+    if forced >= 0:
+        for i in range(n):
+            shares[i] = 1.0 if actions[i] == forced else 0.0
+        return n
+    visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    root_search(game, options, state, stream, visits)
+    total = 0
+    for i in range(n):
+        total += visits[i]
+    for i in range(n):
+        shares[i] = visits[i] / total if total > 0 else 1.0 / n
+    return n

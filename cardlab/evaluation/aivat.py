@@ -1,0 +1,529 @@
+"""Variance-reduced duplicate scores: an AIVAT-style estimator (Burch et al. 2018).
+
+A game's return ``u`` is noisy: the cards and the players' random choices
+move it far more than the skill being measured. AIVAT subtracts correction
+terms that are zero on average but move with that luck. At a random event
+with known distribution (a card dealt, a move an agent draws from a known
+distribution) the term is the value of what happened minus the expected
+value over what could have happened, both from a *value function* ``V``::
+
+    u_aivat = u - sum over events [ V(h . x) - sum_x' P(x') V(h . x') ]
+
+Each term has mean zero whatever ``V`` is, so ``u_aivat`` is unbiased; the
+closer ``V`` is to the expected outcome, the more of the luck it removes.
+
+**Duplicate play already removes the deal.** Both seatings of a duplicate
+deal see the same cards, so a correction for the deal as a whole is the same
+in both and cancels from the duplicate score. What duplicate cannot remove is
+the luck of *how the hidden cards fit the choices made*: an aggressive bid
+that the partner's hand happens to carry. To reach it, the estimator uses an
+equivalent order of chance (as AIVAT allows any order consistent with what
+each player has seen): a seat's cards of a deal stage are *revealed* only at
+its first decision after the stage, since no one's choice depended on them
+before. At that moment the correction is ``V(h | revealed + seat) - V(h |
+revealed)``. Twenty-Eight's second stage, dealt after the first auction, is a
+stage like the first.
+
+**The value function** ``V(h | R)`` is the mean return of ``samples`` play-outs
+from the history ``h`` with the cards of the seats not in ``R`` redrawn: for
+each stage, the cards of the unrevealed seats are shuffled among their places
+in the deal, the history is replayed (a shuffle under which the replay
+changes, e.g. a hand voided by four jacks, is drawn again), and the hand is
+played out, later deal stages at random. In the play-outs each seat plays as
+its agent where that agent is cheap and draws its moves from a known
+distribution (``random``, ``rules``, ``cfr-bidding``), and the rule-based
+player plays for the others (ISMCTS, PIMC): the closer the play-outs are to the
+real players, the more luck the terms remove. At a decision drawn from a known
+distribution ``pi`` (recorded by the arena,
+:func:`cardlab.arena.native.known_policies`) the term is ``V(h.a) - sum_a'
+pi(a') V(h.a')``, on the same redrawn worlds and play-out streams for every
+``a'`` (common random numbers). One value function throughout matters: the
+terms then telescope, each taking up the luck of one step, and with exact
+values they would leave only the skill (valuing the decisions on the real
+cards instead, which is also unbiased, narrowed Kaiser's intervals half as
+much in a trial). Decisions of agents whose distribution is not
+known (a randomised search) get no term: the estimator stays unbiased, it only
+corrects less.
+
+A reveal's two values share their samples as far as they can: each sample
+draws the others' cards with the seat's real hand, then gives the seat a
+uniformly random hand out of all the unrevealed cards by swapping cards with
+the others (:func:`redraw_hand`), and plays both worlds out on one stream. Both
+are still exact uniform draws, and the difference of the two play-outs is the
+seat's hand alone. This needs every shuffle to replay, which holds while no
+public event has depended on a hidden hand (the first deal stage's auction);
+later reveals (Twenty-Eight's second stage, where four jacks in one hand void
+it) draw the two values apart, each by rejection.
+
+The play-outs' streams derive from the deal's seed and the step of the history,
+so two seatings that agree up to a step compute the same values there; their
+terms then cancel exactly, as the deal does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from cardlab.analysis.scores import DuplicateTable, duplicate_table, seat_returns
+from cardlab.arena import native
+from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
+from cardlab.core.layout import CARDS_DEALT, DEALT, NUM_PLAYERS, UNDEALT, copy_state
+from cardlab.core.rng import derive_seed, random_below
+from cardlab.games import kernels
+
+#: Shuffles tried before a value falls back to the real cards (counted in ``fallbacks``).
+MAX_TRIES = 64
+#: Tags the estimator's streams apart from every other stream of a deal.
+STREAM_TAG = 0xA1FA7
+#: Agents the play-outs play as themselves: cheap, and their moves' distributions known.
+PLAYED_OUT = (native.RANDOM, native.RULES, native.CFR_BIDDING)
+#: The games whose hidden cards only the holder's own choices depend on.
+GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
+
+
+# ---- the history's structure -------------------------------------------------------
+@njit(cache=True)
+def history_structure(game, initial, actions, movers, receivers, stages):
+    """One pass over the real history: the player at each step, who receives each card dealt, and
+    each chance step's stage (a run of chance steps; -1 at decisions). Returns the number of
+    stages and the first stage of the last deal (earlier deals are never redrawn)."""
+    s = initial.copy()
+    num_players = s[NUM_PLAYERS]
+    before = np.empty(num_players, dtype=np.int64)
+    stage = -1
+    current_deal_first = 0
+    previous_chance = False
+    for i in range(actions.shape[0]):
+        player = kernels.current_player(game, s)
+        movers[i] = player
+        if player == CHANCE_PLAYER:
+            if not previous_chance:
+                stage += 1
+                if s[CARDS_DEALT] == 0:
+                    current_deal_first = stage
+            stages[i] = stage
+            for seat in range(num_players):
+                before[seat] = s[DEALT + seat]
+            kernels.apply_action(game, s, actions[i])
+            receivers[i] = -1
+            for seat in range(num_players):
+                if s[DEALT + seat] != before[seat]:
+                    receivers[i] = seat
+            previous_chance = True
+        else:
+            stages[i] = -1
+            receivers[i] = -1
+            kernels.apply_action(game, s, actions[i])
+            previous_chance = False
+    return stage + 1, current_deal_first
+
+
+@njit(cache=True)
+def last_stage(stages, upto):
+    """The stage of the last card dealt before step ``upto``."""
+    for i in range(upto - 1, -1, -1):
+        if stages[i] >= 0:
+            return stages[i]
+    return -1
+
+
+@njit(cache=True)
+def _holds(receivers, stages, upto, stage, seat):
+    for i in range(upto):
+        if stages[i] == stage and receivers[i] == seat:
+            return True
+    return False
+
+
+# ---- worlds with the unrevealed cards redrawn -------------------------------------------
+@njit(cache=True)
+def replay(game, initial, drawn, movers, upto, world):
+    """Into ``world``: the first ``upto`` steps of ``drawn``. False if they are not the history's
+    (a move became illegal, a card is dealt twice, or another player moved)."""
+    copy_state(world, initial)
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    for i in range(upto):
+        if kernels.current_player(game, world) != movers[i]:
+            return False
+        action = drawn[i]
+        if movers[i] == CHANCE_PLAYER:
+            if not (world[UNDEALT] >> action) & 1:
+                return False
+        else:
+            n = kernels.legal_actions(game, world, legal)
+            found = False
+            for k in range(n):
+                if legal[k] == action:
+                    found = True
+            if not found:
+                return False
+        kernels.apply_action(game, world, action)
+    return kernels.current_player(game, world) == movers[upto]
+
+
+@njit(cache=True)
+def _unrevealed_places(receivers, stages, revealed, stage, upto, places):
+    """The history's places of ``stage`` dealt to a seat not revealed in it, into ``places``; their count."""
+    count = 0
+    for i in range(upto):
+        if stages[i] == stage and receivers[i] >= 0 and not revealed[stage, receivers[i]]:
+            places[count] = i
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def redraw(game, initial, actions, movers, receivers, stages, first_stage, revealed, upto, stream,
+           world, drawn):
+    """Into ``world``: the history's first ``upto`` steps replayed with each stage's cards of the
+    unrevealed seats shuffled among their places (``drawn`` the steps). False if the replay
+    changed (:func:`replay`), the draw then to be tried again."""
+    for i in range(upto):
+        drawn[i] = actions[i]
+    places = np.empty(upto, dtype=np.int64)
+    for stage in range(first_stage, revealed.shape[0]):
+        count = _unrevealed_places(receivers, stages, revealed, stage, upto, places)
+        for k in range(count - 1, 0, -1):  # Fisher-Yates over the places
+            j = random_below(stream, k + 1)
+            swap = drawn[places[k]]
+            drawn[places[k]] = drawn[places[j]]
+            drawn[places[j]] = swap
+    return replay(game, initial, drawn, movers, upto, world)
+
+
+@njit(cache=True)
+def draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, upto, stream,
+               world, drawn, fallbacks):
+    """A consistent redrawn world (:func:`redraw`); after ``MAX_TRIES`` failures the real one (and
+    ``drawn`` the real steps)."""
+    for _ in range(MAX_TRIES):
+        if redraw(game, initial, actions, movers, receivers, stages, first_stage, revealed, upto, stream,
+                  world, drawn):
+            return
+    fallbacks[0] += 1
+    copy_state(world, initial)
+    for i in range(upto):
+        drawn[i] = actions[i]
+        kernels.apply_action(game, world, actions[i])
+
+
+@njit(cache=True)
+def redraw_hand(receivers, stages, first_stage, revealed, seat, upto, stream, drawn):
+    """Give ``seat`` a uniformly random hand of each stage it is not revealed in, in ``drawn``.
+
+    ``drawn`` deals ``seat`` its real cards and the other unrevealed seats a uniform shuffle of
+    theirs; the seat's places then take a uniformly random subset of all the unrevealed places'
+    cards, each card it gives up going to the place of one it takes, in a random matching. The
+    result is a uniform shuffle of every unrevealed card, ``seat``'s included, that shares all it
+    can with ``drawn``: the two worlds' play-outs differ by the seat's hand alone.
+    """
+    places = np.empty(upto, dtype=np.int64)
+    chosen = np.zeros(upto, dtype=np.bool_)
+    given, taken = np.empty(upto, dtype=np.int64), np.empty(upto, dtype=np.int64)
+    for stage in range(first_stage, revealed.shape[0]):
+        if revealed[stage, seat]:
+            continue
+        count = _unrevealed_places(receivers, stages, revealed, stage, upto, places)
+        size = 0
+        for k in range(count):
+            size += receivers[places[k]] == seat
+        for k in range(size):  # a random subset of the places: the first `size` of a partial shuffle
+            j = k + random_below(stream, count - k)
+            swap = places[k]
+            places[k] = places[j]
+            places[j] = swap
+        for k in range(count):
+            chosen[places[k]] = k < size
+        outside, inside = 0, 0
+        for k in range(count):
+            q = places[k]
+            if chosen[q] and receivers[q] != seat:
+                taken[outside] = q
+                outside += 1
+            elif not chosen[q] and receivers[q] == seat:
+                given[inside] = q
+                inside += 1
+        for k in range(inside - 1, 0, -1):  # the random matching
+            j = random_below(stream, k + 1)
+            swap = given[k]
+            given[k] = given[j]
+            given[j] = swap
+        for k in range(outside):
+            swap = drawn[taken[k]]
+            drawn[taken[k]] = drawn[given[k]]
+            drawn[given[k]] = swap
+
+
+@njit(cache=True)
+def play_out(game, allowed, world, x, action, seat_agents, kinds, options, policies, stream, scratch, out):
+    """One play-out's returns from ``world`` (after ``action`` if it is >= 0), into ``out``.
+
+    Each seat plays as its agent where that is cheap and its move's distribution is
+    known (``random``, ``rules``, ``cfr-bidding``: :func:`cardlab.arena.native.seat_action`
+    with ``stream``); the rule-based player stands in for the others (a search).
+    """
+    copy_state(x, world)
+    if action >= 0:
+        kernels.apply_action(game, x, action)
+    while True:
+        player = kernels.current_player(game, x)
+        if player == TERMINAL_PLAYER:
+            break
+        if player == CHANCE_PLAYER:
+            move = kernels.random_action(game, x, stream, scratch)
+        else:
+            agent = seat_agents[player]
+            kind = kinds[agent]
+            if kind == native.RANDOM or kind == native.RULES or kind == native.CFR_BIDDING:  # PLAYED_OUT
+                move = native.seat_action(game, allowed, agent, kinds, options, policies, x, stream, scratch)
+            else:
+                move = kernels.rules_action(game, x, stream)
+        kernels.apply_action(game, x, move)
+    kernels.returns(game, x, out)
+
+
+# ---- one game's correction ------------------------------------------------------------
+@njit(cache=True)
+def game_correction(game, allowed, initial, actions, known_steps, known_offsets, known_actions,
+                    known_probabilities, seat_agents, kinds, options, policies, samples, seed, correction,
+                    fallbacks):
+    """The sum of one game's AIVAT terms, per seat, into ``correction`` (see the module docstring).
+
+    ``known_steps[m]`` is a step of ``actions`` whose move was drawn from a known
+    distribution: actions ``known_actions[known_offsets[m]:known_offsets[m + 1]]``
+    with their probabilities. ``fallbacks[0]`` counts values that could not
+    redraw the hidden cards. Returns the number of terms.
+    """
+    steps = actions.shape[0]
+    num_players = initial[NUM_PLAYERS]
+    movers = np.empty(steps + 1, dtype=np.int64)
+    receivers = np.empty(steps, dtype=np.int64)
+    stages = np.empty(steps, dtype=np.int64)
+    num_stages, first_stage = history_structure(game, initial, actions, movers, receivers, stages)
+    movers[steps] = TERMINAL_PLAYER  # after the last step
+    revealed = np.zeros((max(num_stages, 1), num_players), dtype=np.bool_)
+    for stage in range(first_stage):
+        revealed[stage, :] = True
+    world = initial.copy()
+    x = initial.copy()
+    drawn = np.empty(steps, dtype=np.int64)
+    legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    out = np.zeros(initial.shape[0], dtype=np.float64)
+    mean_with = np.zeros(num_players, dtype=np.float64)
+    stream = np.zeros(1, dtype=np.uint64)
+    play_stream = np.zeros(1, dtype=np.uint64)
+    for seat in range(num_players):
+        correction[seat] = 0.0
+    terms = 0
+    next_known = 0
+    for j in range(steps):
+        seat = movers[j]
+        if seat < 0:
+            continue
+        # A reveal: the seat's cards of every stage it has not acted after.
+        after = revealed.copy()
+        trivial = True
+        for stage in range(first_stage, num_stages):
+            if not revealed[stage, seat] and _holds(receivers, stages, j, stage, seat):
+                after[stage, seat] = True
+                for other in range(num_players):  # the last unrevealed hand is not random
+                    if other != seat and not revealed[stage, other] and _holds(receivers, stages, j, stage,
+                                                                               other):
+                        trivial = False
+        if not trivial:
+            for q in range(num_players):
+                mean_with[q] = 0.0
+            event = derive_seed(seed, 2 * j)
+            coupled = last_stage(stages, j) == first_stage  # no public event depends on a hidden hand yet
+            for m in range(samples):
+                native.seed_stream(stream, derive_seed(event, m))
+                native.seed_stream(play_stream, derive_seed(event, samples + m))
+                draw_world(game, initial, actions, movers, receivers, stages, first_stage, after, j, stream,
+                           world, drawn, fallbacks)
+                play_out(game, allowed, world, x, -1, seat_agents, kinds, options, policies, play_stream,
+                         legal, out)
+                for q in range(num_players):
+                    mean_with[q] += out[q]
+                paired = False
+                if coupled:
+                    redraw_hand(receivers, stages, first_stage, revealed, seat, j, stream, drawn)
+                    paired = replay(game, initial, drawn, movers, j, world)
+                    if not paired:
+                        fallbacks[0] += 1  # counted: the pairing assumes no redraw is refused
+                if not paired:
+                    draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, j,
+                               stream, world, drawn, fallbacks)
+                native.seed_stream(play_stream, derive_seed(event, samples + m))
+                play_out(game, allowed, world, x, -1, seat_agents, kinds, options, policies, play_stream,
+                         legal, out)
+                for q in range(num_players):
+                    mean_with[q] -= out[q]
+            for q in range(num_players):
+                correction[q] += mean_with[q] / samples
+            terms += 1
+        revealed[:, :] = after
+        # A move drawn from a known distribution, valued on the same redrawn worlds as the reveals
+        # (one value function throughout: the terms then add up to the luck, step by step).
+        while next_known < known_steps.shape[0] and known_steps[next_known] < j:
+            next_known += 1
+        if next_known < known_steps.shape[0] and known_steps[next_known] == j:
+            low, high = known_offsets[next_known], known_offsets[next_known + 1]
+            if high - low > 1:
+                for q in range(num_players):
+                    mean_with[q] = 0.0
+                event = derive_seed(seed, 2 * j + 1)
+                for m in range(samples):
+                    native.seed_stream(stream, derive_seed(event, m))
+                    draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, j,
+                               stream, world, drawn, fallbacks)
+                    play_seed = derive_seed(event, samples + m)
+                    native.seed_stream(play_stream, play_seed)
+                    play_out(game, allowed, world, x, actions[j], seat_agents, kinds, options, policies,
+                             play_stream, legal, out)
+                    for q in range(num_players):
+                        mean_with[q] += out[q]
+                    for k in range(low, high):
+                        if known_probabilities[k] > 0.0:
+                            native.seed_stream(play_stream, play_seed)
+                            play_out(game, allowed, world, x, known_actions[k], seat_agents, kinds, options,
+                                     policies, play_stream, legal, out)
+                            for q in range(num_players):
+                                mean_with[q] -= known_probabilities[k] * out[q]
+                for q in range(num_players):
+                    correction[q] += mean_with[q] / samples
+                terms += 1
+    return terms
+
+
+@njit(cache=True)
+def corrections(game, allowed, initial, actions, offsets, deal_seeds, known_game_offsets, known_steps,
+                known_offsets, known_actions, known_probabilities, seat_agents, kinds, options, policies,
+                samples):
+    """Every game's correction per seat (game g: ``actions[offsets[g]:offsets[g + 1]]``, the agent at
+    each seat ``seat_agents[g]`` in the tables ``kinds``, ``options``, ``policies``), the number
+    of terms, and the values that fell back to the real cards."""
+    num_games = offsets.shape[0] - 1
+    num_players = initial[NUM_PLAYERS]
+    out = np.zeros((num_games, num_players), dtype=np.float64)
+    terms = np.zeros(num_games, dtype=np.int64)
+    fallbacks = np.zeros(1, dtype=np.int64)
+    row = np.zeros(num_players, dtype=np.float64)
+    for g in range(num_games):
+        low, high = known_game_offsets[g], known_game_offsets[g + 1]
+        first, last = known_offsets[low], known_offsets[high]
+        terms[g] = game_correction(game, allowed, initial, actions[offsets[g]:offsets[g + 1]],
+                                   known_steps[low:high], known_offsets[low:high + 1] - first,
+                                   known_actions[first:last], known_probabilities[first:last], seat_agents[g],
+                                   kinds, options, policies,
+                                   samples, derive_seed(deal_seeds[g], STREAM_TAG), row, fallbacks)
+        out[g] = row
+    return out, terms, fallbacks[0]
+
+
+# ---- result rows --------------------------------------------------------------------------
+@dataclass
+class Reduced:
+    """The plain and the variance-reduced duplicate scores of one results folder."""
+
+    plain: DuplicateTable
+    reduced: DuplicateTable
+    samples: int
+    terms: int  # AIVAT terms over all games
+    fallbacks: int  # values that kept the real cards (no consistent redraw in MAX_TRIES)
+    notes: list[str]  # agents the rule-based player stands in for in the play-outs, and why
+
+
+#: The columns the estimator reads (the three policy columns are absent from older folders).
+COLUMNS = ["deal", "seating", "returns", "actions", "deal_seed", "seat_agents"]
+POLICY_COLUMNS = ["policy_steps", "policy_actions", "policy_probabilities"]
+
+
+def _flat(column: pa.ChunkedArray) -> pa.Array:
+    return column.combine_chunks()
+
+
+def _known(table: pa.Table) -> tuple[np.ndarray, ...]:
+    """The recorded known distributions as flat arrays (empty for a folder written before them)."""
+    if not set(POLICY_COLUMNS) <= set(table.column_names):
+        return (np.zeros(table.num_rows + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    steps, actions, probabilities = (_flat(table.column(name)) for name in POLICY_COLUMNS)
+    entries = actions.flatten()
+    return (steps.offsets.to_numpy().astype(np.int64), steps.flatten().to_numpy().astype(np.int64),
+            entries.offsets.to_numpy().astype(np.int64), entries.flatten().to_numpy().astype(np.int64),
+            probabilities.flatten().flatten().to_numpy().astype(np.float64))
+
+
+def value_tables(game_name: str, parameters: dict[str, Any],
+                 agents: list[dict[str, Any]]) -> tuple[tuple[np.ndarray, ...], list[str]]:
+    """The compiled tables of the play-outs' agents (``kinds``, ``options``, ``policies``), and why any
+    agent is played by the rule-based player instead: not cheap and known, or not loadable here."""
+    from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, behaviour_tables
+    from cardlab.games import game_spec
+
+    game = game_spec(game_name).load(parameters)
+    specs, notes = [], []
+    for agent in agents:
+        spec = AgentSpec(agent["label"], agent["name"], dict(agent["options"]))
+        kind = NATIVE_AGENTS[spec.name].kind if spec.name in NATIVE_AGENTS else -1
+        if kind not in PLAYED_OUT:
+            notes.append(f"{spec.label}: the rule-based player stands in for it in the play-outs")
+            spec = None
+        specs.append(spec)
+    tables, failures = behaviour_tables(specs, game)
+    notes += [f"{specs[i].label}: {reason}; the rule-based player stands in for it" for i, reason in failures]
+    return tables, notes
+
+
+def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[dict[str, Any]],
+                     table: pa.Table, samples: int = 64) -> tuple[np.ndarray, np.ndarray, int, list[str]]:
+    """Each row's AIVAT correction per seat, its number of terms, the values that fell back to the
+    real cards, and notes on the play-outs' agents (:func:`value_tables`)."""
+    from cardlab.games import game_spec
+
+    if game_name not in GAMES:
+        raise ValueError(f"the AIVAT estimator covers {' and '.join(GAMES)}, whose hidden cards only the "
+                         f"holder's own choices depend on; not {game_name}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    spec = game_spec(game_name)
+    initial = spec.load(parameters).new_initial_state().array.copy()
+    (kinds, options, policies), notes = value_tables(game_name, parameters, agents)
+    labels = pa.array([agent["label"] for agent in agents])
+    seat_labels = _flat(table.column("seat_agents"))
+    seat_agents = pc.index_in(seat_labels.flatten(), value_set=labels).to_numpy(zero_copy_only=False)
+    seat_agents = seat_agents.astype(np.int64).reshape(table.num_rows, -1)
+    actions = _flat(table.column("actions"))
+    offsets = actions.offsets.to_numpy().astype(np.int64)
+    history = actions.flatten().to_numpy().astype(np.int64)
+    seeds = table.column("deal_seed").to_numpy().astype(np.uint64)
+    allowed = native.agent_kinds(kinds[kinds >= 0])
+    out, terms, fallbacks = corrections(spec.kernel_id, allowed, initial, history, offsets, seeds,
+                                        *_known(table), seat_agents, kinds, options, policies, samples)
+    return out, terms, int(fallbacks), notes
+
+
+def reduce(manifest: dict[str, Any], table: pa.Table, samples: int = 64) -> Reduced:
+    """The plain and AIVAT duplicate tables of a tournament's rows (``manifest`` its settings)."""
+    settings = manifest["settings"]
+    agents = [agent["label"] for agent in settings["agents"]]
+    pairs = [tuple(pair) for pair in settings["pairs"]]
+    sides = settings.get("sides")
+    out, terms, fallbacks, notes = game_corrections(settings["game"], settings["parameters"],
+                                                    settings["agents"], table, samples)
+    returns = seat_returns(table) - out
+    corrected = pa.table({"deal": table.column("deal"), "seating": table.column("seating"),
+                          "returns": pa.FixedSizeListArray.from_arrays(pa.array(returns.ravel()),
+                                                                       returns.shape[1])})
+    return Reduced(duplicate_table(table, agents, pairs, sides),
+                   duplicate_table(corrected, agents, pairs, sides), samples, int(terms.sum()), fallbacks,
+                   notes)
+
+
+__all__ = ["COLUMNS", "POLICY_COLUMNS", "Reduced", "corrections", "game_corrections", "reduce"]
