@@ -24,8 +24,13 @@ from contextlib import contextmanager
 
 from numba.core import event
 
-#: Seconds of one core to compile a group of kernels for one game, cold (``benchmarks/cold_start.py``).
-ESTIMATES: dict[tuple[str, str], float] = {}
+#: Seconds of one core to compile what a first use needs, cold, by command (or group) and game: the
+#: CPU seconds ``benchmarks/cold_start.py`` measured (docs/performance.md#first-use). A pair not
+#: listed is announced without a figure.
+ESTIMATES: dict[tuple[str, str], float] = {
+    ("demo", "kaiser"): 25, ("play", "kaiser"): 25, ("train", "kaiser"): 35, ("solve", "kaiser"): 75,
+    ("rl", "kaiser"): 35, ("tournament", "kaiser"): 60,
+}
 
 
 class Watch(event.Listener):
