@@ -199,7 +199,8 @@ def _rules_policy(game, agent, options, policies, s, actions, probabilities):
 @njit(cache=True)
 def _bidding_policy(game, agent, options, policies, s, actions, probabilities):
     if in_auction(game, s):
-        keys, counts, table_actions, table_probabilities = policies
+        keys, counts = policies[POLICY_KEYS], policies[POLICY_COUNTS]
+        table_actions, table_probabilities = policies[POLICY_ACTIONS], policies[POLICY_PROBABILITIES]
         h = find_slot(keys[agent], information_key(game, s, options[agent, BIDDING_FINE] != 0))
         if keys[agent, h] != 0:
             n = kernels.legal_actions(game, s, actions)
