@@ -78,6 +78,17 @@ def agent_seed(deal_seed, seating, seat, num_players):
     return derive_seed(deal_seed, 1 + seating * num_players + seat)
 
 
+@njit(cache=True, inline="always")
+def start_deal(s, initial, deal_stream, seat_streams, deal_seed, seating):
+    """Set ``s`` to the start of a deal and seed its chance stream and every seat's agent stream: the
+    same cards and the same agents' draws in every loop that plays it (tournaments, LBR, RL batches)."""
+    copy_state(s, initial)
+    seed_stream(deal_stream, deal_seed)
+    players = seat_streams.shape[0]
+    for seat in range(players):
+        seed_stream(seat_streams[seat], agent_seed(deal_seed, seating, seat, players))
+
+
 @njit(cache=True)
 def _random_action(game, options, s, stream, scratch):
     return kernels.random_action(game, s, stream, scratch)
@@ -396,11 +407,7 @@ def play_seated_games(game, allowed, initial, deal_seeds, seatings, kinds, optio
     for g in range(num_games):
         deal = g // num_seatings
         seating = g % num_seatings
-        deal_seed = deal_seeds[deal]
-        copy_state(s, initial)
-        seed_stream(deal_stream, deal_seed)
-        for seat in range(num_players):
-            seed_stream(streams[seat], agent_seed(deal_seed, seating, seat, num_players))
+        start_deal(s, initial, deal_stream, streams, deal_seeds[deal], seating)
         while True:
             player = kernels.current_player(game, s)
             if player == TERMINAL_PLAYER:

@@ -213,12 +213,8 @@ def play_deals(game, allowed, initial, deal_seeds, responders, kinds, options, p
     seat_returns = np.zeros(num_players, dtype=np.float64)
     s = initial.copy()
     for g in range(num_games):
-        deal_seed = deal_seeds[g // num_seatings]
         seating = g % num_seatings
-        copy_state(s, initial)
-        native.seed_stream(deal_stream, deal_seed)
-        for seat in range(num_players):
-            native.seed_stream(streams[seat], native.agent_seed(deal_seed, seating, seat, num_players))
+        native.start_deal(s, initial, deal_stream, streams, deal_seeds[g // num_seatings], seating)
         while True:
             player = kernels.current_player(game, s)
             if player == TERMINAL_PLAYER:

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from cardlab.arena.native import agent_seed, seat_action, seed_stream
+from cardlab.arena.native import seat_action, start_deal
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, random_below
@@ -94,12 +94,7 @@ def deal_seed(env_seed, episode):
 @njit(cache=True, inline="always")
 def start_episode(initial, s, deal_stream, seat_streams, env_seed, episode):
     """Set ``s`` to the start of a new game and seed its chance and house streams."""
-    seed = deal_seed(env_seed, episode)
-    copy_state(s, initial)
-    seed_stream(deal_stream, seed)
-    players = seat_streams.shape[0]
-    for seat in range(players):
-        seed_stream(seat_streams[seat], agent_seed(seed, 0, seat, players))
+    start_deal(s, initial, deal_stream, seat_streams, deal_seed(env_seed, episode), 0)
 
 
 @njit(cache=True, inline="always")
