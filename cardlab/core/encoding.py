@@ -20,10 +20,19 @@ from numba import njit, types
 from numba.extending import overload
 
 from cardlab.core.bitboard import lowest_card
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.core.layout import DEALER, DEALING, GAME_OVER_PHASE, PHASE, TO_MOVE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def relative_seat(seat, player, num_players):
+    """``seat`` as ``player`` sees it: 0 himself, 1 the next, ... (``(seat - player) % num_players``
+    for seats in ``0 .. num_players - 1``, without a division: this runs for every entry marked)."""
+    relative = seat - player
+    return relative + num_players if relative < 0 else relative
+
+
+@borrowing_kernel
 def mark_cards(out, offset, mask):
     """Set ``out[offset + card]`` for every card of ``mask``."""
     while mask != 0:
@@ -31,18 +40,20 @@ def mark_cards(out, offset, mask):
         mask &= mask - 1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def mark_voids(out, offset, s, voids_slot, player, num_players):
     """``num_players x 4`` flags: seat (relative to ``player``) has shown out of suit."""
     for seat in range(num_players):
-        relative = (seat - player) % num_players
-        for suit in range(4):
-            if (s[voids_slot + seat] >> suit) & 1:
-                out[offset + 4 * relative + suit] = 1.0
+        voids = s[voids_slot + seat]
+        if voids:
+            relative = relative_seat(seat, player, num_players)
+            for suit in range(4):
+                if (voids >> suit) & 1:
+                    out[offset + 4 * relative + suit] = 1.0
     return offset + 4 * num_players
 
 
-@njit(cache=True)
+@borrowing_kernel
 def mark_tricks_played(out, offset, s, history, leaders, trick_number, trick_leader, player,
                        by_trick, num_players=4, num_tricks=8):
     """Every card played this hand, as planes of 52 cards by seat (relative to ``player``).
@@ -52,37 +63,41 @@ def mark_tricks_played(out, offset, s, history, leaders, trick_number, trick_lea
     ``trick_number`` and ``trick_leader`` of the current trick's number and
     leader. With ``by_trick`` every one of the ``num_tricks`` tricks has its own
     planes (the order of play, for perfect recall); otherwise the tricks share them.
+    A trick after the current one holds no card yet.
     """
-    for trick in range(num_tricks):
+    for trick in range(min(s[trick_number] + 1, num_tricks)):
         leader = s[leaders + trick] if trick < s[trick_number] else s[trick_leader]
+        seat = relative_seat(leader, player, num_players)  # of the trick's first card
+        first_plane = num_players * trick if by_trick else 0
         for position in range(num_players):
             card = s[history + num_players * trick + position]
             if card >= 0:
-                plane = (leader + position - player) % num_players + (num_players * trick if by_trick else 0)
-                out[offset + plane * 52 + card] = 1.0
+                out[offset + (first_plane + seat) * 52 + card] = 1.0
+            seat = seat + 1 if seat + 1 < num_players else 0
     return offset + (num_tricks * num_players if by_trick else num_players) * 52
 
 
-@njit(cache=True)
+@borrowing_kernel
 def mark_current_trick(out, offset, s, trick, trick_size, trick_leader, player, num_players=4):
     """The cards on the table, one 52-card plane per seat relative to ``player``."""
+    relative = relative_seat(s[trick_leader], player, num_players)
     for position in range(s[trick_size]):
-        relative = (s[trick_leader] + position - player) % num_players
         out[offset + relative * 52 + s[trick + position]] = 1.0
+        relative = relative + 1 if relative + 1 < num_players else 0
     return offset + num_players * 52
 
 
-@njit(cache=True)
+@borrowing_kernel
 def mark_dealer_and_mover(out, offset, s, player, num_players=4):
     """The dealer and the seat to act (relative to ``player``), from the state header."""
-    out[offset + (s[DEALER] - player) % num_players] = 1.0
+    out[offset + relative_seat(s[DEALER], player, num_players)] = 1.0
     offset += num_players
     if s[PHASE] != DEALING and s[PHASE] != s[GAME_OVER_PHASE]:
-        out[offset + (s[TO_MOVE] - player) % num_players] = 1.0
+        out[offset + relative_seat(s[TO_MOVE], player, num_players)] = 1.0
     return offset + num_players
 
 
-@njit(cache=True)
+@borrowing_kernel
 def mark_turn(out, offset, s, player, num_phases, num_players=4):
     """The dealer and the seat to act (relative to ``player``) and the phase, from the state header."""
     offset = mark_dealer_and_mover(out, offset, s, player, num_players)

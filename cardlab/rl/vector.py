@@ -211,6 +211,7 @@ class VectorEnv:
         self._final_players = np.full(n, -1, dtype=np.int64)
         self._final_states = np.zeros_like(self._envs.states)
         self._status = np.zeros(4, dtype=np.int64)
+        self._scratch = batch.new_scratch()
 
     # -- the API ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, envs: Iterable[int] | np.ndarray | None = None) -> Step:
@@ -241,7 +242,7 @@ class VectorEnv:
         self._status[:] = 0
         with self._compiling():
             batch.reset_envs(self.spec.kernel_id, self._allowed, self.perfect_recall, self._initial,
-                             self._envs, self._house_agents, restart, out, self._status)
+                             self._envs, self._house_agents, restart, out, self._status, self._scratch)
         self._raise_status()
         self._started = True
         return self._step_of(out, ended=np.zeros(0, dtype=np.int64))
@@ -268,7 +269,7 @@ class VectorEnv:
         out = self._new_outputs()
         with self._compiling():
             batch.step_envs(self.spec.kernel_id, self._allowed, self.perfect_recall, actions, self._initial,
-                            self._envs, self._house_agents, self.max_steps, out, self._status)
+                            self._envs, self._house_agents, self.max_steps, out, self._status, self._scratch)
         self._stepped = True
         self._raise_status()
         return self._step_of(out, ended=np.flatnonzero(out.terminated | out.truncated))

@@ -27,6 +27,7 @@ from cardlab.core.encoding import (
     ratio_divisors,
 )
 from cardlab.core.infostate import deal_token, seen_action, unseen_action, unseen_action_revealing
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.core.rng import mix64
 from cardlab.games.kaiser import engine as E
 
@@ -91,7 +92,7 @@ TRICKS_DIVISOR = 8.0
 INFORMATION_STATE_SIZE = OBSERVATION_SIZE + sum(size for _, size in INFORMATION_STATE_EXTRA)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def kaiser_bid_slots(s):
     """Extra bid slots of a game with the Kaiser bids (0 in the standard game)."""
     return KAISER_BID_SLOTS if E.offers_kaiser_bid(s) or s[E.KAISER_40] else 0
@@ -147,12 +148,12 @@ def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
     return ratio_divisors(sum(size for _, size in pieces), ratios)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def has_high_or_low(s):
     return s[E.HIGH_OR_LOW_AFTER_BID] or s[E.ANY_CONTRACT_HIGH_OR_LOW]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def num_phase_slots(s):
     """The standard game's five phases, then choosing high or low (11.5, 11.6), discarding (11.1)
     and giving cards (11.32-11.35)."""
@@ -160,7 +161,7 @@ def num_phase_slots(s):
             + (1 if s[E.PASSING_RULE] != E.NO_PASSING else 0))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def phase_slot(s):
     """Where the phase is marked: the standard game's phases keep their slots, the variants' follow."""
     phase = s[E.PHASE]
@@ -177,7 +178,7 @@ def phase_slot(s):
     return phase
 
 
-@njit(cache=True)
+@borrowing_kernel
 def kitty_seen_by(s, player):
     """The kitty's cards and the discards, once ``player``, the declarer, has taken it up."""
     if E.kitty_taken(s) and s[E.DECLARER] == player:
@@ -205,7 +206,7 @@ def relative_side(s, player, side):
     return (side - E.side_of(s, player)) % s[E.NUM_SIDES]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
@@ -275,7 +276,7 @@ def encode(s, player, perfect_recall, out):
                        player, True, players, E.tricks_per_hand(s))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def received_by(s, player):
     """The cards given to ``player`` (11.32-11.35), once delivered: he learns them then."""
     if not s[E.DELIVERED]:
@@ -298,7 +299,7 @@ def giving_detail(s, action, player):
     return 1 + (revealed >> np.uint64(20))
 
 
-@njit(cache=True)
+@borrowing_kernel
 def mark_piles(out, o, s, player):
     """The piles as both players see them (11.11): face-up cards by seat (own first), and the
     face-down cards left in each pile (0, 1 or 2, as halves)."""

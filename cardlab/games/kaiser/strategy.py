@@ -69,15 +69,16 @@ KAISER_40_ESTIMATE = 10.0  # ... and for bid 100, every trick alone
 
 
 @borrowing_kernel
-def places_from_top(strength, card):
-    """How many ranks of its suit stand above ``card`` in ``strength`` (0: an ace, or a form's 7).
+def top_strength(strength):
+    """The strength of a suit's top card (an ace, or a form's 7): ``top_strength(strength) -
+    strength[card]`` is how many ranks of its suit stand above ``card``.
 
-    The table's top is found by a loop: ``np.max`` allocates an iterator, which a borrowing
-    kernel may not."""
+    Found by a loop (``np.max`` allocates an iterator, which a borrowing kernel may not),
+    once per hand evaluated: it reads the whole table."""
     top = strength[0]
     for other in range(1, len(strength)):
         top = max(top, strength[other])
-    return top - strength[card]
+    return top
 
 
 @borrowing_kernel
@@ -95,15 +96,16 @@ def in_suit_order(cards, strength):
 
 
 @borrowing_kernel
-def suit_score(hand, suit, strength):
-    """How well ``suit`` would serve as trump: length first, then high cards."""
+def suit_score(hand, suit, strength, top):
+    """How well ``suit`` would serve as trump: length first, then high cards (``top``:
+    :func:`top_strength`)."""
     cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
     score = 2.0 * popcount(cards)
     cards_left = cards
     while cards_left != 0:
         card = lowest_card(cards_left)
         cards_left &= cards_left - 1
-        place = places_from_top(strength, card)
+        place = top - strength[card]
         if place == 0:
             score += 1.5
         elif place == 1:
@@ -117,8 +119,9 @@ def suit_score(hand, suit, strength):
 def best_trump_suit(hand, strength):
     best = 0
     best_score = -1.0
+    top = top_strength(strength)
     for suit in range(4):
-        score = suit_score(hand, suit, strength)
+        score = suit_score(hand, suit, strength, top)
         if score > best_score:
             best = suit
             best_score = score
@@ -133,6 +136,7 @@ def estimated_points(s, hand, trump):
     strength = E.high_strength(s)
     bonus = E.bonus_card(s)
     lost_heir = s[E.FORM] == LOST_HEIR
+    top = top_strength(strength)
     points = 0.0
     for suit in range(4):
         cards = in_suit_order(hand & SUIT_MASKS[suit], strength)
@@ -141,7 +145,7 @@ def estimated_points(s, hand, trump):
         while cards_left != 0:
             card = lowest_card(cards_left)
             cards_left &= cards_left - 1
-            place = places_from_top(strength, card)
+            place = top - strength[card]
             if place == 0:
                 points += 1.0
             elif place == 1 and length >= 2:

@@ -20,6 +20,7 @@ from cardlab.core.bitboard import card_bit, cards_in, has_card, popcount
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import mark_cards, piece_starts, put_ratio, ratio_divisors
 from cardlab.core.infostate import deal_token, seen_action
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.core.rng import mix64
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
@@ -187,12 +188,12 @@ def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
     return ratio_divisors(sum(size for _, size in pieces), ratios)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def has_windows(s):
     return s[E.CLAIM_ANY_TIME] == 1 or s[E.CHALLENGES] == 1
 
 
-@njit(cache=True)
+@borrowing_kernel
 def has_forced_procedure(s):
     return s[E.FORCED_CLAIMS] == 1 or s[E.CHALLENGES] == 1
 
@@ -266,7 +267,7 @@ def encode(s, player, perfect_recall, out):
     _encode_variant_pieces(s, player, out, claims + MAX_HALF_SUITS * size * 2 * n)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _encode_variant_pieces(s, player, out, o):
     """The ``claim_window`` and ``forced`` pieces from ``out[o:]``, each only where the
     variants have it (absent from the standard game)."""
@@ -284,7 +285,7 @@ def _encode_variant_pieces(s, player, out, o):
             out[o + MAX_HALF_SUITS + 1 + (s[E.CHALLENGER] - player) % n] = 1.0
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _encode_event(s, event, player, out, o, claims):
     """Write one logged event at ``out[o:]``; a claim's seats go under its half-suit in ``claims``.
 

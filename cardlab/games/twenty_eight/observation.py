@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.bitboard import card_bit, cards_in
+from cardlab.core.bitboard import card_bit
 from cardlab.core.cards import suit_of
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.encoding import (
@@ -25,8 +25,10 @@ from cardlab.core.encoding import (
     piece_starts,
     put_ratio,
     ratio_divisors,
+    relative_seat,
 )
 from cardlab.core.infostate import deal_token, seen_action, unseen_action
+from cardlab.core.kernel import borrowing_kernel
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight.rules import (
     BID,
@@ -163,13 +165,13 @@ def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
     return ratio_divisors(sum(size for _, size in pieces), ratios)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def knows_indicator(s, player):
     """The bidder knows his indicator; everybody knows it once shown."""
     return s[E.INDICATOR] >= 0 and (s[E.TRUMP_SHOWN] == 1 or player == s[E.BIDDER])
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _bid_slot(s, action):
     if action < 0:
         return 0
@@ -178,7 +180,7 @@ def _bid_slot(s, action):
     return 2 + action - BID - s[E.OPENING_MIN]
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _raise_slot(s, action):
     if action < 0 or action == THANI:  # Thani is no raise: the variant piece records it
         return 0
@@ -187,7 +189,7 @@ def _raise_slot(s, action):
     return 2 + action - BID - s[E.RAISE_MIN]  # 24 but in a small game
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _first_round_rows(s):
     """``longest_first_round`` of the game ``s`` (numba's copy of the Python one)."""
     bids = MAX_BID - s[E.OPENING_MIN] + 1
@@ -195,7 +197,7 @@ def _first_round_rows(s):
     return max(STANDARD_FIRST_ROUND_ROWS, bids + (bids - 1) * (n - 2) + n - 1)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
     out[:] = 0.0
@@ -213,28 +215,26 @@ def encode(s, player, perfect_recall, out):
     out[o] = float(s[E.TRUMP_SHOWN])
     o += 1
     for seat in range(n):
-        relative = (seat - player) % n
-        for card in cards_in(s[E.PLAYED_BY + seat]):
-            out[o + relative * NUM_CARDS + card] = 1.0
+        mark_cards(out, o + relative_seat(seat, player, n) * NUM_CARDS, s[E.PLAYED_BY + seat])
     o += n * NUM_CARDS
     o = mark_current_trick(out, o, s, E.TRICK, E.TRICK_SIZE, E.TRICK_LEADER, player, n)
     if s[E.PHASE] == E.PLAYING:
         out[o + s[E.TRUMPS_FROM]] = 1.0
     o += n + 1
-    # Each seat's latest first-round action.
-    for i in range(s[E.NUM_BIDS]):
-        seat = (s[E.DEALER] + 1 + i) % n
-        relative = (seat - player) % n
-        out[o + relative * bid_slots:o + (relative + 1) * bid_slots] = 0.0
+    # Each seat's latest first-round action: the seats speak in turn, so the last n actions.
+    first = max(0, s[E.NUM_BIDS] - n)
+    relative = relative_seat((s[E.DEALER] + 1 + first) % n, player, n)
+    for i in range(first, s[E.NUM_BIDS]):
         out[o + relative * bid_slots + _bid_slot(s, s[E.BID_HISTORY + i])] = 1.0
+        relative = relative + 1 if relative + 1 < n else 0
     o += n * bid_slots
     out[o + (0 if s[E.HIGH_BID] < 0 else 1 + s[E.HIGH_BID] - s[E.OPENING_MIN])] = 1.0
     o += bid_slots - 1
     if s[E.HIGH_BIDDER] >= 0:
-        out[o + (s[E.HIGH_BIDDER] - player) % n] = 1.0
+        out[o + relative_seat(s[E.HIGH_BIDDER], player, n)] = 1.0
     o += n
     if s[E.BIDDER] >= 0:
-        out[o + (s[E.BIDDER] - player) % n] = 1.0
+        out[o + relative_seat(s[E.BIDDER], player, n)] = 1.0
     o += n
     for speaker in range(2):
         out[o + speaker * RAISE_SLOTS + _raise_slot(s, s[E.RAISES + speaker])] = 1.0
@@ -256,7 +256,7 @@ def encode(s, player, perfect_recall, out):
     put_ratio(out, o + 3, others_tricks, tricks)
     o += 4
     if s[E.TRUMP_SHOWN] == 1:
-        out[o + (n if s[E.CALLER] < 0 else (s[E.CALLER] - player) % n)] = 1.0
+        out[o + (n if s[E.CALLER] < 0 else relative_seat(s[E.CALLER], player, n))] = 1.0
     o += n + 1
     out[o] = 1.0 if s[E.MUST_PLAY_TRUMP] == player else 0.0
     o += 1
@@ -285,7 +285,7 @@ def encode(s, player, perfect_recall, out):
         _encode_variants(s, out, o)
 
 
-@njit(cache=True)
+@borrowing_kernel
 def _encode_variants(s, out, o):
     """``VARIANT_PIECES`` from offset ``o``: every entry is public."""
     out[o] = 1.0 if s[E.PHASE] == E.RAISING and E.showing_pending(s) else 0.0
@@ -300,7 +300,7 @@ def _encode_variants(s, out, o):
         out[o + 2 + s[E.SPECIAL_END]] = 1.0
 
 
-@njit(cache=True)
+@borrowing_kernel
 def own_indicators(s, player):
     """Cards ``player`` placed face down himself (rulings 2 and 4)."""
     cards = np.int64(0)
