@@ -9,6 +9,16 @@ numba and every cardlab module they import (constants such as a game's
 ``rules.py`` are compiled into the kernels). An edit to any of them starts a
 fresh cache, while an edit elsewhere (the command line, the report) and
 repeated runs compile nothing.
+
+It also sets how hard LLVM optimizes them: level 1 (:data:`OPTIMIZATION_LEVEL`), not
+numba's default 3. numba links every kernel a kernel calls into its module and
+optimizes the whole again, so compile time grows fast with the depth of a call
+tree, and most of it went to level 3's passes: a first Kaiser tournament of
+``rules`` against ISMCTS compiled in 58 CPU seconds at level 3 and in 12.5 at
+level 1, while the kernels ran within 1-3% of their level-3 speed (random hands,
+CFR iterations, ISMCTS decisions, RL steps; docs/performance.md). A user who
+wants those last percents for a long run sets ``NUMBA_OPT=3``; the cache folder
+is named by the level too, since numba's cache does not record it.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import shutil
 from pathlib import Path
 
 KEEP_FOLDERS = 4  # caches of recent source versions kept side by side
+OPTIMIZATION_LEVEL = 1  # LLVM's, for every kernel, unless NUMBA_OPT says otherwise
 
 
 _FROM_IMPORT = re.compile(rb"^\s*from\s+cardlab((?:\.\w+)*)\s+import\s+\(?([\w\s,]+)", re.MULTILINE)
@@ -70,20 +81,32 @@ def source_fingerprint(package: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def optimization_level() -> str:
+    """Set LLVM's optimization level for the kernels (:data:`OPTIMIZATION_LEVEL`, or the user's
+    ``NUMBA_OPT``) and return it as numba spells it (``"1"``, ``"3"``, ``"max"``)."""
+    from numba.core import config
+
+    if not os.environ.get("NUMBA_OPT"):
+        config.OPT = config._OptLevel(OPTIMIZATION_LEVEL)
+    return "max" if config.OPT.is_opt_max else str(int(config.OPT))
+
+
 def configure() -> Path | None:
-    """Set numba's cache folder for this source version; must run before any kernel is defined.
+    """Set numba's optimization level and its cache folder for this source version and level;
+    must run before any kernel is defined.
 
     ``CARDLAB_NUMBA_CACHE`` chooses the parent folder (default ``~/.cache/cardlab/numba``);
     an explicit ``NUMBA_CACHE_DIR`` is respected as it is.
     """
     import numba
 
+    level = optimization_level()
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     package = Path(__file__).resolve().parent
     root = Path(os.environ.get("CARDLAB_NUMBA_CACHE",
                                Path.home() / ".cache" / "cardlab" / "numba"))
-    folder = root / source_fingerprint(package)
+    folder = root / f"{source_fingerprint(package)}-o{level}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder)

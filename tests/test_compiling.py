@@ -190,3 +190,19 @@ def test_a_batch_of_environments_announces_its_first_compile_once(capsys: pytest
         fresh(np.int8(1))
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("compiling ")]
     assert lines == [compiling.notice("Kaiser RL environment kernels", compiling.estimate("rl", "kaiser"))]
+
+
+def test_kernels_are_optimized_at_level_one_in_a_cache_folder_named_by_the_level(tmp_path: Path) -> None:
+    """Level 1 compiles a tournament's kernels about 4.5x faster than numba's 3 for 1-3% of speed;
+    NUMBA_OPT overrides it, and the cache folder follows, since numba's cache keys omit it."""
+    probe = ("import numba.core.config as c, cardlab, numba; "
+             "print(int(c.OPT) if str(c.OPT) != 'max' else 'max', numba.config.CACHE_DIR)")
+    for setting, level in ((None, "1"), ("3", "3")):
+        env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_OPT", "NUMBA_CACHE_DIR")}
+        env["CARDLAB_NUMBA_CACHE"] = str(tmp_path)
+        if setting:
+            env["NUMBA_OPT"] = setting
+        shown, folder = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                                       check=True).stdout.split()
+        assert shown == level
+        assert Path(folder).parent == tmp_path and folder.endswith(f"-o{level}")
