@@ -12,13 +12,14 @@ repeated runs compile nothing.
 
 It also sets how hard LLVM optimizes them: level 1 (:data:`OPTIMIZATION_LEVEL`), not
 numba's default 3. numba links every kernel a kernel calls into its module and
-optimizes the whole again, so compile time grows fast with the depth of a call
-tree, and most of it went to level 3's passes: a first Kaiser tournament of
-``rules`` against ISMCTS compiled in 58 CPU seconds at level 3 and in 12.5 at
-level 1, while the kernels ran within 1-3% of their level-3 speed (random hands,
-CFR iterations, ISMCTS decisions, RL steps; docs/performance.md). A user who
-wants those last percents for a long run sets ``NUMBA_OPT=3``; the cache folder
-is named by the level too, since numba's cache does not record it.
+optimizes the whole again, so each level of a call tree pays for the levels below
+it. At level 1 every first use compiles about a tenth faster (a first Kaiser
+tournament of ``rules`` against ISMCTS 56 CPU seconds instead of 62, ``solve`` 68
+instead of 77: benchmarks/cold_start.py), and the kernels run within 0-3% of their
+level-3 speed (random hands, CFR iterations, ISMCTS decisions, RL steps, measured
+side by side). A user who wants those last percents for a long run sets
+``NUMBA_OPT=3``; the cache folder is named by the level too, since numba's cache
+does not record it.
 """
 
 from __future__ import annotations

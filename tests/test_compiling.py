@@ -193,8 +193,8 @@ def test_a_batch_of_environments_announces_its_first_compile_once(capsys: pytest
 
 
 def test_kernels_are_optimized_at_level_one_in_a_cache_folder_named_by_the_level(tmp_path: Path) -> None:
-    """Level 1 compiles a tournament's kernels about 4.5x faster than numba's 3 for 1-3% of speed;
-    NUMBA_OPT overrides it, and the cache folder follows, since numba's cache keys omit it."""
+    """Level 1 compiles about a tenth faster than numba's 3 for 0-3% of speed; NUMBA_OPT
+    overrides it, and the cache folder follows, since numba's cache keys omit it."""
     probe = ("import numba.core.config as c, cardlab, numba; "
              "print(int(c.OPT) if str(c.OPT) != 'max' else 'max', numba.config.CACHE_DIR)")
     for setting, level in ((None, "1"), ("3", "3")):
