@@ -175,13 +175,20 @@ def warm_up(games: list[str], groups: Iterable[str] = GROUPS, workers: int = 2,
                 progress(name, results[name])
         return results
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(games)), mp_context=context) as pool:
+    pool = ProcessPoolExecutor(min(workers, len(games)), mp_context=context)
+    try:
         futures = {pool.submit(warm_game, name, groups): name for name in _apart(games)}
         for future in as_completed(futures):
             name = futures[future]
             results[name] = future.result()
             if progress:
                 progress(name, results[name])
+    except BaseException:  # Ctrl-C, SIGTERM: a compile cannot be interrupted, so its process is ended
+        for process in list(pool._processes.values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results
 
 

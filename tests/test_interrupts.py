@@ -287,6 +287,22 @@ def test_a_serial_tournament_stops_within_its_chunk(tmp_path, warm_tournament):
     assert_clean_stop(code, err, seconds, "rerun the same command to resume")
 
 
+# ---- warmup ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_warmup_ends_its_compiling_workers_at_once(tmp_path, how):
+    """numba cannot stop in the middle of compiling a kernel: the workers are ended, not awaited."""
+    child = subprocess.Popen(command("warmup", "--game", "kaiser", "--game", "28", "--workers", "2"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                             env={**ENV, "CARDLAB_NUMBA_CACHE": str(tmp_path)}, start_new_session=True)
+    time.sleep(8)
+    workers = children_of(child.pid)
+    assert workers
+    code, _, err, seconds = stop(child, 0.0, how)
+    assert_clean_stop(code, err, seconds, "interrupted")
+    time.sleep(1)
+    assert not [pid for pid in workers if alive(pid)]
+
+
 # ---- the server --------------------------------------------------------------------------------------
 def test_serve_stops_on_sigterm(tmp_path):
     child = start("serve", "--port", "0", "--out", str(tmp_path / "plays"), cwd=tmp_path)
