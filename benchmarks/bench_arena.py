@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from benchmarks.common import emit
-from cardlab.arena.agents import labelled, parse_agent_list
+from cardlab.arena.entrants import labelled, parse_agent_list
 from cardlab.arena.tournament import (
     TournamentSettings,
     default_chunk_size,

@@ -20,7 +20,6 @@ import argparse
 import os
 import shlex
 import sys
-import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -38,16 +37,10 @@ from cardlab.core.limits import (
     check_count,
     check_seed,
 )
-from cardlab.games.spec import KIND_NAMES
 
 
 class CliError(Exception):
     """An error to report as one line, exit code 2."""
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load(game: str, params: dict | None = None) -> pyspiel.Game:
@@ -80,23 +73,13 @@ def _count(value: int, what: str, high: int, low: int = 1) -> None:
 
 
 def parse_params(items: list[str]) -> dict:
-    params: dict = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise CliError(f"game parameter {item!r} must look like key=value")
-        lowered = value.lower()
-        if lowered in ("true", "false"):
-            params[key] = lowered == "true"
-        else:
-            try:
-                params[key] = int(value)
-            except ValueError:
-                try:
-                    params[key] = float(value)
-                except ValueError:
-                    params[key] = value
-    return params
+    """The ``--param KEY=VALUE`` game parameters, each value read as option text is."""
+    from cardlab.agents.options import parse_options
+
+    try:
+        return parse_options(items, "game parameter")
+    except ValueError as error:
+        raise CliError(str(error)) from error
 
 
 def command_play_random(args: argparse.Namespace) -> None:
@@ -150,66 +133,13 @@ def command_demo(args: argparse.Namespace) -> None:
     print(result.table())
 
 
-#: Every key of a tournament config file, with its TOML type (an integer is never a boolean).
-TOURNAMENT_KEYS = {"game": str, "params": dict, "agents": list, "deals": int, "seed": int, "workers": int,
-                   "out": str, "backend": str, "address": str, "chunk_size": int}
-_TOML_TYPES = {**KIND_NAMES, dict: "a table", list: "a list"}
-
-
-def _read_config(path: str | None) -> dict:
-    """The ``--config`` TOML file: any of TOURNAMENT_KEYS; ``agents`` is a list of specs or tables."""
-    if path is None:
-        return {}
-    try:
-        with open(path, "rb") as stream:
-            config = tomllib.load(stream)
-    except OSError as error:
-        raise CliError(f"cannot read config {path}: {error.strerror}") from error
-    except tomllib.TOMLDecodeError as error:
-        raise CliError(f"config {path}: {error}") from error
-    unknown = sorted(set(config) - set(TOURNAMENT_KEYS))
-    if unknown:
-        known = ", ".join(sorted(TOURNAMENT_KEYS))
-        raise CliError(f"config {path}: unknown key(s) {', '.join(unknown)}; known: {known}")
-    for key, value in config.items():
-        if type(value) is not TOURNAMENT_KEYS[key]:
-            raise CliError(f"config {path}: {key} must be {_TOML_TYPES[TOURNAMENT_KEYS[key]]}, "
-                           f"got {_shown(value)}")
-    return config
-
-
-def _config_agents(agents: object) -> tuple[list[tuple[str, dict]], list[str | None]]:
-    """``agents = ["rules", {name = "ismcts", label = "ismcts-500", options = {simulations = 500}}]``."""
-    from cardlab.arena.agents import parse_agent
-
-    if not isinstance(agents, list):
-        raise CliError("config: agents must be a list")
-    parsed, labels = [], []
-    for item in agents:
-        if isinstance(item, str):
-            parsed.append(parse_agent(item))
-            labels.append(None)
-        elif isinstance(item, dict) and isinstance(item.get("name"), str):
-            extra = sorted(set(item) - {"name", "label", "options"})
-            if extra:
-                raise CliError(f"config: agent {item['name']!r} has unknown key(s) {', '.join(extra)}")
-            if not isinstance(item.get("options", {}), dict) or not isinstance(item.get("label", ""), str):
-                raise CliError(f"config: agent {item['name']!r} needs options as a table and a label as "
-                               f"a string, got {_shown(item)}")
-            name, options = parse_agent(item["name"])
-            parsed.append((name, {**options, **dict(item.get("options", {}))}))
-            labels.append(item.get("label"))
-        else:
-            raise CliError(f"config: an agent is a spec string or a table with a name, got {item!r}")
-    return parsed, labels
-
-
 def tournament_settings(args: argparse.Namespace):
     """Settings from the command line over the config file; validates game, agents and options."""
-    from cardlab.arena.agents import bot_factory, is_native, labelled, parse_agent_list
+    from cardlab.arena.config import config_agents, read_config
+    from cardlab.arena.entrants import bot_factory, is_native, labelled, parse_agent_list
     from cardlab.arena.tournament import TournamentSettings, default_chunk_size
 
-    config = _read_config(args.config)
+    config = read_config(args.config)
     game_name = args.game or config.get("game")
     if not game_name:
         raise CliError("no game: give --game or game in the config")
@@ -218,7 +148,7 @@ def tournament_settings(args: argparse.Namespace):
     if args.agents is not None:
         agents, labels = parse_agent_list(args.agents), None
     elif "agents" in config:
-        agents, labels = _config_agents(config["agents"])
+        agents, labels = config_agents(config["agents"])
     else:
         raise CliError("no agents: give --agents or agents in the config")
     specs = labelled(agents, labels)
@@ -328,7 +258,8 @@ def command_exploit(args: argparse.Namespace) -> None:
     """Local best response against an agent: points per deal it loses, with a 95% interval."""
     import json
 
-    from cardlab.arena.agents import AgentSpec, parse_agent
+    from cardlab.agents.options import parse_options
+    from cardlab.arena.entrants import AgentSpec, parse_agent
     from cardlab.evaluation.lbr import exploit
 
     load(args.game, parse_params(args.param))  # the game and parameters, checked first
@@ -337,7 +268,7 @@ def command_exploit(args: argparse.Namespace) -> None:
     _count(args.workers, "--workers", MAX_WORKERS)
     _count(args.chunk_size, "--chunk-size", MAX_DEALS)
     name, options = parse_agent(args.agent)
-    lbr = parse_agent(f"lbr:{args.lbr}")[1] if args.lbr else {}
+    lbr = parse_options([item for item in args.lbr.split(",") if item], "--lbr option")
     result = exploit(args.game, parse_params(args.param), AgentSpec(name, name, options), args.deals,
                      args.seed, lbr, workers=args.workers, chunk_size=args.chunk_size,
                      progress=not args.quiet)
@@ -520,7 +451,7 @@ def command_solve(args: argparse.Namespace) -> None:
 
 def command_play(args: argparse.Namespace) -> int:
     """One hand against the bots at the terminal (cardlab.play.session); ``--resume`` goes on with one."""
-    from cardlab.arena.agents import AgentSpecError
+    from cardlab.arena.entrants import AgentSpecError
     from cardlab.play.position import load_position
     from cardlab.play.record import check_games_folder, save_game
     from cardlab.play.session import LeftTableError, Session, check_table, make_bots, seat_labels

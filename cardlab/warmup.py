@@ -51,7 +51,7 @@ def _openspiel(name: str) -> None:
 def _tournament(name: str) -> None:
     """The compiled tournament loop, for the light agents and each heavy one beside them."""
     from cardlab.agents.net import MODELS
-    from cardlab.arena.agents import AgentSpec
+    from cardlab.arena.entrants import AgentSpec
     from cardlab.arena.tournament import TournamentSettings, prepare_kernels
 
     heavy = ["ismcts"] + (["pimc", "cfr-bidding"] if name in SOLVER_GAMES else [])

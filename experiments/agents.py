@@ -24,7 +24,7 @@ from pathlib import Path
 import pyspiel
 
 from cardlab.agents.pimc.bot import check_pimc_game
-from cardlab.arena.agents import AgentSpec
+from cardlab.arena.entrants import AgentSpec
 from cardlab.arena.pool import WorkerLostError
 from cardlab.arena.tournament import BACKENDS, TournamentSettings, run_tournament
 from cardlab.cfr.bidding import check_modelled

@@ -40,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from cardlab.arena.agents import AgentSpec
+from cardlab.agents.options import parse_options
+from cardlab.arena.entrants import AgentSpec
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.evaluation import aivat
 from cardlab.evaluation.exact import check_against_best_response
@@ -107,9 +108,9 @@ def run_lbr(game: str, out: Path, scale: float, command: str, progress: bool) ->
         if path.exists():
             continue
         agent, _, options = label.partition("@")
-        responder = dict(item.split("=") for item in options.split(",") if item)
-        result = exploit(game, {}, agent_spec(game, agent), scaled(deals, scale), SEED,
-                         {key: int(value) for key, value in responder.items()}, progress=progress)
+        responder = parse_options([item for item in options.split(",") if item], "responder option")
+        result = exploit(game, {}, agent_spec(game, agent), scaled(deals, scale), SEED, responder,
+                         progress=progress)
         low, high = result.interval()
         print(f"{game} {label}: {result.mean:+.2f} [{low:+.2f}, {high:+.2f}] over {result.deals} deals",
               flush=True)

@@ -30,7 +30,7 @@ from cardlab.games import game_spec
 def match(game_alias: str, deals: int, seed: int, directory: Path, workers: int) -> dict:
     """``net`` (the committed model) against ``rules`` on ``deals`` duplicate deals of ``seed``."""
     from cardlab.analysis.report import build_report
-    from cardlab.arena.agents import AgentSpec
+    from cardlab.arena.entrants import AgentSpec
     from cardlab.arena.tournament import TournamentSettings, default_chunk_size, run_tournament
 
     spec = game_spec(game_alias)

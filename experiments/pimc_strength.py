@@ -57,7 +57,7 @@ def compiled_ms_per_decision(game_name: str, pimc_options: dict[str, Any], ismct
     process CPU clock), so the calibration and the match time the same code.
     """
     from cardlab.analysis.report import build_report
-    from cardlab.arena.agents import AgentSpec
+    from cardlab.arena.entrants import AgentSpec
     from cardlab.arena.tournament import TournamentSettings, default_chunk_size, run_tournament
 
     entrants = (AgentSpec("pimc", "pimc", pimc_options), AgentSpec("ismcts", "ismcts", ismcts_options))
@@ -111,7 +111,7 @@ def calibrated_match(args: argparse.Namespace, game_name: str, pimc_options: dic
                      ) -> dict[str, Any]:
     """The fixed-budget match of PIMC against calibrated ISMCTS, in the compiled loop."""
     from cardlab.analysis.report import build_report
-    from cardlab.arena.agents import AgentSpec
+    from cardlab.arena.entrants import AgentSpec
     from cardlab.arena.tournament import TournamentSettings, default_chunk_size, run_tournament
 
     base = Path(args.out) if args.out else Path("experiments/data/pimc-strength")

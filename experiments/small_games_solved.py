@@ -51,7 +51,7 @@ import numpy as np
 import pyarrow as pa
 import pyspiel
 
-from cardlab.arena.agents import AgentSpec, bot_factory
+from cardlab.arena.entrants import AgentSpec, bot_factory
 from cardlab.arena.native import agent_seed
 from cardlab.cfr.engine_tree import build_from_engine
 from cardlab.cfr.evaluation import expected_values, nash_conv

@@ -1,4 +1,5 @@
-"""Agent options are declared once: defaults from the game spec, strict checks, one kernels' row."""
+"""Agent options and agents are declared once: defaults from the game spec, strict checks, one kernels'
+row, one reader of option text, one table of the built-in agents."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ import pyspiel
 import pytest
 
 from cardlab import agents
+from cardlab.agents.builtin import BUILTIN, NATIVE_KINDS
 from cardlab.agents.ismcts import OPTIONS, ISMCTSBot
 from cardlab.agents.ismcts import options as columns
-from cardlab.agents.options import Option, OptionSet
-from cardlab.arena.agents import (
+from cardlab.agents.options import Option, OptionSet, parse_options, parse_value
+from cardlab.arena import native
+from cardlab.arena.entrants import (
+    FILE_OPTIONS,
     NATIVE_AGENTS,
     AgentSpec,
     AgentSpecError,
@@ -24,6 +28,7 @@ from cardlab.arena.agents import (
     native_tables,
     parse_agent,
 )
+from cardlab.cli import CliError, parse_params
 from cardlab.games import SPECS, game_spec
 
 KAISER = game_spec("kaiser")
@@ -133,6 +138,71 @@ def test_unknown_options_are_named():
         OPTIONS.resolve({"sims": 10}, KAISER)
     with pytest.raises(ValueError, match="it takes no options"):
         NATIVE_AGENTS["rules"].options.resolve({"depth": 3})
+
+
+# ---- option text: one reader for agent specs, game parameters and the options themselves ----------
+@pytest.mark.parametrize("text, expected", [
+    ("500", 500), ("1.5", 1.5), ("1e3", 1000.0), ("TRUE", True), ("false", False), ("rules", "rules"),
+    ("256x256", "256x256"),
+])
+def test_option_text_reads_as_bool_int_float_else_text(text, expected):
+    value = parse_value(text)
+    assert value == expected and type(value) is type(expected)
+
+
+def test_option_items_become_a_dict_of_values():
+    assert parse_options([" simulations = 500", "uct_c=1.5", "greedy=true"]) == {
+        "simulations": 500, "uct_c": 1.5, "greedy": True}
+    assert parse_options([]) == {}
+
+
+@pytest.mark.parametrize("items, message", [
+    (["simulations"], "option 'simulations' must look like key=value"),
+    (["=5"], "option '=5' must look like key=value"),
+    (["simulations="], "option 'simulations=' must look like key=value"),
+    (["simulations=5", "simulations=6"], "option 'simulations' is given twice"),
+])
+def test_bad_option_text_is_named(items, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_options(items)
+
+
+def test_every_reader_of_option_text_says_the_same(kaiser):
+    with pytest.raises(AgentSpecError, match=re.escape("agent spec 'ismcts:simulations': option "
+                                                       "'simulations' must look like key=value")):
+        parse_agent("ismcts:simulations")
+    with pytest.raises(AgentSpecError, match="'simulations' is given twice"):
+        parse_agent("ismcts:simulations=5,simulations=6")
+    with pytest.raises(CliError, match=re.escape("game parameter 'dealer' must look like key=value")):
+        parse_params(["dealer"])
+    assert parse_params(["dealer=1", "kitty=true"]) == {"dealer": 1, "kitty": True}
+    # A declared option reads text the same way, then checks it against its kind.
+    assert OPTIONS["simulations"].check("ismcts", "50") == 50
+    with pytest.raises(ValueError, match=r"option simulations must be an integer in \[1, .*got '5.0'"):
+        OPTIONS["simulations"].check("ismcts", "5.0")
+    with pytest.raises(AgentSpecError, match=r"unknown option\(s\) simulatons; known: simulations"):
+        bot_factory(AgentSpec("ismcts", *parse_agent("ismcts:simulatons=5")), kaiser)
+
+
+# ---- one table of the built-in agents ------------------------------------------------------------
+def test_a_native_agent_declared_once_is_in_every_derived_table():
+    assert {name: agent.kind for name, agent in BUILTIN.items() if agent.kind is not None} == NATIVE_KINDS
+    for name, kind in NATIVE_KINDS.items():
+        assert NATIVE_AGENTS[name] is BUILTIN[name] and NATIVE_AGENTS[name].kind == kind
+        assert agents.BUILTIN_AGENTS[name] is BUILTIN[name].factory
+    assert set(agents.BUILTIN_AGENTS) == set(BUILTIN) and set(NATIVE_AGENTS) == set(NATIVE_KINDS)
+    # The codes compiled into the kernels and written into results never change.
+    assert (native.RANDOM, native.RULES, native.ISMCTS, native.PIMC, native.CFR_BIDDING, native.NET) == (
+        NATIVE_KINDS["random"], NATIVE_KINDS["rules"], NATIVE_KINDS["ismcts"], NATIVE_KINDS["pimc"],
+        NATIVE_KINDS["cfr-bidding"], NATIVE_KINDS["net"]) == (0, 1, 2, 3, 4, 5)
+    assert "cfr" in BUILTIN and "cfr" not in NATIVE_AGENTS  # a Python bot only
+    assert set(FILE_OPTIONS) == {"cfr", "cfr-bidding", "net"}
+
+
+def test_a_native_agent_plays_only_the_games_it_declares():
+    with pytest.raises(ValueError, match="pimc plays cardlab_kaiser and cardlab_twenty_eight only"):
+        NATIVE_AGENTS["pimc"].options_row({}, LITERATURE)
+    assert not BUILTIN["cfr"].runs_compiled({})
 
 
 def test_a_declaration_with_clashing_columns_is_refused():

@@ -228,7 +228,7 @@ def test_every_builtin_agent_plays_every_game(spec: GameSpec, params: dict | Non
                          + ["native-rules"])
 def test_a_bot_refuses_a_state_of_another_game(name: str) -> None:
     """A kernel reading another game's array could crash: the bot names both games instead."""
-    from cardlab.arena.agents import AgentSpec, bot_factory
+    from cardlab.arena.entrants import AgentSpec, bot_factory
 
     kaiser, twenty_eight = SPECS[0].load(), SPECS[1].load()
     if name == "native-rules":

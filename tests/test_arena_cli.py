@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from cardlab.arena.config import ConfigError, config_agents, read_config
 from cardlab.cli import main
 
 
@@ -21,6 +22,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
         ("rules,nosuchagent", "unknown agent 'nosuchagent'"),
         ("rules,random:depth=3", "agent 'random': unknown option(s) depth"),
         ("rules,random:depth", "option 'depth' must look like key=value"),
+        ("rules,ismcts:simulations=5,simulations=6", "option 'simulations' is given twice"),
         ("rules,py:no_such_module:make", "cannot import module 'no_such_module'"),
         ("rules,py:cardlab.agents:nothing", "has no function 'nothing'"),
         ("rules", "at least two agents"),
@@ -80,6 +82,22 @@ def test_unknown_config_key_is_one_line_error(capsys, tmp_path):
     config.write_text('game = "kaiser"\nagentz = ["rules"]\n')
     code, _, err = run(capsys, "tournament", "--config", str(config), "--out", str(tmp_path / "r"))
     assert code != 0 and "unknown key(s) agentz" in err and err.count("\n") == 1
+
+
+def test_a_config_file_is_read_and_checked_on_its_own(tmp_path):
+    assert read_config(None) == {}
+    path = tmp_path / "c.toml"
+    path.write_text('game = "kaiser"\nagents = ["rules", {name = "ismcts:simulations=5", label = "s", '
+                    'options = {exploration = 2}}]\n')
+    config = read_config(str(path))
+    assert config["game"] == "kaiser"
+    assert config_agents(config["agents"]) == (
+        [("rules", {}), ("ismcts", {"simulations": 5, "exploration": 2})], [None, "s"])
+    path.write_text('deals = "many"\n')
+    with pytest.raises(ConfigError, match=f"config {path}: deals must be an integer, got 'many'"):
+        read_config(str(path))
+    with pytest.raises(ConfigError, match="config: agent 'rules' has unknown key.s. weight"):
+        config_agents([{"name": "rules", "weight": 2}])
 
 
 def test_variants_lists_every_parameter_then_the_named_variants(capsys):

@@ -11,7 +11,7 @@ import cardlab  # noqa: F401
 from cardlab import agents
 from cardlab.analysis.scores import duplicate_table
 from cardlab.arena import native, play_deal
-from cardlab.arena.agents import NativeAgentBot, labelled, parse_agent_list
+from cardlab.arena.entrants import NativeAgentBot, labelled, parse_agent_list
 from cardlab.arena.tournament import TournamentSettings, _Context, _play_python, play_chunk
 from cardlab.games import game_spec, kernels
 
@@ -122,7 +122,7 @@ def test_a_deal_missing_a_seating_is_left_out():
 
 def test_ismcts_plays_natively_and_agrees_with_the_python_loop(game):
     """ISMCTS is a native kind: the compiled loop and its bot in the Python loop play alike."""
-    from cardlab.arena.agents import NATIVE_AGENTS
+    from cardlab.arena.entrants import NATIVE_AGENTS
 
     seeds = native.deal_seeds(8, 0, 2)
     ismcts = NATIVE_AGENTS["ismcts"].options_row({"simulations": 30, "rollout": "random"},

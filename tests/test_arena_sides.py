@@ -9,8 +9,8 @@ import pytest
 
 from cardlab.analysis.report import build_report
 from cardlab.analysis.scores import duplicate_table
-from cardlab.arena.agents import bot_factory, labelled, parse_agent_list
 from cardlab.arena.duplicate import play_duplicate_match
+from cardlab.arena.entrants import bot_factory, labelled, parse_agent_list
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.games import game_spec, seat_sides
 from cardlab.results import ResultsError, load_results, read_manifest, seat_pattern

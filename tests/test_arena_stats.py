@@ -8,7 +8,7 @@ import pytest
 from cardlab.analysis.ratings import bradley_terry, fit_ratings, win_matrix
 from cardlab.analysis.scores import DuplicateTable
 from cardlab.analysis.stats import bootstrap_mean_ci
-from cardlab.arena.agents import AgentSpecError, labelled, parse_agent, parse_agent_list
+from cardlab.arena.entrants import AgentSpecError, labelled, parse_agent, parse_agent_list
 
 
 def test_bootstrap_interval_covers_the_true_mean_at_the_nominal_rate():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from cardlab.arena.agents import labelled, parse_agent_list
+from cardlab.arena.entrants import labelled, parse_agent_list
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.results import ResultsError, load_results, read_manifest
 

@@ -280,7 +280,7 @@ def test_cli_trains_a_bidding_policy(tmp_path, capsys):
 
 def test_the_compiled_arena_plays_cfr_bidding_as_the_python_bot_does(kaiser, tmp_path):
     from cardlab.arena import native
-    from cardlab.arena.agents import AgentSpec, is_native, native_tables
+    from cardlab.arena.entrants import AgentSpec, is_native, native_tables
     from cardlab.arena.tournament import _play_python
 
     path = tmp_path / "policy.npz"

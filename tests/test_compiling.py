@@ -44,7 +44,7 @@ def compiled_from_cold(code: str, tmp_path: Path) -> list[str]:
 def compiled_modules(tmp_path: Path, *agents: str) -> set[str]:
     """The modules of the functions a Kaiser tournament of ``agents`` compiles from an empty cache."""
     functions = compiled_from_cold(f"""
-from cardlab.arena.agents import AgentSpec
+from cardlab.arena.entrants import AgentSpec
 from cardlab.arena.tournament import TournamentSettings, play_chunk
 agents = tuple(AgentSpec(name, name) for name in {list(agents)!r})
 play_chunk(TournamentSettings("cardlab_kaiser", {{}}, agents, 2, 1, 2), 0)
@@ -70,7 +70,7 @@ def test_a_kaiser_pimc_tournament_compiles_no_other_game(tmp_path: Path) -> None
 @pytest.mark.integration  # compiles from an empty cache in a subprocess (about a minute)
 def test_a_bound_on_the_rule_based_player_compiles_no_search_agent(tmp_path: Path) -> None:
     functions = compiled_from_cold("""
-from cardlab.arena.agents import AgentSpec
+from cardlab.arena.entrants import AgentSpec
 from cardlab.evaluation.lbr import exploit
 exploit("kaiser", {"hand_size": 1}, AgentSpec("rules", "rules"), 2, 0, {"worlds": 2})
 """, tmp_path)

@@ -10,7 +10,7 @@ import pytest
 
 import cardlab  # noqa: F401
 from cardlab.arena import native
-from cardlab.arena.agents import AgentSpec, native_tables
+from cardlab.arena.entrants import AgentSpec, native_tables
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.cli import main
 from cardlab.evaluation import aivat

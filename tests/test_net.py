@@ -170,7 +170,7 @@ def test_corrupt_and_foreign_files_are_refused_with_a_clear_error(kaiser_model, 
 
 def test_the_compiled_arena_plays_net_as_the_python_bot_does(kaiser_model) -> None:
     from cardlab.arena import native
-    from cardlab.arena.agents import AgentSpec, is_native, native_tables
+    from cardlab.arena.entrants import AgentSpec, is_native, native_tables
     from cardlab.arena.tournament import _play_python
 
     game, path = kaiser_model

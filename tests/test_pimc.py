@@ -9,7 +9,7 @@ from test_solver import kaiser_ending, random_play_state
 
 from cardlab import agents
 from cardlab.arena import native
-from cardlab.arena.agents import AgentSpec, bot_factory, native_row
+from cardlab.arena.entrants import AgentSpec, bot_factory, native_row
 from cardlab.core.cards import CLUBS, HEARTS, parse_card, suit_of
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
@@ -149,7 +149,7 @@ def test_pimc_is_a_native_arena_agent():
     ("cardlab_twenty_eight", {"players": 6}, "standard four-player game and deck"),
 ])
 def test_the_compiled_arena_refuses_pimc_where_the_solver_does_not_model_the_game(name, params, message):
-    from cardlab.arena.agents import AgentSpecError, native_tables
+    from cardlab.arena.entrants import AgentSpecError, native_tables
 
     with pytest.raises(AgentSpecError, match=message):
         native_tables([AgentSpec("pimc", "pimc", {"worlds": 2})], pyspiel.load_game(name, params))

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from cardlab import agents
 from cardlab.arena import native, tournament
-from cardlab.arena.agents import labelled, parse_agent_list
+from cardlab.arena.entrants import labelled, parse_agent_list
 from cardlab.arena.pool import WorkerLostError, run_tasks
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.cli import main

@@ -139,7 +139,7 @@ def test_a_games_folder_is_checked_before_the_first_move(tmp_path, capsys, monke
 
 @pytest.fixture(scope="module")
 def finished_tournament(tmp_path_factory) -> Path:
-    from cardlab.arena.agents import labelled, parse_agent_list
+    from cardlab.arena.entrants import labelled, parse_agent_list
     from cardlab.arena.tournament import TournamentSettings, run_tournament
 
     out = tmp_path_factory.mktemp("tournament") / "run"
@@ -525,7 +525,7 @@ def load_position_state() -> pyspiel.State:
 
 
 def test_a_tournament_chunk_does_not_depend_on_its_batches(monkeypatch):
-    from cardlab.arena.agents import labelled, parse_agent_list
+    from cardlab.arena.entrants import labelled, parse_agent_list
     from cardlab.arena.tournament import TournamentSettings, play_chunk
     from cardlab.core import interrupt
 

@@ -2,8 +2,9 @@
 
     bot = cardlab.agents.make("rules", game, player=0, seed=1)
 
-Built-in names (:data:`BUILTIN_AGENTS`): ``random``, ``rules`` (each game's
-rule-based player) and ``ismcts``. Outside code adds its own with :func:`register`.
+Built-in names (:data:`BUILTIN_AGENTS`, from the table of :mod:`cardlab.agents.builtin`):
+``random``, ``rules`` (each game's rule-based player), ``ismcts``, ``pimc``, ``cfr``,
+``cfr-bidding`` and ``net``. Outside code adds its own with :func:`register`.
 """
 
 from __future__ import annotations

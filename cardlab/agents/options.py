@@ -10,13 +10,14 @@ and both the bot and the arena hand the search kernels the same float
 row, :meth:`Options.row`, with each compiled option at its declared column.
 :meth:`OptionSet.describe` prints the table for docstrings and the command
 line. A changed default therefore cannot drift between the Python and the
-compiled paths.
+compiled paths. Option text (``simulations=500,uct_c=1.5``, an agent spec's or
+the command line's) is read by :func:`parse_options` alone.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,6 +30,36 @@ if TYPE_CHECKING:
 ROW_WIDTH = 8
 
 Kind = Literal["int", "float", "bool", "choice", "text"]
+
+
+def parse_value(text: str) -> bool | int | float | str:
+    """An option's value as written in text: ``true``/``false``, an int, a float, else the text itself."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_options(items: Iterable[str], what: str = "option") -> dict[str, Any]:
+    """``["simulations=500", "uct_c=1.5"]`` as ``{"simulations": 500, "uct_c": 1.5}`` (:func:`parse_value`).
+
+    ``ValueError`` names the item (after ``what``) that is not ``key=value``
+    or repeats a key.
+    """
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key or not value:
+            raise ValueError(f"{what} {item!r} must look like key=value")
+        if key in options:
+            raise ValueError(f"{what} {key!r} is given twice")
+        options[key] = parse_value(value)
+    return options
 
 
 def _number(value: float | None) -> str:
@@ -103,27 +134,19 @@ class Option:
 
     def _convert(self, value: Any) -> Any:
         """The value as ``int``/``float``/``bool``/``str``, or ``None`` if it is not of the kind."""
-        if self.kind == "bool":
-            if isinstance(value, bool | np.bool_):
-                return bool(value)
-            if isinstance(value, str) and value.lower() in ("true", "false"):
-                return value.lower() == "true"
-            return None
         if self.kind == "choice":
             return value if isinstance(value, str) and value in self.choices else None
         if self.kind == "text":
             return value if isinstance(value, str) and value else None
+        if isinstance(value, str):
+            value = parse_value(value)
+        if self.kind == "bool":
+            return bool(value) if isinstance(value, bool | np.bool_) else None
         if isinstance(value, bool | np.bool_):
             return None
-        convert = int if self.kind == "int" else float
-        if isinstance(value, str):
-            try:
-                return convert(value)
-            except ValueError:
-                return None
         if isinstance(value, int | np.integer) or (self.kind == "float"
                                                    and isinstance(value, float | np.floating)):
-            return convert(value)
+            return int(value) if self.kind == "int" else float(value)
         return None
 
     def _in_range(self, value: Any) -> bool:

@@ -1,14 +1,14 @@
 """Agents by name: ``make(name, game, player, seed, **options)``.
 
-The built-in agents are one explicit table, :data:`BUILTIN_AGENTS`; every one
-of them plays every cardlab game (each game's spec names its rule-based player
-and its search defaults), but ``pimc``, which plays the games of the
-double-dummy solver (Kaiser and Twenty-Eight) and refuses the others, and
-``cfr-bidding``, which bids in the auctions of Kaiser and Twenty-Eight.
-Outside code adds agents with :func:`register`, for one game
-(``"cardlab_kaiser"``) or every game (``None``); a game-specific
-factory wins over a general one. A factory takes ``(game, player, seed,
-**options)`` and must reject options it does not know.
+The built-in agents are :data:`BUILTIN_AGENTS`, read from the one table of
+:mod:`cardlab.agents.builtin`; every one of them plays every cardlab game
+(each game's spec names its rule-based player and its search defaults), but
+``pimc``, which plays the games of the double-dummy solver (Kaiser and
+Twenty-Eight) and refuses the others, and ``cfr-bidding``, which bids in the
+auctions of Kaiser and Twenty-Eight. Outside code adds agents with
+:func:`register`, for one game (``"cardlab_kaiser"``) or every game
+(``None``); a game-specific factory wins over a general one. A factory takes
+``(game, player, seed, **options)`` and must reject options it does not know.
 """
 
 from __future__ import annotations
@@ -19,26 +19,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cardlab.agents.cfr import make_cfr
-from cardlab.agents.cfr_bidding import make_cfr_bidding
-from cardlab.agents.ismcts import make_ismcts
-from cardlab.agents.net import make_net
-from cardlab.agents.pimc import make_pimc
-from cardlab.agents.random_agent import make_random
-from cardlab.agents.rules import make_rules
-
-Factory = Callable[..., pyspiel.Bot]
+from cardlab.agents.builtin import BUILTIN, Factory
 
 #: The agents cardlab ships, by name.
-BUILTIN_AGENTS: dict[str, Factory] = {
-    "random": make_random,
-    "rules": make_rules,
-    "ismcts": make_ismcts,
-    "cfr": make_cfr,  # needs a policy file: cfr:policy=PATH
-    "cfr-bidding": make_cfr_bidding,  # Kaiser and Twenty-Eight, a bidding policy: policy=PATH
-    "pimc": make_pimc,  # Kaiser and Twenty-Eight only (the double-dummy solver's games)
-    "net": make_net,  # a policy network: model=PATH, default the model committed for the game
-}
+BUILTIN_AGENTS: dict[str, Factory] = {name: agent.factory for name, agent in BUILTIN.items()}
 _REGISTERED: dict[tuple[str, str | None], Factory] = {}
 
 

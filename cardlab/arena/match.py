@@ -41,7 +41,7 @@ class Side:
     def factory(self) -> BotFactory:
         """``factory(game, seat, seed)`` making this side's bot (checked names, one-line errors)."""
         if self.name.startswith("py:"):
-            from cardlab.arena.agents import python_factory
+            from cardlab.arena.entrants import python_factory
 
             function = python_factory(self.name)
             return lambda game, seat, seed: function(game, seat, seed, **self.options)

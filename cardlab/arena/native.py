@@ -7,11 +7,12 @@ leaves compiled code. An agent is then two numbers rather than an object: a
 :func:`play_games` as arrays indexed by agent. The loop works over any game
 wired into :mod:`cardlab.games.kernels`, selected by its game id.
 
-To add a native agent: give it a kind code below, a kernel in the table of
-:data:`agent_action` (or of ``seat_action`` if it reads a table of its own),
-and an entry in :data:`cardlab.arena.agents.NATIVE_AGENTS` with the agent's
-:class:`~cardlab.agents.options.OptionSet`; the options it declares with a
-column in the row are the ones this loop runs. A loop is compiled for the
+To add a native agent: give it a kind code in its line of the table of
+built-in agents (:data:`cardlab.agents.builtin.BUILTIN`, with the agent's
+:class:`~cardlab.agents.options.OptionSet`), name that code below and put a
+kernel in the table of :data:`agent_action` (or of ``seat_action`` if it reads
+a table of its own); the options it declares with a column in the row are the
+ones this loop runs. A loop is compiled for the
 game and the kinds seated at its table (:func:`agent_kinds`), so a tournament
 of rule-based players never compiles the search agents.
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardlab.agents.builtin import NATIVE_KINDS
 from cardlab.agents.ismcts import search
 from cardlab.agents.network import SHAPE_WIDTH, network_action
 from cardlab.agents.options import ROW_WIDTH
@@ -40,19 +42,19 @@ from cardlab.core.rng import derive_seed, next_u64, random_below
 from cardlab.core.specialize import LiteralInt, key_set, switch_within
 from cardlab.games import kernels
 
-# ---- agent kinds -----------------------------------------------------------------
-RANDOM = 0  # uniform over the legal actions; no options
-RULES = 1  # the game's rule-based strategy kernel; no options
-ISMCTS = 2  # numba ISMCTS; its row's columns are named in cardlab.agents.ismcts.options
-PIMC = 3  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in cardlab.agents.pimc.options
+# ---- agent kinds, as the table of built-in agents declares them ----------------------------
+RANDOM = NATIVE_KINDS["random"]  # uniform over the legal actions; no options
+RULES = NATIVE_KINDS["rules"]  # the game's rule-based strategy kernel; no options
+ISMCTS = NATIVE_KINDS["ismcts"]  # numba ISMCTS; its row's columns are named in cardlab.agents.ismcts.options
+PIMC = NATIVE_KINDS["pimc"]  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in agents.pimc.options
 #: an MCCFR bidding policy in the auction, the rule-based player after it (Kaiser, Twenty-Eight);
 #: its table is the agent's slice of ``policies`` (:func:`cardlab.cfr.bidding.policy_arrays`)
-CFR_BIDDING = 4
+CFR_BIDDING = NATIVE_KINDS["cfr-bidding"]
 BIDDING_FINE = 0  # options column: the policy's buckets are of the fine grain
 BIDDING_GREEDY = 1  # options column: bid the most likely action instead of drawing one
 #: a policy network (:mod:`cardlab.agents.network`); its weights are the agent's rows of
 #: ``policies[NETWORK_WEIGHTS]`` and ``policies[NETWORK_SHAPES]``
-NET = 5
+NET = NATIVE_KINDS["net"]
 NET_TEMPERATURE = 0  # options column: the softmax temperature (0: the most likely action)
 
 # ---- the arrays of ``policies``, each indexed by agent first -------------------------------------

@@ -56,7 +56,8 @@ import pyarrow as pa
 import pyspiel
 
 from cardlab.arena import native
-from cardlab.arena.agents import (
+from cardlab.arena.duplicate import play_deal
+from cardlab.arena.entrants import (
     FILE_OPTIONS,
     AgentSpec,
     behaviour_tables,
@@ -65,7 +66,6 @@ from cardlab.arena.agents import (
     is_native,
     native_tables,
 )
-from cardlab.arena.duplicate import play_deal
 from cardlab.arena.pool import WorkerLostError, run_tasks
 from cardlab.arena.summaries import summarize
 from cardlab.core.interrupt import StopRequest, timed_slices

@@ -464,7 +464,7 @@ def value_tables(game_name: str, parameters: dict[str, Any],
                  agents: list[dict[str, Any]]) -> tuple[tuple[np.ndarray, ...], list[str]]:
     """The compiled tables of the play-outs' agents (``kinds``, ``options``, ``policies``), and why any
     agent is played by the rule-based player instead: not cheap and known, or not loadable here."""
-    from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, behaviour_tables
+    from cardlab.arena.entrants import NATIVE_AGENTS, AgentSpec, behaviour_tables
     from cardlab.games import game_spec
 
     game = game_spec(game_name).load(parameters)

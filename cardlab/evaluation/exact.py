@@ -30,7 +30,7 @@ import pyspiel
 from numba import njit
 
 from cardlab.arena import native
-from cardlab.arena.agents import AgentSpec
+from cardlab.arena.entrants import AgentSpec
 from cardlab.cfr.engine_tree import build_from_engine
 from cardlab.cfr.evaluation import best_response_value, expected_values
 from cardlab.cfr.tree import TERMINAL, GameTree

@@ -52,8 +52,8 @@ from cardlab.agents.ismcts.options import ROLLOUT_RANDOM, ROLLOUT_RULES
 from cardlab.agents.options import Option, OptionSet
 from cardlab.analysis.stats import normal_mean_ci
 from cardlab.arena import native
-from cardlab.arena.agents import AgentSpec, is_native, native_tables
 from cardlab.arena.clock import cpu_ns
+from cardlab.arena.entrants import AgentSpec, is_native, native_tables
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below, random_unit

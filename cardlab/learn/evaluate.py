@@ -17,7 +17,7 @@ import pyspiel
 
 from cardlab.analysis.stats import normal_mean_ci
 from cardlab.arena import native
-from cardlab.arena.agents import AgentSpec, native_tables, parse_agent
+from cardlab.arena.entrants import AgentSpec, native_tables, parse_agent
 from cardlab.games import game_spec, seat_sides
 from cardlab.results import seat_pattern
 

@@ -26,7 +26,7 @@ import pyspiel
 from numba import njit
 
 import cardlab.rl as rl
-from cardlab.arena.agents import AgentSpec, native_tables, parse_agent
+from cardlab.arena.entrants import AgentSpec, native_tables, parse_agent
 from cardlab.arena.native import agent_kinds, seat_action
 from cardlab.core.rng import derive_seed, make_stream
 from cardlab.games import game_spec, kernels, seat_sides

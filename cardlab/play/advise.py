@@ -30,7 +30,7 @@ import pyspiel
 from cardlab.agents.ismcts.options import OPTIONS as ISMCTS_OPTIONS
 from cardlab.agents.ismcts.search import draw_world_pool
 from cardlab.agents.pimc.bot import check_pimc_game
-from cardlab.arena.agents import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
+from cardlab.arena.entrants import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
 from cardlab.arena.native import agent_kinds
 from cardlab.core import layout
 from cardlab.core.cards import card_string, parse_card

@@ -25,8 +25,8 @@ from rich.console import Console
 
 from cardlab import agents
 from cardlab.agents.ismcts.bot import ISMCTSBot
-from cardlab.arena.agents import AgentSpec, AgentSpecError, bot_factory, parse_agent
 from cardlab.arena.duplicate import restart
+from cardlab.arena.entrants import AgentSpec, AgentSpecError, bot_factory, parse_agent
 from cardlab.arena.native import agent_seed
 from cardlab.core.interrupt import deferred_interrupts
 from cardlab.core.limits import MAX_HINT_SIMULATIONS, check_count

@@ -65,8 +65,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pyspiel
 
-from cardlab.agents.registry import BUILTIN_AGENTS
-from cardlab.arena.agents import NATIVE_AGENTS, parse_agent
+from cardlab.agents.builtin import BUILTIN
+from cardlab.arena.entrants import parse_agent
 from cardlab.core.limits import check_seed
 from cardlab.games import SPECS, game_spec
 from cardlab.play import literature
@@ -105,7 +105,7 @@ IDLE_SECONDS = 30
 DRAIN_SECONDS = 0.2
 #: The agents a request may name: built-in ones only (no ``py:`` factory, whose module would be
 #: imported and run); ``cfr`` needs a policy file, and files are not named over HTTP.
-WEB_AGENTS = tuple(name for name in BUILTIN_AGENTS if name != "cfr")
+WEB_AGENTS = tuple(name for name in BUILTIN if name != "cfr")
 #: Search budgets over HTTP: the most each agent option may ask for (a search answers in seconds).
 AGENT_BUDGETS = {
     "ismcts": {"simulations": 100_000, "time_ms": 10_000, "workers": 1, "max_nodes": 1_000_000,
@@ -176,7 +176,7 @@ def web_agent(text: str) -> str:
     if name not in WEB_AGENTS:
         raise ApiError(f"agent {name!r} is not offered here; choose from {', '.join(WEB_AGENTS)} "
                        f"(Python factories and policy files only at the terminal)")
-    option_set = NATIVE_AGENTS[name].options
+    option_set = BUILTIN[name].options
     values = option_set.resolve(options)
     for option in option_set:
         if option.name in options and option.kind == "text":

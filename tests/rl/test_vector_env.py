@@ -15,7 +15,7 @@ import pyspiel
 import pytest
 
 import cardlab.rl as rl
-from cardlab.arena.agents import NativeAgentBot
+from cardlab.arena.entrants import NativeAgentBot
 from cardlab.arena.native import agent_seed
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games import SPECS, game_spec
