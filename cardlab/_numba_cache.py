@@ -28,31 +28,42 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 KEEP_FOLDERS = 4  # caches of recent source versions kept side by side
 OPTIMIZATION_LEVEL = 1  # LLVM's, for every kernel, unless NUMBA_OPT says otherwise
 
 
-_FROM_IMPORT = re.compile(rb"^\s*from\s+cardlab((?:\.\w+)*)\s+import\s+\(?([\w\s,]+)", re.MULTILINE)
+#: ``from cardlab.x import a, b`` (to the end of its line) or ``from cardlab.x import (a,\n b)``.
+_FROM_IMPORT = re.compile(
+    rb"^[ \t]*from[ \t]+cardlab((?:\.\w+)*)[ \t]+import[ \t]+(?:\(([\w\s,]+)\)|([\w \t,]+))", re.MULTILINE)
 _IMPORT = re.compile(rb"^\s*import\s+cardlab((?:\.\w+)*)", re.MULTILINE)
 _NUMBA_IMPORT = re.compile(rb"^\s*(?:from|import)\s+numba\b", re.MULTILINE)
 
 
-def _imported_modules(source: bytes, package: Path) -> list[Path]:
-    """Candidate files of the cardlab modules ``source`` imports (``from cardlab.x import y``: x/y.py)."""
+def _imported_modules(source: bytes, package: Path, known: Collection[Path]) -> list[Path]:
+    """The files of the cardlab modules ``source`` takes names from, among ``known``.
+
+    ``from cardlab.x import y`` reads ``x/y.py`` where y is a submodule, else ``x.py`` or
+    ``x/__init__.py``, which defines y. Python also runs a package's ``__init__`` when it
+    imports a submodule, but a kernel can read only the objects it is given, so a
+    package's ``__init__`` (often a list of its bots and commands) counts only where a
+    name comes from it.
+    """
     found = []
     for match in _FROM_IMPORT.finditer(source):
         base = package.joinpath(*match.group(1).decode().split(".")[1:])
-        found += [base.with_suffix(".py"), base / "__init__.py"]
-        for name in match.group(2).decode().replace("\n", " ").split(","):
+        for name in (match.group(2) or match.group(3)).decode().replace("\n", " ").split(","):
             name = name.split(" as ")[0].strip()
-            if name:
-                found += [base / f"{name}.py", base / name / "__init__.py"]
+            if not name:
+                continue
+            submodule = [path for path in (base / f"{name}.py", base / name / "__init__.py") if path in known]
+            found += submodule or [base.with_suffix(".py"), base / "__init__.py"]
     for match in _IMPORT.finditer(source):
         base = package.joinpath(*match.group(1).decode().split(".")[1:])
         found += [base.with_suffix(".py"), base / "__init__.py"]
-    return found
+    return [path for path in found if path in known]
 
 
 def kernel_sources(package: Path) -> list[Path]:
@@ -69,7 +80,7 @@ def kernel_sources(package: Path) -> list[Path]:
         if path in chosen:
             continue
         chosen.add(path)
-        pending += [c for c in _imported_modules(sources[path], package) if c in sources]
+        pending += _imported_modules(sources[path], package, sources)
     return sorted(chosen)
 
 

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cardlab.arena.agents import AgentSpec, AgentSpecError, is_native, native_tables, parse_agent
+from cardlab.arena.entrants import AgentSpec, AgentSpecError, is_native, native_tables, parse_agent
 from cardlab.arena.native import agent_kinds
 from cardlab.core import compiling
 from cardlab.games import GameSpec, game_spec
