@@ -663,9 +663,17 @@ def command_warmup(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``cardlab`` command line: one subcommand each, added by the ``_add_<command>`` below."""
     parser = _Parser(prog="cardlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_play_random, _add_demo, _add_tournament, _add_report, _add_exploit, _add_variants,
+                _add_train, _add_solve, _add_play, _add_replay, _add_advise, _add_serve, _add_warmup):
+        add(sub)
+    return parser
 
+
+def _add_play_random(sub: argparse._SubParsersAction) -> None:
+    """``cardlab play-random``."""
     play = sub.add_parser("play-random", help="play one game and print its log")
     play.add_argument("--game", required=True)
     play.add_argument("--seed", type=int, default=0)
@@ -673,6 +681,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
     play.set_defaults(run=command_play_random)
 
+
+def _add_demo(sub: argparse._SubParsersAction) -> None:
+    """``cardlab demo``."""
     demo = sub.add_parser("demo", help="a small duplicate match, printed as a table")
     demo.add_argument("--game", default="kaiser")
     demo.add_argument("--deals", type=int, default=200)
@@ -683,6 +694,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--quiet", action="store_true", help="no progress bar")
     demo.set_defaults(run=command_demo)
 
+
+def _add_tournament(sub: argparse._SubParsersAction) -> None:
+    """``cardlab tournament``."""
     tour = sub.add_parser(
         "tournament", help="a duplicate round robin between agents, saved as Parquet, resumable",
         description="Every pair of agents plays every deal from both sides (duplicate). Rerun the same "
@@ -703,6 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--quiet", action="store_true", help="no progress bar or messages")
     tour.set_defaults(run=command_tournament)
 
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    """``cardlab report``."""
     rep = sub.add_parser("report", help="tables and plots of a tournament's results")
     rep.add_argument("results", help="results directory of cardlab tournament")
     rep.add_argument("--no-plots", action="store_true", help="print the tables only")
@@ -715,6 +732,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"AIVAT: play-outs per value (default 64, at most {MAX_WORLDS:,})")
     rep.set_defaults(run=command_report)
 
+
+def _add_exploit(sub: argparse._SubParsersAction) -> None:
+    """``cardlab exploit``."""
     exp = sub.add_parser(
         "exploit", help="local best response against an agent: a lower bound on its exploitability",
         description="A local-best-response team plays the agent's team on duplicate deals and reports "
@@ -734,12 +754,17 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--quiet", action="store_true", help="no progress bar")
     exp.set_defaults(run=command_exploit)
 
+
+def _add_variants(sub: argparse._SubParsersAction) -> None:
+    """``cardlab variants``."""
     var = sub.add_parser("variants", help="a game's parameters and named rule variants")
     var.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")
     var.set_defaults(run=command_variants)
 
-    from cardlab.cfr.solvers import SAMPLERS, SCHEDULES, SOLVERS
 
+def _add_train(sub: argparse._SubParsersAction) -> None:
+    """``cardlab train``."""
+    from cardlab.cfr.solvers import SAMPLERS, SCHEDULES, SOLVERS
     tra = sub.add_parser(
         "train", help="solve a small game with tabular CFR, or train a network (--algo); .npz, resumable",
         description="Builds the whole game tree (cardlab games from their engines, any other "
@@ -781,6 +806,9 @@ def build_parser() -> argparse.ArgumentParser:
     net.add_argument("--eval-minutes", type=float, default=10.0, help="minutes between measurements")
     tra.set_defaults(run=command_train)
 
+
+def _add_solve(sub: argparse._SubParsersAction) -> None:
+    """``cardlab solve``."""
     solve = sub.add_parser("solve", help="the double-dummy table and par of a deal")
     solve.add_argument("--game", default="kaiser", help="kaiser or twenty_eight (28)")
     solve.add_argument("--deal-seed", type=int, default=0, help="the deal of this seed (default 0)")
@@ -790,6 +818,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="Kaiser's min_bid and low_no_trump (its contracts; default the standard game)")
     solve.set_defaults(run=command_solve)
 
+
+def _add_play(sub: argparse._SubParsersAction) -> None:
+    """``cardlab play``."""
     hand = sub.add_parser("play", help="play a hand against the bots at the terminal")
     hand.add_argument("game", nargs="?", help="kaiser, twenty-eight (28) or literature")
     hand.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
@@ -804,6 +835,9 @@ def build_parser() -> argparse.ArgumentParser:
     hand.add_argument("--resume", metavar="FILE", help="go on with a game left by Ctrl-C (the file it named)")
     hand.set_defaults(run=command_play)
 
+
+def _add_replay(sub: argparse._SubParsersAction) -> None:
+    """``cardlab replay``."""
     rpl = sub.add_parser("replay", help="step through a stored deal, forward and back")
     rpl.add_argument("results", help="a tournament folder or a folder of played games")
     rpl.add_argument("--deal", type=int, default=0, help="deal number (default 0)")
@@ -812,6 +846,9 @@ def build_parser() -> argparse.ArgumentParser:
     rpl.add_argument("--all", action="store_true", help="print every step at once")
     rpl.set_defaults(run=command_replay)
 
+
+def _add_advise(sub: argparse._SubParsersAction) -> None:
+    """``cardlab advise``."""
     adv = sub.add_parser("advise", help="what to bid (Kaiser, Twenty-Eight) or claim (Literature)")
     adv.add_argument("game", help="kaiser, twenty-eight (28) or literature")
     adv.add_argument("--hand", help='your cards: "AS KS QH 5H ..." (Twenty-Eight: 4 or 8 cards)')
@@ -835,6 +872,9 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--move", type=int, default=1, help="Literature: the position before this move")
     adv.set_defaults(run=command_advise)
 
+
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    """``cardlab serve``."""
     web = sub.add_parser("serve", help="a local page: play against the bots and replay deals in the browser")
     web.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765; 0: any free)")
     web.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -843,6 +883,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--out", default="plays", help="folder finished games are saved in (default plays)")
     web.set_defaults(run=command_serve)
 
+
+def _add_warmup(sub: argparse._SubParsersAction) -> None:
+    """``cardlab warmup``."""
     warm = sub.add_parser("warmup", help="compile the kernels ahead of time, in parallel processes",
                           description="numba compiles cardlab's kernels on first use and keeps them on disk; "
                           "this compiles them now, one process per game.")
@@ -852,8 +895,6 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument("--workers", type=int, help="processes (default: one per game, at most the cores)")
     warm.add_argument("--quiet", action="store_true", help="print nothing but errors")
     warm.set_defaults(run=command_warmup)
-    return parser
-
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command: errors in one line (exit 2), Ctrl-C or SIGTERM in one line (exit 130).

@@ -60,15 +60,17 @@ LBR_AGENTS: dict[str, tuple[str, dict[str, Any]]] = {
     "ismcts-100": ("ismcts", {"simulations": 100, "rollout": "rules"}),
     "ismcts-1000": ("ismcts", {"simulations": 1000, "rollout": "rules"}),
     "pimc-4": ("pimc", {"worlds": 4}),
+    "net": ("net", {}),  # the committed model of the game, its softmax as the distribution
 }
 #: Duplicate deals of each LBR run at full size (the responder's CPU time grows with the agent's). A run
 #: ``agent@key=value`` plays the agent with other responder options: the bound against the responder's
 #: budget, where the agent is cheap.
 LBR_DEALS = {"kaiser": {"rules": 2000, "cfr-bidding": 2000, "ismcts-100": 60, "ismcts-1000": 30,
-                        "rules@worlds=4": 2000, "rules@worlds=64": 1000, "random": 500, "pimc-4": 30},
+                        "rules@worlds=4": 2000, "rules@worlds=64": 1000, "random": 500, "pimc-4": 30,
+                        "net": 1000},
              "twenty_eight": {"rules": 2000, "cfr-bidding": 2000, "rules@worlds=4": 2000,
                               "rules@worlds=64": 1000, "random": 500, "ismcts-100": 40, "pimc-4": 30,
-                              "ismcts-1000": 3}}
+                              "ismcts-1000": 3, "net": 1000}}
 #: PIMC bids by the rules, as in study 4's Twenty-Eight (its simulated bidding costs many times its play,
 #: more than this machine's share could pay here): the bounds and the round robin measure its card play.
 PIMC_OPTIONS = {"kaiser": {"bidding": "rules"}, "twenty_eight": {"bidding": "rules"}}

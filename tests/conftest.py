@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import pyspiel
@@ -18,6 +18,29 @@ def deal(state: pyspiel.State, hands: dict[int, str], dealer: int = 0) -> pyspie
     cards = {seat: [parse_card(c) for c in text.split()] for seat, text in hands.items()}
     for card in chance_sequence(cards, dealer, len(cards)):
         state.apply_action(card)
+    return state
+
+
+def game_loader(name: str, **fixed) -> Callable[..., pyspiel.Game]:
+    """A test module's ``load(**params)``: the game ``name`` with the module's ``fixed`` parameters
+    and the test's own on top."""
+    def load(**params) -> pyspiel.Game:
+        return pyspiel.load_game(name, {**fixed, **params})
+    return load
+
+
+def play_to_the_end(state: pyspiel.State, rng: np.random.Generator,
+                    bots: Sequence[pyspiel.Bot] | None = None) -> pyspiel.State:
+    """Play ``state`` out: chance draws from its outcomes with their probabilities, each seat's
+    bot moves (uniformly random legal moves without bots). Returns the terminal state."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probabilities = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(actions, p=probabilities)))
+        elif bots is None:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        else:
+            state.apply_action(bots[state.current_player()].step(state))
     return state
 
 

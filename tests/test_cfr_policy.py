@@ -8,6 +8,7 @@ import zipfile
 import numpy as np
 import pyspiel
 import pytest
+from conftest import play_to_the_end
 
 from cardlab import agents
 from cardlab.cfr.policy import load_policy, policy_table, save_policy
@@ -100,14 +101,7 @@ def test_cfr_agent_plays_its_policy(kuhn, kuhn_policy):
     rng = np.random.default_rng(0)
     total = 0.0
     for _ in range(300):
-        state = kuhn.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                actions, probabilities = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(rng.choice(actions, p=probabilities)))
-            else:
-                state.apply_action(bots[state.current_player()].step(state))
-        total += state.returns()[0]
+        total += play_to_the_end(kuhn.new_initial_state(), rng, bots).returns()[0]
     assert total / 300 == pytest.approx(-1 / 18, abs=0.15)
     table = load_policy(kuhn_policy)
     state = kuhn.new_initial_state().child(2).child(0)

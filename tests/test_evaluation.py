@@ -13,6 +13,7 @@ from cardlab.arena import native
 from cardlab.arena.entrants import AgentSpec, native_tables
 from cardlab.arena.tournament import TournamentSettings, run_tournament
 from cardlab.cli import main
+from cardlab.core.rng import make_stream
 from cardlab.evaluation import aivat
 from cardlab.evaluation.exact import check_against_best_response
 from cardlab.evaluation.lbr import exploit
@@ -145,6 +146,33 @@ def test_distributions_of_the_native_agents(kaiser):
                                 probabilities)
         rules = kernels.rules_action(kernels.KAISER, state.array, np.zeros(1, np.uint64))
         assert probabilities[:len(legal)].tolist() == [float(a == rules) for a in legal]
+
+
+def test_the_net_agent_draws_from_its_softmax_and_says_so(kaiser):
+    """``net``'s distribution is exact: all on the move it plays at temperature 0, and at 1 the
+    softmax its draws follow (2,000 draws within four standard errors of each probability)."""
+    specs = [AgentSpec("net", "net"), AgentSpec("net-warm", "net", {"temperature": 1.0})]
+    kinds, options, policies = native_tables(specs, kaiser)
+    allowed = native.agent_kinds(kinds)
+    actions = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    probabilities = np.empty(kernels.MAX_LEGAL_ACTIONS)
+    scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    for moves in (33, 44):  # bidding, then card play
+        state = _midgame(kaiser, moves, moves)
+        s, legal = state.array, state.legal_actions()
+        shown = []
+        for agent in (0, 1):
+            n, exact = native.agent_policy(kernels.KAISER, allowed, agent, kinds, options, policies, s,
+                                           make_stream(1), actions, probabilities)
+            assert exact and list(actions[:n]) == legal and probabilities[:n].sum() == pytest.approx(1.0)
+            shown.append(probabilities[:n].copy())
+        seatings = [(0, 1)] + [(1, seed) for seed in range(2000)]
+        draws = [native.seat_action(kernels.KAISER, allowed, agent, kinds, options, policies, s,
+                                    make_stream(seed), scratch) for agent, seed in seatings]
+        assert shown[0].tolist() == [float(action == draws[0]) for action in legal]
+        assert 0.0 < shown[1].max() < 1.0
+        for action, p in zip(legal, shown[1], strict=True):
+            assert abs(draws[1:].count(action) / 2000 - p) <= 4 * (p * (1 - p) / 2000) ** 0.5 + 1e-9
 
 
 def test_ismcts_plays_the_most_visited_of_its_shares(kaiser):

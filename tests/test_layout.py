@@ -97,3 +97,19 @@ def test_the_numba_cache_key_follows_only_what_kernels_are_made_of(package_copy:
     assert "cli.py" not in names
     # Every name of a multi-name import line counts, and the line after it too.
     assert {"core/dealing.py", "core/encoding.py", "core/infostate.py"} <= names
+
+
+#: A function longer than this says why in its docstring ("Long on purpose: ...").
+LONGEST_FUNCTION = 80
+
+
+def test_no_function_is_long_without_saying_why() -> None:
+    unexplained = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > LONGEST_FUNCTION and "Long on purpose" not in (ast.get_docstring(node) or ""):
+                    where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+                    unexplained.append(f"{where} {node.name} ({length} lines)")
+    assert not unexplained, "\n".join(unexplained)

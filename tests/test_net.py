@@ -7,6 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from conftest import play_to_the_end
 
 import cardlab.agents as agents
 import cardlab.rl as rl
@@ -237,12 +238,8 @@ def test_the_committed_model_of_each_game_plays_out_of_the_box(game_name: str) -
     model = load_model(MODELS / f"{game.get_type().short_name}.npz", game)
     assert not model.state and model.metadata["zoo"]["commands"]  # how it was made, and no optimizer state
     bots = [agents.make("net", game, seat, seed=seat) for seat in range(game.num_players())]
-    state, rng = game.new_initial_state(), np.random.default_rng(0)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(int(rng.choice(state.legal_actions())))
-        else:
-            state.apply_action(bots[state.current_player()].step(state))
+    # Every move of a whole game is legal (an illegal one raises).
+    assert play_to_the_end(game.new_initial_state(), np.random.default_rng(0), bots).is_terminal()
     variant = {"kaiser": {"min_bid": 7}, "twenty_eight": {"thani": True},
                "literature": {"players": 4}}[game_name]
     with pytest.raises(ValueError, match="trained on"):

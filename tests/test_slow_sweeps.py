@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from test_kaiser_play import _random_hand_violations
-from test_literature_knowledge import _soundness_failures
+from kaiser.test_kaiser_play import _random_hand_violations
+from literature.test_literature_knowledge import _soundness_failures
 
 from cardlab import agents
 from cardlab.arena import play_duplicate_match

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal
+from conftest import act, deal, game_loader
 from open_spiel.python.algorithms import exploitability
 
 from cardlab import agents
@@ -35,9 +35,7 @@ from cardlab.games.twenty_eight.game import new_engine_state as twenty_eight_sta
 from cardlab.games.twenty_eight.rules import STANDARD_DECK as TWENTY_EIGHT_DECK
 from experiments.small_games import count_nodes
 
-
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_kaiser", params)
+load = game_loader("cardlab_kaiser")
 
 
 def bids_of(state: pyspiel.State) -> list[str]:

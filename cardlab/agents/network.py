@@ -288,6 +288,20 @@ def legal_policy(logits, legal, n, temperature, probabilities):
 
 
 @njit(cache=True)
+def network_policy(game, weights, shape, temperature, s, actions, probabilities):
+    """The distribution :func:`network_action` draws from at ``s``: the legal actions into
+    ``actions[:n]``, their softmax at ``temperature`` into ``probabilities[:n]``; returns n."""
+    n = kernels.legal_actions(game, s, actions)
+    if n == 1:
+        probabilities[0] = 1.0
+        return n
+    logits = np.empty(shape[ACTIONS], dtype=np.float32)
+    evaluate_state(game, weights, shape, s, kernels.current_player(game, s), logits)
+    legal_policy(logits, actions, n, temperature, probabilities)
+    return n
+
+
+@njit(cache=True)
 def network_action(game, weights, shape, temperature, s, stream, scratch):
     """The ``net`` agent's move for the player to move in ``s``: the most likely legal action of
     the policy head, or (``temperature`` > 0) one drawn from its softmax at that temperature."""

@@ -31,7 +31,7 @@ from numba import njit
 
 from cardlab.agents.builtin import NATIVE_KINDS
 from cardlab.agents.ismcts import search
-from cardlab.agents.network import SHAPE_WIDTH, network_action
+from cardlab.agents.network import SHAPE_WIDTH, network_action, network_policy
 from cardlab.agents.options import ROW_WIDTH
 from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import cpu_ns
@@ -231,6 +231,12 @@ def _bidding_policy(game, agent, options, policies, s, actions, probabilities):
 
 
 @njit(cache=True)
+def _net_policy(game, agent, options, policies, s, actions, probabilities):
+    return network_policy(game, policies[NETWORK_WEIGHTS][agent], policies[NETWORK_SHAPES][agent],
+                          options[agent, NET_TEMPERATURE], s, actions, probabilities)
+
+
+@njit(cache=True)
 def _no_known_policy(game, agent, options, policies, s, actions, probabilities):
     return -1
 
@@ -238,7 +244,8 @@ def _no_known_policy(game, agent, options, policies, s, actions, probabilities):
 #: ``known_policy(allowed, kind, game, agent, options, policies, s, actions, probabilities)``: the
 #: kernels of :func:`behaviour_policy`, by kind, compiled for the kinds in ``allowed`` only.
 _known_policy = switch_within("known_policy", {
-    RANDOM: _uniform_policy, RULES: _rules_policy, CFR_BIDDING: _bidding_policy, -1: _no_known_policy,
+    RANDOM: _uniform_policy, RULES: _rules_policy, CFR_BIDDING: _bidding_policy, NET: _net_policy,
+    -1: _no_known_policy,
 })
 
 
@@ -254,7 +261,8 @@ def behaviour_policy(game, allowed, agent, kinds, options, policies, s, actions,
     uniform, ``rules`` puts all the weight on its move, and ``cfr-bidding`` on
     its policy's probabilities in the auction (on the most likely bid if
     greedy; on the rule-based move at a set the training never met and after
-    the auction). Reads no random stream.
+    the auction), ``net`` on its policy's softmax at its temperature (at 0, on
+    its most likely legal action). Reads no random stream.
     """
     return _known_policy(allowed, kinds[agent], game, agent, options, policies, s, actions, probabilities)
 

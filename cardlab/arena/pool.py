@@ -72,6 +72,9 @@ def run_tasks(
     is raised here. A task whose worker dies is run again in a fresh worker, and
     raises :class:`WorkerLostError` once it has lost ``retries + 1`` workers.
     Closing the iterator (or an error) terminates the workers at once.
+
+    Long on purpose: one generator whose local state is the pool's bookkeeping (workers, tasks in
+    flight, retries).
     """
     context = multiprocessing.get_context("spawn")
     queue = deque(tasks)

@@ -40,7 +40,11 @@ def _array(values, dtype):
 
 @njit(cache=True)
 def _walk(game, roots, root_keys, root_probabilities, max_depth, max_nodes):
-    """Preorder walk of every root's subtree; returns the node, edge and information-set lists."""
+    """Preorder walk of every root's subtree; returns the node, edge and information-set lists.
+
+    Long on purpose: one loop over an explicit stack, whose stack and growing lists stay in locals for
+    the whole tree (split, numba would pass them through every call).
+    """
     num_players = root_keys.shape[1]
     states = np.empty((max_depth + 1, roots.shape[1]), dtype=np.int64)
     keys = np.empty((max_depth + 1, num_players), dtype=np.uint64)

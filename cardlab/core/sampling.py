@@ -95,6 +95,9 @@ def sample_hidden_hands(unseen, may_hold, hand_sizes, stream, out_hands):
     ``hand_sizes[i]`` how many it must receive (sizes sum to the unseen count).
     Fills ``out_hands[i]`` and returns the number of consistent deals (0.0
     when none exists, in which case ``out_hands`` is left zero).
+
+    Long on purpose: the counting pass and the drawing pass share their tables as locals of one frame,
+    where the inner loops read them without a call.
     """
     num_seats = hand_sizes.shape[0]
     for i in range(num_seats):

@@ -299,6 +299,9 @@ def game_correction(game, allowed, initial, actions, known_steps, known_offsets,
     distribution: actions ``known_actions[known_offsets[m]:known_offsets[m + 1]]``
     with their probabilities. ``fallbacks[0]`` counts values that could not
     redraw the hidden cards. Returns the number of terms.
+
+    Long on purpose: one replay of the game, step by step, whose state, values and cursor into the known
+    decisions are locals of a single compiled loop.
     """
     steps = actions.shape[0]
     num_players = initial[NUM_PLAYERS]

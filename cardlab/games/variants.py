@@ -40,7 +40,7 @@ class Variant:
     (``kitty_34_card=true``, ``players=5``; empty for class D), ``summary`` the
     rule change in one line, ``rulings`` the numbered rulings that decide its
     ambiguous points (``V-K4``), ``tests`` the test functions that show the
-    rule change (``tests/test_kaiser_variants.py::test_kitty_discards``), and
+    rule change (``tests/kaiser/test_kaiser_variants.py::test_kitty_discards``), and
     ``status`` ``"implemented"`` or ``"documented"``.
     """
 

@@ -866,6 +866,9 @@ def _enter(rules, table, counters, scratch, d, hands, trick):
 
     Otherwise lists and orders its moves and returns ``(False, 0)``. Either way
     ``scratch[d, NODE_RANKS]`` holds the winning ranks known so far.
+
+    Long on purpose: inlined into the search's hot path, where each technique (quick tricks, bounds,
+    ordering) is a commented step on the node's fields in registers.
     """
     counters[NODES] += 1
     flags = rules[FLAGS]
@@ -1055,6 +1058,9 @@ def search(rules, table, counters, scratch, hands, trick, size, leader, tricks_l
     ``hands`` (search-card masks by seat) and ``trick`` (the cards of the
     current trick, ``size`` of them, led by ``leader``) are changed during the
     search and restored. ``tricks_left`` counts the current trick.
+
+    Long on purpose: the alpha-beta loop over an explicit stack of nodes is one compiled frame, as in
+    DDS; its steps are :func:`_enter` and the commented blocks.
     """
     # The helpers take borrowed views: the arrays outlive this call (see cardlab.core.borrowed).
     rules, table, counters = borrowed(rules), borrowed(table), borrowed(counters)

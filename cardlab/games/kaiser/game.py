@@ -448,6 +448,9 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     in order, so two histories of the hand give the same string exactly when the
     player cannot tell them apart. In match mode earlier hands are summarised by
     the match score and hand number.
+
+    Long on purpose: the lines of the view are built in the order they are printed, read top to bottom
+    as the view.
     """
     players, sides = int(s[E.NUM_PLAYERS]), int(s[E.NUM_SIDES])
     lines = [f"dealer {_seat_name(int(s[E.DEALER]))}, phase {E.PHASE_NAMES[s[E.PHASE]]}"]

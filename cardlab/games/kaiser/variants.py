@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from cardlab.games.variants import Variant
 
-TESTS = "tests/test_kaiser_variants.py::"
+TESTS = "tests/kaiser/test_kaiser_variants.py::"
 LATER = "not implemented yet"
 
 
-FORM_TESTS = "tests/test_kaiser_forms.py::"
-LOST_HEIR_TESTS = "tests/test_kaiser_lost_heir.py::"
-PASSING_TESTS = "tests/test_kaiser_passing.py::"
+FORM_TESTS = "tests/kaiser/test_kaiser_forms.py::"
+LOST_HEIR_TESTS = "tests/kaiser/test_kaiser_lost_heir.py::"
+PASSING_TESTS = "tests/kaiser/test_kaiser_passing.py::"
 
 
 def _tests(*names: str, file: str = TESTS) -> tuple[str, ...]:
@@ -24,7 +24,7 @@ def _tests(*names: str, file: str = TESTS) -> tuple[str, ...]:
 
 def _player_tests(*names: str) -> tuple[str, ...]:
     """Tests of the player counts (11.11-11.14), which have a file of their own."""
-    return tuple("tests/test_kaiser_players.py::" + name for name in names)
+    return tuple("tests/kaiser/test_kaiser_players.py::" + name for name in names)
 
 
 VARIANTS = (
@@ -38,7 +38,7 @@ VARIANTS = (
                    "test_rules_player_discards_its_weakest_side_cards")),
     Variant("kaiser.low_no_trump", "P", ("low_no_trump=true",),
             "low no-trump bids (7 < 7NT < 7LNT < 8), played with every suit reversed, scored doubled",
-            tests=("tests/test_kaiser_rules.py::test_low_no_trump_variant_reverses_the_order_but_not_the_point_cards",)),
+            tests=("tests/kaiser/test_kaiser_rules.py::test_low_no_trump_variant_reverses_the_order_but_not_the_point_cards",)),
     Variant("kaiser.low_weak_hand_no_misdeal", "P", ("low_weak_hand_no_misdeal=true",),
             "a weak hand (no A, K, Q, J, 5H, 3S) may not be thrown in", ("V-K5",),
             _tests("test_low_weak_hand_no_misdeal")),
@@ -146,9 +146,9 @@ VARIANTS = (
             "no non-bidder limit; only a declaring side that made its contract can win",
             ("V-K1", "V-K3"), _tests("test_must_bid_to_win")),
     Variant("kaiser.minimum_bid_7", "C", ("min_bid=7",), "bids start at 7",
-            tests=("tests/test_kaiser_rules.py::test_ruling1_bid_range_follows_min_bid",)),
+            tests=("tests/kaiser/test_kaiser_rules.py::test_ruling1_bid_range_follows_min_bid",)),
     Variant("kaiser.minimum_bid_5", "C", ("min_bid=5",), "bids start at 5",
-            tests=("tests/test_kaiser_rules.py::test_ruling1_bid_range_follows_min_bid",)),
+            tests=("tests/kaiser/test_kaiser_rules.py::test_ruling1_bid_range_follows_min_bid",)),
     Variant("kaiser.no_overtricks", "P", ("no_overtricks=true",),
             "a made contract scores its value (doubled for no trump), not the points taken",
             tests=_tests("test_no_overtricks")),

@@ -74,6 +74,9 @@ def sample_hands(view, observer, observer_hand, stream, out_hands):
     ``view`` is the observer's private knowledge. Fills ``out_hands[seat]`` for
     every seat (the observer keeps ``observer_hand``) and returns True, or
     returns False if no deal satisfies the constraints.
+
+    Long on purpose: the constraint propagation and the draw share their masks as locals of one compiled
+    frame.
     """
     num_seats = view[K.NUM_SEATS]
     layout = view[K.LAYOUT]

@@ -2,8 +2,8 @@
 
 from cardlab.games.variants import Variant
 
-_TESTS = "tests/test_literature_variants.py::"
-_RULINGS = "tests/test_literature_rulings.py::"
+_TESTS = "tests/literature/test_literature_variants.py::"
+_RULINGS = "tests/literature/test_literature_rulings.py::"
 
 VARIANTS = (
     Variant(

@@ -594,6 +594,9 @@ def play_cards_randomly(s, stream):
     the hidden bidder's records, a cot or Thani trick end, the score) goes through the
     step-by-step kernels themselves, and the jack restriction through
     :func:`play_cards_step_by_step`. Returns the moves made.
+
+    Long on purpose: that loop is a single frame so the locals stay in registers (the random playouts'
+    speed).
     """
     if s[JACK_RESTRICTION] == 1:
         return play_cards_step_by_step(s, stream)

@@ -314,6 +314,9 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
     ``perfect_recall`` the view adds the player's stage-1 cards, dealt hand, the
     indicators he placed and every trick in order, so two histories give the
     same string exactly when the player cannot tell them apart.
+
+    Long on purpose: the lines of the view are built in the order they are printed, read top to bottom
+    as the view.
     """
     phase = int(s[E.PHASE])
     n = int(s[E.NUM_PLAYERS])

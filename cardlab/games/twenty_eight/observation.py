@@ -199,7 +199,11 @@ def _first_round_rows(s):
 
 @borrowing_kernel
 def encode(s, player, perfect_recall, out):
-    """Fill ``out`` (zeroed here) with what ``player`` sees."""
+    """Fill ``out`` (zeroed here) with what ``player`` sees.
+
+    Long on purpose: one pass over the pieces in the tensor's order, so the code reads as the layout
+    table of docs/rl.md does.
+    """
     out[:] = 0.0
     n = s[E.NUM_PLAYERS]
     bid_slots = 2 + MAX_BID - s[E.OPENING_MIN] + 1

@@ -2,7 +2,7 @@
 the hearts-style direction, the exchange after the auction, what each seat learns, resampling and
 the rules player's gifts.
 
-Random-play invariants run over every implemented variant in tests/test_kaiser_variants.py, and
+Random-play invariants run over every implemented variant in tests/kaiser/test_kaiser_variants.py, and
 engine/wrapper agreement, random_sim_test and every agent over VARIANT_CASES in
 tests/test_all_games.py.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal, tournament_rows
+from conftest import act, deal, game_loader, tournament_rows
 from test_kaiser_rules import ONE_SUIT_EACH, WEAK_FOR_P0
 
 from cardlab.core.cards import parse_card
@@ -27,8 +27,7 @@ from cardlab.games.kaiser.strategy import rules_action
 SUITS = ONE_SUIT_EACH
 
 
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_kaiser", params)
+load = game_loader("cardlab_kaiser")
 
 
 def cards(text: str) -> int:

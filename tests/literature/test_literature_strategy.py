@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import decisions
+from conftest import decisions, play_to_the_end
 
 import cardlab.agents
 from cardlab.core.bitboard import popcount
@@ -68,14 +68,7 @@ def test_rules_bot_through_the_agent_registry() -> None:
     bots = [cardlab.agents.make("rules" if seat % 2 == 0 else "random", game, seat, seed=seat)
             for seat in range(6)]
     rng = np.random.default_rng(1)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-        else:
-            state.apply_action(bots[state.current_player()].step(state))
-    assert state.returns()[0] > 0
+    assert play_to_the_end(game.new_initial_state(), rng, bots).returns()[0] > 0
 
 
 def _decision_states(count: int, seed: int):

@@ -1,7 +1,7 @@
 """Literature's rule variants (docs/variants.md): the load_game rejects of spec 4.6, and the
 variants whose engine work is not done yet refused rather than played as another game.
 
-The variants already implemented are shown by tests/test_literature_rulings.py (each Variant
+The variants already implemented are shown by tests/literature/test_literature_rulings.py (each Variant
 in cardlab/games/literature/variants.py names its test).
 """
 

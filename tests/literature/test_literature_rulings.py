@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act
+from conftest import act, game_loader
 
 from cardlab.core.cards import mask_of, parse_card
 from cardlab.core.rng import make_stream
@@ -41,8 +41,7 @@ def hands_with(game: pyspiel.Game, fixed: dict[int, str]) -> list[int]:
     return hands
 
 
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_literature", params)
+load = game_loader("cardlab_literature")
 
 
 def legal_strings(state: pyspiel.State) -> list[str]:

@@ -4,7 +4,7 @@ One hand-built scenario per form and per ruling (V-K1, V-K8 ... V-K11): packs an
 orders, bonus and penalty cards, trump named or fixed by the declarer's first lead, Joffre's
 insult, scoring, targets and limits; the rules player and resampling in the forms. Random-play
 invariants, engine/wrapper agreement and random_sim_test run over every implemented variant in
-tests/test_kaiser_variants.py and tests/test_all_games.py.
+tests/kaiser/test_kaiser_variants.py and tests/test_all_games.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal
+from conftest import act, deal, game_loader
 
 from cardlab.core.bitboard import popcount
 from cardlab.core.cards import card_string, mask_of, parse_card
@@ -50,8 +50,7 @@ MIXED = {
 }
 
 
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_kaiser", params)
+load = game_loader("cardlab_kaiser")
 
 
 def hetu(hands: dict[int, str]) -> dict[int, str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal, tournament_rows
+from conftest import act, deal, game_loader, tournament_rows
 from test_kaiser_forms import SUIT_EACH
 
 from cardlab import agents
@@ -47,8 +47,7 @@ MIXED = {
 }
 
 
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_kaiser", {"lost_heir": True, **params})
+load = game_loader("cardlab_kaiser", lost_heir=True)
 
 
 def table(hands: dict[int, str], trump: str, leader: int, declarer: int = 1, bid: int = 6) -> np.ndarray:

@@ -8,9 +8,8 @@ player and resampling) run over the variants in tests/test_all_games.py.
 from __future__ import annotations
 
 import numpy as np
-import pyspiel
 import pytest
-from conftest import act, deal, tournament_rows
+from conftest import act, deal, game_loader, tournament_rows
 
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
@@ -48,8 +47,7 @@ FOUR_TENS_FOR_P1 = {
 }
 
 
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_kaiser", params)
+load = game_loader("cardlab_kaiser")
 
 
 def finished_hand(params: dict, scores=(0, 0), bid=(6, 0), declarer=1, tricks=(0, 8), five=1,
@@ -706,7 +704,7 @@ COMBINATIONS = [
     {"partner_exchange_after_bidding": True, "joffre": True, "match": True},
 ]
 #: The four-player variants; the player counts (11.11-11.14) have their own invariants in
-#: tests/test_kaiser_players.py.
+#: tests/kaiser/test_kaiser_players.py.
 IMPLEMENTED = [v.settings() for v in VARIANTS if v.status == "implemented" and "players" not in v.settings()]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
-from conftest import act, deal, tournament_rows
+from conftest import act, deal, game_loader, tournament_rows
 
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import make_stream
@@ -26,8 +26,7 @@ CONFIGURATIONS = [{"players": 2}, {"players": 3}, {"players": 5}, {"players": 6}
 IDS = ["two", "three", "five", "six", "six-three-teams"]
 
 
-def load(**params) -> pyspiel.Game:
-    return pyspiel.load_game("cardlab_kaiser", params)
+load = game_loader("cardlab_kaiser")
 
 
 def cards(text: str) -> int:
