@@ -10,16 +10,12 @@ numba and every cardlab module they import (constants such as a game's
 fresh cache, while an edit elsewhere (the command line, the report) and
 repeated runs compile nothing.
 
-It also sets how hard LLVM optimizes them: level 1 (:data:`OPTIMIZATION_LEVEL`), not
-numba's default 3. numba links every kernel a kernel calls into its module and
-optimizes the whole again, so each level of a call tree pays for the levels below
-it. At level 1 every first use compiles about a tenth faster (a first Kaiser
-tournament of ``rules`` against ISMCTS 56 CPU seconds instead of 62, ``solve`` 68
-instead of 77: benchmarks/cold_start.py), and the kernels run within 0-3% of their
-level-3 speed (random hands, CFR iterations, ISMCTS decisions, RL steps, measured
-side by side). A user who wants those last percents for a long run sets
-``NUMBA_OPT=3``; the cache folder is named by the level too, since numba's cache
-does not record it.
+It also names the folder by LLVM's optimization level (numba's ``NUMBA_OPT``,
+3 unless the user sets it), since numba's cache does not record it: kernels
+compiled at one level are never loaded at another. Level 1 was tried as the
+default and dropped: the CI warmup took the same time at both levels (264 and
+263 s), one first tournament compiled 9% faster (50.8 against 55.6 CPU s), and
+the kernels ran 0-3% slower (docs/performance.md#first-use).
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 KEEP_FOLDERS = 4  # caches of recent source versions kept side by side
-OPTIMIZATION_LEVEL = 1  # LLVM's, for every kernel, unless NUMBA_OPT says otherwise
+OPTIMIZATION_LEVEL = 3  # LLVM's, for every kernel, unless NUMBA_OPT says otherwise (numba's own default)
 
 
 #: ``from cardlab.x import a, b`` (to the end of its line) or ``from cardlab.x import (a,\n b)``.
