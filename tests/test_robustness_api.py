@@ -277,3 +277,13 @@ def test_any_agent_options_give_a_working_bot_or_a_value_error(data):
              and bot.options["workers"] == 1 and bot.options["world_pool"] <= 2000)
     if state.current_player() == 0 and small:
         assert bot.step(state) in state.legal_actions()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_openspiels_invalid_action_is_a_value_error_naming_the_legal_ones(name):
+    """-1 is OpenSpiel's kInvalidAction: its own check would raise a SpielError before the game's."""
+    state = pyspiel.load_game(name).new_initial_state()
+    with pytest.raises(ValueError, match="illegal action -1 .*legal actions"):
+        state.apply_action(-1)
+    with pytest.raises(ValueError, match="history action 1: .*illegal action -1"):  # a stored history
+        state.get_game().replay([state.legal_actions()[0], -1])

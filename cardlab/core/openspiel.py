@@ -155,6 +155,13 @@ class EngineState(pyspiel.State):
         probability = 1.0 / len(self._legal)
         return [(action, probability) for action in self._legal]
 
+    def apply_action(self, action: int) -> None:
+        """OpenSpiel's ``apply_action``; its invalid action (-1) is refused as every illegal action is,
+        with a ``ValueError`` naming the legal ones (OpenSpiel's own check raises ``SpielError``)."""
+        if action == pyspiel.INVALID_ACTION:
+            self._apply_action(action)
+        super().apply_action(action)
+
     def _apply_action(self, action: int) -> None:
         if action not in self._legal:
             if self._player == TERMINAL_PLAYER:
