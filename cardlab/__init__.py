@@ -15,9 +15,11 @@ from cardlab import _numba_cache
 
 _numba_cache.configure()  # before any kernel is compiled or loaded
 
+from cardlab.core.inlining import inline_once  # noqa: E402
 from cardlab.core.specialize import compile_constants_once  # noqa: E402
 
 compile_constants_once()  # a constant argument is no reason to compile a kernel again
+inline_once()  # a small kernel inlined at many sites is no reason to compile it at each
 
 from cardlab import games  # noqa: E402, F401
 

@@ -7,7 +7,10 @@ tournament loop called with no deals, one search decision, one double-dummy
 solve, a step of an RL batch), so that exactly the specializations real runs
 ask for land in the cache. Each game is one task, its groups compiled in turn
 (they share the game's engine); the games' tasks run side by side in
-``workers`` processes.
+``workers`` processes. A game's last groups (:data:`TAIL_GROUPS`) are a second
+task, queued when the first is done: whichever process is free then takes
+them, loading the game's engine from the cache, so one game's long task does
+not hold the rest back.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ from __future__ import annotations
 import multiprocessing
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 
 import numpy as np
 
 #: The groups of kernels a warm-up compiles, in the order it compiles them.
 GROUPS = ("openspiel", "tournament", "ismcts", "pimc", "solver", "rl", "play")
+#: The groups a game leaves to a second task, once the first has compiled (and cached) its engine.
+TAIL_GROUPS = ("rl", "play")
 #: Groups that exist only for the games the double-dummy solver plays.
 SOLVER_GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
 
@@ -177,18 +182,37 @@ def warm_up(games: list[str], groups: Iterable[str] = GROUPS, workers: int = 2,
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(min(workers, len(games)), mp_context=context)
     try:
-        futures = {pool.submit(warm_game, name, groups): name for name in _apart(games)}
-        for future in as_completed(futures):
-            name = futures[future]
-            results[name] = future.result()
-            if progress:
-                progress(name, results[name])
+        results = run_in_pool(pool, warm_game, games, groups, progress)
     except BaseException:  # Ctrl-C, SIGTERM: a compile cannot be interrupted, so its process is ended
         for process in list(pool._processes.values()):
             process.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+    return results
+
+
+def run_in_pool(pool: Executor, warm: Callable[[str, list[str]], dict[str, float | str]], games: list[str],
+                groups: list[str], progress: Callable[[str, dict[str, float | str]], None] | None = None
+                ) -> dict[str, dict[str, float | str]]:
+    """``warm(game, groups)`` for every game in ``pool``: each game's :data:`TAIL_GROUPS` queued
+    only once its other groups are done, ``progress`` called as each game's last part ends."""
+    head = [group for group in groups if group not in TAIL_GROUPS]
+    tail = [group for group in groups if group in TAIL_GROUPS]
+    results: dict[str, dict[str, float | str]] = {}
+    pending: dict[Future, tuple[str, bool]] = {}
+    for name in _apart(games):
+        results[name] = {}
+        pending[pool.submit(warm, name, head or tail)] = (name, not head)
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            name, is_tail = pending.pop(future)
+            results[name].update(future.result())
+            if not is_tail and tail:
+                pending[pool.submit(warm, name, tail)] = (name, True)
+            elif progress:
+                progress(name, results[name])
     return results
 
 

@@ -205,3 +205,67 @@ def test_the_cache_folder_is_named_by_the_optimization_level(tmp_path: Path) -> 
                                        check=True).stdout.split()
         assert shown == level
         assert Path(folder).parent == tmp_path and folder.endswith(f"-o{level}")
+
+
+def _nested_kernels(module: str) -> tuple:
+    """A small tree of ``inline="always"`` kernels called at several sites, defined in ``module``."""
+    from numba import njit
+
+    def bit_count(mask):
+        count = 0
+        while mask:
+            mask &= mask - 1
+            count += 1
+        return count
+
+    def lowest(mask):
+        return mask & -mask
+
+    def shape(mask, weight):
+        total = 0
+        for step in range(weight):
+            total += bit_count(mask >> step) * weight + lowest(mask)
+        return total, bit_count(total) + lowest(total)
+
+    def top(masks):
+        total = 0
+        for mask in masks:
+            first, second = shape(mask, 3)
+            total += first - second + bit_count(mask) + shape(mask ^ total, 2)[0]
+        return total
+
+    kernels = []
+    for function in (bit_count, lowest, shape):
+        function.__module__ = module
+        kernels.append(njit(inline="always")(function))
+    bit_count, lowest, shape = kernels  # noqa: F841  (the closure cells the bodies call: now the kernels)
+    top.__module__ = module
+    return njit(top)
+
+
+def test_cardlabs_kernels_are_inlined_once_each_and_compute_what_numbas_inlining_computes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from numba.core.inline_closurecall import InlineWorker
+
+    from cardlab.core import inlining
+
+    assert getattr(InlineWorker.inline_ir, "_cardlab", False), "import cardlab patches numba's inliner"
+    runs: list[str] = []
+    untyped = InlineWorker.run_untyped_passes
+
+    def counted(self, function, enable_ssa=False):
+        runs.append(f"{function.__module__}:{function.__name__}")
+        return untyped(self, function, enable_ssa)
+
+    monkeypatch.setattr(InlineWorker, "run_untyped_passes", counted)
+    masks = np.array([0b1011, 0xF0F0, 12345, 2**40 + 7], dtype=np.int64)
+    results = {}
+    for module in ("cardlab.inlining_probe", "inlining_probe"):  # patched, and numba's own
+        kernel = _nested_kernels(module)
+        results[module] = kernel(masks)
+    assert results["cardlab.inlining_probe"] == results["inlining_probe"] == kernel.py_func(masks)
+    ours = [run for run in runs if run.startswith("cardlab.")]
+    theirs = [run for run in runs if not run.startswith("cardlab.")]
+    assert sorted(ours) == [f"cardlab.inlining_probe:{name}" for name in ("bit_count", "lowest", "shape")]
+    assert len(theirs) >= 11  # numba compiles a callee at every site, a nested one at each of its caller's
+    assert sum(key[0].__module__ == "cardlab.inlining_probe" for key in inlining.UNTYPED_IR) == 3
