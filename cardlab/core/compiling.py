@@ -28,8 +28,8 @@ from numba.core import event
 #: CPU seconds ``benchmarks/cold_start.py`` measured (docs/performance.md#first-use). A pair not
 #: listed is announced without a figure.
 ESTIMATES: dict[tuple[str, str], float] = {
-    ("demo", "kaiser"): 20, ("play", "kaiser"): 20, ("train", "kaiser"): 30, ("solve", "kaiser"): 70,
-    ("rl", "kaiser"): 30, ("tournament", "kaiser"): 55,
+    ("demo", "kaiser"): 25, ("play", "kaiser"): 25, ("train", "kaiser"): 35, ("solve", "kaiser"): 50,
+    ("rl", "kaiser"): 40, ("tournament", "kaiser"): 60,
 }
 
 

@@ -25,7 +25,7 @@ copying IR (numba issues #8989 and #9204; numba-cuda #688 measures the same).
 * numba's own two copies of that private copy are skipped.
 
 The spliced IR is the same as numba's own, so the kernels and their speed are
-too (``benchmarks/same_results.py`` checks results bit for bit). Other numba
+too (``tests/same_results.py`` checks results bit for bit). Other numba
 code in the process is inlined as numba does it.
 """
 

@@ -16,7 +16,7 @@ from numba import njit
 from cardlab.core.rng import make_stream, random_below
 from cardlab.games.twenty_eight import engine as E
 
-#: benchmarks/same_results.py's variant sets, and two small games.
+#: tests/same_results.py's variant sets, and two small games.
 CONFIGS = [{}, {"players": 6}, {"players": 3}, {"thani": True}, {"cot": True},
            {"jack_discard_restriction": True, "pointless_hand_redeal": True}, {"dealer": 2},
            {"hand_size": 4, "bidding_rounds": 1}, {"hand_size": 6}]

@@ -1,13 +1,14 @@
 """Same results for the same seeds: one digest per configuration, to compare two versions.
 
-Speed work must not change what the games do. Run this on both versions (``all``, ``lit``
-``tricks`` or ``solver``) and compare the outputs line by line: Literature random games and deals on
-its variant sets, and compiled arena games (random, rules and ISMCTS agents with random and
-rules rollouts) on Literature, Kaiser and Twenty-Eight variant sets; ``solver``: PIMC arena
-games and double-dummy tables (solver speed work must keep every value). A checkout without
-the group runs this file with ``PYTHONPATH`` set to it.
+Speed work must not change what the games do. This prints one line per configuration (``all``,
+``lit``, ``tricks`` or ``solver``): Literature random games and deals on its variant sets, and
+compiled arena games (random, rules and ISMCTS agents with random and rules rollouts) on Literature,
+Kaiser and Twenty-Eight variant sets; ``solver``: PIMC arena games and double-dummy tables (solver
+speed work must keep every value). ``tests/golden/same-results-*.txt`` hold today's lines, and
+``tests/test_same_results.py`` (``make check``) compares a run with them. To compare two checkouts
+directly, run this in each (a checkout without the group runs this file with ``PYTHONPATH`` set to it):
 
-    CARDLAB_NUMBA_CACHE=/tmp/numba-a PYTHONPATH=<version a> python benchmarks/same_results.py > a.txt
+    CARDLAB_NUMBA_CACHE=/tmp/numba-a PYTHONPATH=<version a> python tests/same_results.py all > a.txt
 """
 from __future__ import annotations
 
