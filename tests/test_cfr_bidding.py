@@ -26,7 +26,7 @@ from cardlab.cli import main
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import derive_seed, make_stream
 from cardlab.games import kernels
-from tests.conftest import act, deal
+from tests.conftest import act, deal, decisions
 
 
 def hand(text: str) -> int:
@@ -254,18 +254,18 @@ def test_the_agent_bids_legally_under_every_parameter_it_models(name, params, tm
     bots = [agents.make("cfr-bidding", game, seat, seat, policy=str(path)) for seat in range(4)]
     rng = np.random.default_rng(0)
     met = 0
+
+    def bid_or_play(state: pyspiel.State) -> int:
+        nonlocal met
+        policy, action = bots[state.current_player()].step_with_policy(state)
+        assert action in state.legal_actions()
+        met += len(policy) > 1
+        return action
+
     for _ in range(6):
         state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
-            bot = bots[state.current_player()]
-            policy, action = bot.step_with_policy(state)
-            assert action in state.legal_actions()
-            met += len(policy) > 1
-            state.apply_action(action)
+        for _ in decisions(state, rng, bid_or_play):
+            pass
         assert abs(sum(state.returns())) < 1e-9
     assert met > 0  # the policy, not only the rule-based fallback, chose bids
 

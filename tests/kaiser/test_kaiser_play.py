@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
+from conftest import decisions
 from numba import njit
 
 from cardlab import agents
@@ -81,16 +82,13 @@ def test_batched_kernel_reports_per_hand_results():
 
 
 def _random_mid_hand_state(game, rng, min_played):
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-            continue
+    def random_move(state: pyspiel.State) -> int:
+        legal = state.legal_actions()
+        return legal[rng.integers(len(legal))]
+
+    for state in decisions(game.new_initial_state(), rng, random_move):
         if state.array[E.PHASE] == E.PLAYING and popcount(state.array[E.PLAYED]) >= min_played:
             return state
-        legal = state.legal_actions()
-        state.apply_action(legal[rng.integers(len(legal))])
     return None
 
 

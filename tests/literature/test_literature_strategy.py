@@ -43,23 +43,21 @@ def test_deduction_player_uses_only_what_its_seat_knows() -> None:
     game = pyspiel.load_game("cardlab_literature")
     rng = np.random.default_rng(9)
     checked = 0
+
+    def check_and_choose(state: pyspiel.State) -> int:
+        nonlocal checked
+        world = state.resample_from_infostate(state.current_player(), rng.random)
+        seed = int(rng.integers(1 << 30))
+        action = rules_action(state.array, make_stream(seed))
+        assert rules_action(world.array, make_stream(seed)) == action
+        assert action in state.legal_actions()
+        checked += 1
+        legal = state.legal_actions()
+        return action if rng.random() < 0.5 else legal[rng.integers(len(legal))]  # positions vary
+
     for _ in range(30):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
-            seat = state.current_player()
-            world = state.resample_from_infostate(seat, rng.random)
-            seed = int(rng.integers(1 << 30))
-            action = rules_action(state.array, make_stream(seed))
-            assert rules_action(world.array, make_stream(seed)) == action
-            assert action in state.legal_actions()
-            checked += 1
-            legal = state.legal_actions()
-            # Mix in random moves so positions vary.
-            state.apply_action(action if rng.random() < 0.5 else legal[rng.integers(len(legal))])
+        for _ in decisions(game.new_initial_state(), rng, check_and_choose):
+            pass
     assert checked > 300
 
 

@@ -90,18 +90,16 @@ def test_rules_player_never_asks_for_its_own_card(params: dict):
     game = load(**params)
     rng = np.random.default_rng(3)
     stream = make_stream(4)
+    def checked_rules_action(state: pyspiel.State) -> int:
+        action = int(rules_action(state.array, stream))
+        if action < 1024:
+            assert not holds(state, state.current_player(), state.action_to_string(
+                state.current_player(), action).split()[-1])
+        return action
+
     for _ in range(20):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
-            action = int(rules_action(state.array, stream))
-            if action < 1024:
-                assert not holds(state, state.current_player(), state.action_to_string(
-                    state.current_player(), action).split()[-1])
-            state.apply_action(action)
+        for _ in decisions(game.new_initial_state(), rng, checked_rules_action):
+            pass
 
 
 @pytest.mark.parametrize("params", PLAYED, ids=PLAYED_IDS)
