@@ -13,7 +13,7 @@ import pyspiel
 import pytest
 
 from cardlab import agents
-from cardlab.agents.builtin import BUILTIN, NATIVE_KINDS
+from cardlab.agents.builtin import BUILTIN, NATIVE_KINDS, NETWORK_KINDS
 from cardlab.agents.ismcts import OPTIONS, ISMCTSBot
 from cardlab.agents.ismcts import options as columns
 from cardlab.agents.options import Option, OptionSet, parse_options, parse_value
@@ -84,7 +84,8 @@ BAD_VALUES = [
     ("widening", -0.1), ("widening", math.inf), ("rollout_depth", -1), ("rollout_depth", 2.0),
     ("time_ms", 0), ("time_ms", -1), ("time_ms", math.inf), ("time_ms", "inf"), ("time_ms", math.nan),
     ("time_ms", "abc"), ("time_ms", False), ("rollout", "smart"), ("rollout", 1),
-    ("evaluator", "cfr"), ("reuse_tree", "no"), ("reuse_tree", "x"), ("reuse_tree", 1),
+    ("value", "cfr"), ("prior", "cfr"), ("puct", -1), ("puct", math.nan),
+    ("reuse_tree", "no"), ("reuse_tree", "x"), ("reuse_tree", 1),
     ("reuse_tree", 0), ("reuse_tree", "yes"), ("debug", 1), ("debug", None),
 ]
 
@@ -196,7 +197,8 @@ def test_a_native_agent_declared_once_is_in_every_derived_table():
         NATIVE_KINDS["random"], NATIVE_KINDS["rules"], NATIVE_KINDS["ismcts"], NATIVE_KINDS["pimc"],
         NATIVE_KINDS["cfr-bidding"], NATIVE_KINDS["net"]) == (0, 1, 2, 3, 4, 5)
     assert "cfr" in BUILTIN and "cfr" not in NATIVE_AGENTS  # a Python bot only
-    assert set(FILE_OPTIONS) == {"cfr", "cfr-bidding", "net"}
+    assert set(FILE_OPTIONS) == {"cfr", "cfr-bidding", "net", "ismcts"}
+    assert (native.ISMCTS_NETWORK, NETWORK_KINDS) == (6, {"ismcts": 6})
 
 
 def test_a_native_agent_plays_only_the_games_it_declares():
@@ -233,16 +235,21 @@ def test_the_row_holds_each_option_at_its_named_column():
     assert row[columns.SIMULATIONS] == 77 and row[columns.EXPLORATION] == 0.5
     assert row[columns.ROLLOUT] == columns.ROLLOUT_RANDOM and row[columns.WORLD_POOL] == 9
     assert row[columns.EPSILON] == 0.25 and row[columns.WIDENING] == 2.0
-    assert row[columns.ROLLOUT_DEPTH] == 4 and row[columns.EVALUATOR] == columns.ROLLOUT_EVALUATOR
+    assert row[columns.ROLLOUT_DEPTH] == 4 and row[columns.VALUE] == columns.VALUE_ROLLOUT
+    assert row[columns.PRIOR] == columns.PRIOR_RULES and row[columns.PUCT] == 1.0
+    row = OPTIONS.resolve({"value": "net", "prior": "net", "puct": 2.5}, LITERATURE).row()
+    assert row[columns.VALUE] == columns.VALUE_NETWORK and row[columns.PRIOR] == columns.PRIOR_NETWORK
+    assert row[columns.PUCT] == 2.5
 
 
 def test_the_compiled_arena_runs_exactly_the_options_declared_with_a_column(kaiser):
     compiled = {option.name for option in OPTIONS if option.compiled}
     assert compiled == {"simulations", "exploration", "rollout", "world_pool", "epsilon",
-                        "widening", "rollout_depth", "evaluator"}
+                        "widening", "rollout_depth", "value", "prior", "puct"}
     for option in OPTIONS:
         value = option.default if option.default is not None else 5.0
-        assert is_native(AgentSpec("ismcts", "ismcts", {option.name: value}), kaiser) == option.compiled
+        runs_compiled = option.compiled or option.name == "model"  # the network goes in as a table
+        assert is_native(AgentSpec("ismcts", "ismcts", {option.name: value}), kaiser) == runs_compiled
 
 
 def test_a_bad_value_fails_the_arena_in_one_line(kaiser):

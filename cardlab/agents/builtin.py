@@ -38,6 +38,9 @@ class BuiltinAgent:
     Python bot); that loop runs the options declared with a column in the row,
     any other option (ISMCTS's ``time_ms``...) sends the agent through the
     Python loop, unless ``compiled_when`` decides (a policy file's table).
+    ``network_kind`` is its code when its options make it read a network
+    (``uses_network``): a kernel of its own, so that the loops of the agent
+    without one compile no network code.
     """
 
     name: str
@@ -46,6 +49,14 @@ class BuiltinAgent:
     kind: int | None = None
     games: tuple[str, ...] | None = None  # the games the compiled loop plays it in, if not every game
     compiled_when: Callable[[dict[str, Any]], bool] | None = None
+    network_kind: int | None = None
+    uses_network: Callable[[dict[str, Any]], bool] | None = None
+
+    def kind_for(self, given: dict[str, Any]) -> int | None:
+        """The kind code the compiled loop plays the agent with the options ``given`` as."""
+        if self.network_kind is not None and self.uses_network is not None and self.uses_network(given):
+            return self.network_kind
+        return self.kind
 
     def runs_compiled(self, given: dict[str, Any]) -> bool:
         """True if the compiled loop can play the agent with the options ``given``."""
@@ -66,7 +77,8 @@ class BuiltinAgent:
 BUILTIN: dict[str, BuiltinAgent] = {agent.name: agent for agent in (
     BuiltinAgent("random", random_agent.make_random, random_agent.OPTIONS, kind=0),
     BuiltinAgent("rules", rules.make_rules, rules.OPTIONS, kind=1),
-    BuiltinAgent("ismcts", ismcts.make_ismcts, ismcts.OPTIONS, kind=2),
+    BuiltinAgent("ismcts", ismcts.make_ismcts, ismcts.OPTIONS, kind=2, compiled_when=ismcts.runs_compiled,
+                 network_kind=6, uses_network=ismcts.uses_network),
     BuiltinAgent("cfr", cfr.make_cfr, cfr.OPTIONS),  # a policy file of a small game: cfr:policy=PATH
     BuiltinAgent("cfr-bidding", cfr_bidding.make_cfr_bidding, cfr_bidding.OPTIONS, kind=4,
                  games=DOUBLE_DUMMY_GAMES, compiled_when=cfr_bidding.runs_compiled),
@@ -76,5 +88,8 @@ BUILTIN: dict[str, BuiltinAgent] = {agent.name: agent for agent in (
 
 #: The kind code of each native agent, by name: what the compiled loop's kernels switch on.
 NATIVE_KINDS: dict[str, int] = {name: agent.kind for name, agent in BUILTIN.items() if agent.kind is not None}
-if len(set(NATIVE_KINDS.values())) != len(NATIVE_KINDS):
-    raise ValueError(f"native agents need distinct kind codes, got {NATIVE_KINDS}")
+#: The kind code of each native agent that may read a network, when it does.
+NETWORK_KINDS: dict[str, int] = {name: agent.network_kind for name, agent in BUILTIN.items()
+                                 if agent.network_kind is not None}
+if len(set(NATIVE_KINDS.values()) | set(NETWORK_KINDS.values())) != len(NATIVE_KINDS) + len(NETWORK_KINDS):
+    raise ValueError(f"native agents need distinct kind codes, got {NATIVE_KINDS} and {NETWORK_KINDS}")

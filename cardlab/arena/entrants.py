@@ -40,6 +40,9 @@ import pyspiel
 from cardlab.agents import cfr_bidding, net
 from cardlab.agents.builtin import BUILTIN, BuiltinAgent
 from cardlab.agents.checks import check_can_move
+from cardlab.agents.ismcts import OPTIONS as ISMCTS_OPTIONS
+from cardlab.agents.ismcts import uses_network
+from cardlab.agents.ismcts.bot import network_of
 from cardlab.agents.network import flat_weights
 from cardlab.agents.options import OptionSet, parse_options
 from cardlab.agents.pimc.bot import check_pimc_game
@@ -154,7 +157,7 @@ def input_files(spec: AgentSpec, game: pyspiel.Game) -> dict[str, Path]:
             files[option.name] = Path(spec.options[option.name])
     if spec.name == "cfr-bidding" and "policy" not in files:
         files["policy"] = cfr_bidding.policy_path(None, game)
-    if spec.name == "net" and "model" not in files:
+    if "model" not in files and (spec.name == "net" or spec.name == "ismcts" and uses_network(spec.options)):
         files["model"] = net.model_path(None, game)
     return files
 
@@ -285,14 +288,15 @@ def native_tables(specs: list[AgentSpec],
 
     Agents with a policy table (``cfr-bidding``) get theirs in ``policies``,
     all built at one capacity so that one array holds them, and ``net`` agents
-    their network's flat weights; the others get empty tables.
+    (and ISMCTS with ``prior=net`` or ``value=net``) their network's flat
+    weights; the others get empty tables.
     """
     spec_of_game = game_spec(game.get_type().short_name)
     kinds = np.empty(len(specs), dtype=np.int64)
     options = native.empty_options(len(specs))
     tables, networks = {}, {}
     for i, spec in enumerate(specs):
-        kinds[i] = NATIVE_AGENTS[spec.name].kind
+        kinds[i] = NATIVE_AGENTS[spec.name].kind_for(spec.options)
         try:
             if kinds[i] == native.CFR_BIDDING:
                 fine, greedy, tables[i] = cfr_bidding.native_policy(spec.options, game)
@@ -303,6 +307,8 @@ def native_tables(specs: list[AgentSpec],
                 networks[i] = flat_weights(model)
             else:
                 options[i] = native_row(spec, spec_of_game)
+            if kinds[i] == native.ISMCTS_NETWORK:
+                networks[i] = network_of(ISMCTS_OPTIONS.resolve(spec.options, spec_of_game), game)
             if kinds[i] == native.PIMC:  # the compiled loop must refuse what the bot refuses
                 check_pimc_game(game)
         except AgentSpecError:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.agents.builtin import NATIVE_KINDS
+from cardlab.agents.builtin import NATIVE_KINDS, NETWORK_KINDS
 from cardlab.agents.ismcts import search
 from cardlab.agents.network import SHAPE_WIDTH, network_action, network_policy
 from cardlab.agents.options import ROW_WIDTH
@@ -46,6 +46,8 @@ from cardlab.games import kernels
 RANDOM = NATIVE_KINDS["random"]  # uniform over the legal actions; no options
 RULES = NATIVE_KINDS["rules"]  # the game's rule-based strategy kernel; no options
 ISMCTS = NATIVE_KINDS["ismcts"]  # numba ISMCTS; its row's columns are named in cardlab.agents.ismcts.options
+#: ISMCTS with ``prior=net`` or ``value=net``: its network is its rows of the network tables (as ``net``'s)
+ISMCTS_NETWORK = NETWORK_KINDS["ismcts"]
 PIMC = NATIVE_KINDS["pimc"]  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in agents.pimc.options
 #: an MCCFR bidding policy in the auction, the rule-based player after it (Kaiser, Twenty-Eight);
 #: its table is the agent's slice of ``policies`` (:func:`cardlab.cfr.bidding.policy_arrays`)
@@ -59,7 +61,7 @@ NET_TEMPERATURE = 0  # options column: the softmax temperature (0: the most like
 
 # ---- the arrays of ``policies``, each indexed by agent first -------------------------------------
 POLICY_KEYS, POLICY_COUNTS, POLICY_ACTIONS, POLICY_PROBABILITIES = 0, 1, 2, 3  # cfr-bidding's table
-NETWORK_WEIGHTS, NETWORK_SHAPES = 4, 5  # a net agent's flat float32 weights and their shape row
+NETWORK_WEIGHTS, NETWORK_SHAPES = 4, 5  # a network's flat float32 weights and their shape row
 
 # ---- error codes returned by play_games ------------------------------------------
 OK = 0
@@ -159,12 +161,21 @@ def net_agent_action(game, agent, options, policies, s, stream, scratch):
 
 
 @njit(cache=True)
-def _no_net_agent(game, agent, options, policies, s, stream, scratch):
+def ismcts_network_action(game, agent, options, policies, s, stream, scratch):
+    """ISMCTS with its network (``prior=net``, ``value=net``): :func:`search.decide_with_network`."""
+    return search.decide_with_network(game, options[agent], policies[NETWORK_WEIGHTS][agent],
+                                      policies[NETWORK_SHAPES][agent], s, stream, scratch)
+
+
+@njit(cache=True)
+def _not_seated(game, agent, options, policies, s, stream, scratch):
     return -1
 
 
-#: The ``net`` agent where ``allowed`` seats one, else nothing compiled.
-_net_action = switch_within("net_action", {NET: net_agent_action, -1: _no_net_agent})
+#: The ``net`` agent where ``allowed`` seats one, else nothing compiled; and so ISMCTS with a network.
+_net_action = switch_within("net_action", {NET: net_agent_action, -1: _not_seated})
+_ismcts_network_action = switch_within("ismcts_network_action",
+                                       {ISMCTS_NETWORK: ismcts_network_action, -1: _not_seated})
 
 
 @njit(cache=True, inline="always")
@@ -179,6 +190,8 @@ def seat_action(game, allowed, agent, kinds, options, policies, s, stream, scrat
         return _bidding_action(allowed, kind, game, agent, options, policies, s, stream)
     if kind == NET:
         return _net_action(allowed, kind, game, agent, options, policies, s, stream, scratch)
+    if kind == ISMCTS_NETWORK:
+        return _ismcts_network_action(allowed, kind, game, agent, options, policies, s, stream, scratch)
     return agent_action(allowed, kind, game, options[agent], s, stream, scratch)
 
 
@@ -272,8 +285,21 @@ def _no_shares(game, options, s, stream, actions, shares):
     return -1
 
 
+@njit(cache=True)
+def _network_search_shares(game, agent, options, policies, s, stream, actions, shares):
+    return search.visit_shares_with_network(game, options[agent], policies[NETWORK_WEIGHTS][agent],
+                                            policies[NETWORK_SHAPES][agent], s, stream, actions, shares)
+
+
+@njit(cache=True)
+def _no_network_shares(game, agent, options, policies, s, stream, actions, shares):
+    return -1
+
+
 #: ISMCTS's visit shares where ``allowed`` seats the search, else nothing compiled.
 _search_shares = switch_within("search_shares", {ISMCTS: search.visit_shares, -1: _no_shares})
+_network_shares = switch_within("network_shares", {ISMCTS_NETWORK: _network_search_shares,
+                                                   -1: _no_network_shares})
 
 
 @njit(cache=True)
@@ -294,6 +320,9 @@ def agent_policy(game, allowed, agent, kinds, options, policies, s, stream, acti
     kind = kinds[agent]
     if kind == ISMCTS:
         return _search_shares(allowed, kind, game, options[agent], s, stream, actions, probabilities), False
+    if kind == ISMCTS_NETWORK:
+        return _network_shares(allowed, kind, game, agent, options, policies, s, stream, actions,
+                               probabilities), False
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     n = kernels.legal_actions(game, s, legal)
     action = seat_action(game, allowed, agent, kinds, options, policies, s, stream, actions)

@@ -30,7 +30,8 @@ constant it is called with (``f(x, 0)`` and ``f(x, 1)`` are two compilations,
 besides ``f(x, n)``): in the double-dummy search that was four copies of its
 largest function. :func:`compile_constants_once` makes cardlab's kernels take
 every constant argument as its plain type, but for the parameters named in
-:data:`LITERAL_PARAMETERS` (the game and the allowed agent kinds), whose
+:data:`LITERAL_PARAMETERS` (the game, the allowed agent kinds, whether a
+search reads a network), whose
 constants are what the specialization is for. LLVM still sees a constant
 where it inlines a call, so the code is as fast.
 """
@@ -74,7 +75,7 @@ def _typeof_literal_int(value: LiteralInt, context: Any) -> types.IntegerLiteral
 
 
 #: Parameters whose constant arguments cardlab's kernels are compiled for, one compilation a value.
-LITERAL_PARAMETERS = frozenset({"game", "allowed"})
+LITERAL_PARAMETERS = frozenset({"game", "allowed", "networked"})
 _PARAMETER_NAMES: dict[Any, tuple[str, ...]] = {}
 
 

@@ -474,7 +474,7 @@ def value_tables(game_name: str, parameters: dict[str, Any],
     specs, notes = [], []
     for agent in agents:
         spec = AgentSpec(agent["label"], agent["name"], dict(agent["options"]))
-        kind = NATIVE_AGENTS[spec.name].kind if spec.name in NATIVE_AGENTS else -1
+        kind = NATIVE_AGENTS[spec.name].kind_for(spec.options) if spec.name in NATIVE_AGENTS else -1
         if kind not in PLAYED_OUT:
             notes.append(f"{spec.label}: the rule-based player stands in for it in the play-outs")
             spec = None

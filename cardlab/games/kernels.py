@@ -109,6 +109,10 @@ def num_players(game, s):
     return s[layout.NUM_PLAYERS]
 
 
+#: The side a seat scores with (a team, or a seat alone in some variants): ``side_of(game, s, seat)``.
+side_of = _per_game("side_of", kaiser_engine.side_of, twenty_eight_engine.side_of, literature_engine.side_of)
+
+
 @njit(cache=True)
 def _twenty_eight_utility_scale(s):
     return 4.0  # game points: at most 3 won or 4 lost

@@ -209,6 +209,8 @@ def agent_tables(text: str, game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray]
     name, options = parse_agent(text)
     if name not in NATIVE_AGENTS or name == "random":
         raise ValueError(f"advice plays the deals out with rules or ismcts, not {name!r}")
+    if NATIVE_AGENTS[name].kind_for(options) != NATIVE_AGENTS[name].kind:
+        raise ValueError(f"advice plays the deals out without networks, not with {text!r}")
     row = native_row(AgentSpec(name, name, options), game_spec(game.get_type().short_name))
     players = game.num_players()
     return (np.full(players, NATIVE_AGENTS[name].kind, dtype=np.int64), np.tile(row, (players, 1)))

@@ -7,7 +7,7 @@ from typing import Any
 import pyspiel
 
 from cardlab.agents.ismcts.bot import ISMCTSBot
-from cardlab.agents.ismcts.options import OPTIONS
+from cardlab.agents.ismcts.options import OPTIONS, uses_network
 
 
 def make_ismcts(game: pyspiel.Game, player: int, seed: int, **options: Any) -> ISMCTSBot:
@@ -15,4 +15,9 @@ def make_ismcts(game: pyspiel.Game, player: int, seed: int, **options: Any) -> I
     return ISMCTSBot(game, player, seed, **options)
 
 
-__all__ = ["OPTIONS", "ISMCTSBot", "make_ismcts"]
+def runs_compiled(given: dict[str, Any]) -> bool:
+    """The compiled arena plays ``ismcts`` with its row's options and ``model`` (loaded as a table)."""
+    return OPTIONS.runs_compiled({name: value for name, value in given.items() if name != "model"})
+
+
+__all__ = ["OPTIONS", "ISMCTSBot", "make_ismcts", "runs_compiled", "uses_network"]

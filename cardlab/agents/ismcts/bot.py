@@ -13,11 +13,17 @@ import pyspiel
 
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import search
-from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS
+from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS, uses_network
+from cardlab.agents.net import model_path
+from cardlab.agents.network import flat_weights, load_model
 from cardlab.core.interrupt import StopRequest, quiet_worker
 from cardlab.core.openspiel import replay_world
 from cardlab.core.rng import derive_seed, make_stream, next_u64
+from cardlab.core.specialize import LiteralInt
 from cardlab.games import game_spec, kernels
+
+#: The ``networked`` argument of the search kernels, literal so that each is compiled for its value.
+WITHOUT_NETWORK, WITH_NETWORK = LiteralInt(search.WITHOUT_NETWORK), LiteralInt(search.WITH_NETWORK)
 
 CHUNK = 32  # iterations between clock checks under a time budget
 #: Iterations per kernel call under a simulation budget: between calls Ctrl-C is handled and other
@@ -33,7 +39,9 @@ class ISMCTSBot(pyspiel.Bot):
     checked when the bot is made; ``widening`` and ``rollout_depth`` default
     to the values tuned for each game (``GameSpec.ismcts_defaults``). With
     ``simulations`` the bot is deterministic for its seed and its ``workers``
-    count; with ``time_ms`` results depend on the machine's speed.
+    count; with ``time_ms`` results depend on the machine's speed. With
+    ``prior=net`` or ``value=net`` it loads ``model`` (default: the model
+    committed for the game), refusing one of another game or other parameters.
     """
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int = 0, **options: Any):
@@ -43,6 +51,7 @@ class ISMCTSBot(pyspiel.Bot):
         self.game_id = self.spec.kernel_id
         self.options = OPTIONS.resolve(options, self.spec)
         self.row = self.options.row()  # what the kernels read, as in the compiled arena
+        self.network = network_of(self.options, game)
         self.player = player
         self.capacity = (self.options["simulations"] + 1 if self.options["time_ms"] is None
                          else self.options["max_nodes"])
@@ -86,7 +95,7 @@ class ISMCTSBot(pyspiel.Bot):
                           dtype=np.int64)
         start = time.perf_counter()
         iterations = run_search(self.game_id, root_state, self.player, self.row, tree,
-                                make_stream(move_seed), self.options["time_ms"], worlds)
+                                make_stream(move_seed), self.options["time_ms"], worlds, self.network)
         if self.options["debug"]:
             self._check_worlds(state, worlds)
         self.last_search = {
@@ -139,7 +148,7 @@ class ISMCTSBot(pyspiel.Bot):
         jobs = [
             self._pool.submit(_worker_search, self.game_id, state.array, self.player,
                               int(derive_seed(move_seed, worker)), self.row,
-                              self.options["time_ms"], self.capacity)
+                              self.options["time_ms"], self.capacity, self.network)
             for worker in range(workers)
         ]
         return sum(job.result() for job in jobs)
@@ -154,14 +163,26 @@ class ISMCTSBot(pyspiel.Bot):
     __del__ = close
 
 
+def network_of(options: dict[str, Any], game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray] | None:
+    """The flat weights and shape row of the network the resolved ``options`` search with, if any
+    (``ValueError`` for a model that is missing or of another game)."""
+    if not uses_network(options):
+        return None
+    return flat_weights(load_model(model_path(options["model"], game), game))
+
+
 def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndarray,
                tree: search.Tree, stream: np.ndarray, time_ms: float | None,
-               worlds: np.ndarray) -> int:
+               worlds: np.ndarray, network: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Search from ``tree.root``: the row's simulations, or chunks until ``time_ms`` has passed.
 
     Draws the move's world pool first; ``worlds`` receives the first sampled
-    worlds (for the debug check). Returns the number of iterations run.
+    worlds (for the debug check). ``network`` is the ``(weights, shape)`` of
+    ``prior=net`` and ``value=net``. Returns the number of iterations run.
     """
+    networked = WITHOUT_NETWORK if network is None else WITH_NETWORK
+    if network is None:
+        network = search.no_network()
     deadline = time.perf_counter() + (time_ms or 0.0) / 1000.0
     with StopRequest() as stop:  # Ctrl-C acts between kernel calls, never inside one
         pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row)
@@ -170,7 +191,7 @@ def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndar
             stop.check()
             return search.run_iterations(game_id, root_state, searcher, row, count, tree.root,
                                          tree.nodes, tree.reward, tree.size, stream, pool,
-                                         cumulative, worlds_out)
+                                         cumulative, worlds_out, networked, network)
 
         if time_ms is None:  # the same iterations as one call: the tree, stream and pool carry over
             budget = int(row[SIMULATIONS])
@@ -193,11 +214,12 @@ def root_visits(game_id: int, root_state: np.ndarray, searcher: int,
 
 
 def _worker_search(game_id: int, root_state: np.ndarray, searcher: int, seed: int,
-                   row: np.ndarray, time_ms: float | None, capacity: int) -> np.ndarray:
+                   row: np.ndarray, time_ms: float | None, capacity: int,
+                   network: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
     """One independent search in a worker process; returns the root visit counts."""
     tree = search.Tree(capacity)
     worlds = np.zeros((0, root_state.shape[0]), dtype=np.int64)
-    run_search(game_id, root_state, searcher, row, tree, make_stream(seed), time_ms, worlds)
+    run_search(game_id, root_state, searcher, row, tree, make_stream(seed), time_ms, worlds, network)
     return root_visits(game_id, root_state, searcher, tree)
 
 

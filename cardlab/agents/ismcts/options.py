@@ -17,12 +17,17 @@ WORLD_POOL = 3
 EPSILON = 4
 WIDENING = 5
 ROLLOUT_DEPTH = 6
-EVALUATOR = 7
+VALUE = 7
+PRIOR = 8
+PUCT = 9
 
 # Codes of the choices, as the kernels read them.
 ROLLOUT_RANDOM = 0
 ROLLOUT_RULES = 1
-ROLLOUT_EVALUATOR = 0  # play on with the rollout policy (cut off after rollout_depth moves)
+VALUE_ROLLOUT = 0  # play on with the rollout policy (cut off after rollout_depth moves)
+VALUE_NETWORK = 1  # the value head of a policy-and-value network (cardlab.agents.network)
+PRIOR_RULES = 0  # widening offers the rule-based player's choice first; selection by UCB
+PRIOR_NETWORK = 1  # widening in the policy head's order; selection by PUCT with its probabilities
 
 #: The largest search tree an option may ask for: about 1 GB of nodes (3 GB when reused).
 MAX_TREE_NODES = 10_000_000
@@ -50,6 +55,20 @@ OPTIONS = OptionSet("ismcts", (
            low=0, column=WIDENING),
     Option("rollout_depth", "int", 0, "moves before a rollout stops at the static evaluation; 0: end",
            low=0, high=10_000, column=ROLLOUT_DEPTH, needs="has_static_evaluation"),
-    Option("evaluator", "choice", "rollout", "how a new leaf is valued: a rollout with the policy",
-           choices={"rollout": ROLLOUT_EVALUATOR}, column=EVALUATOR),
+    Option("value", "choice", "rollout", "how a new leaf is valued: a rollout with the rollout policy, "
+           "or the network's value head", choices={"rollout": VALUE_ROLLOUT, "net": VALUE_NETWORK},
+           column=VALUE),
+    Option("prior", "choice", "rules", "which actions a node offers first: the rule-based player's "
+           "(UCB), or the network's policy (its order, and PUCT selection)",
+           choices={"rules": PRIOR_RULES, "net": PRIOR_NETWORK}, column=PRIOR),
+    Option("puct", "float", 1.0, "weight of the network's prior in PUCT selection (prior=net)",
+           low=0, high=1000, column=PUCT),
+    Option("model", "text", None, "the network of prior=net and value=net (.npz of cardlab train); "
+           "default: the model committed for the game"),
 ), game_defaults="ismcts_defaults")
+
+
+def uses_network(values: dict) -> bool:
+    """True if the options ``values`` (given or resolved) need a policy-and-value network."""
+    return values.get("prior") == "net" or values.get("value") == "net"
+

@@ -11,8 +11,9 @@ the *searcher's* information sets. Each iteration
    it was available, not how often its parent was visited, because an
    opponent's card is only playable in the worlds where he holds it;
 3. **expands** one new action and **values the leaf**, with the evaluator
-   the options choose: today a rollout to the end with a fast policy
-   (uniform random or the game's rule-based player), and
+   the options choose: a rollout to the end with a fast policy (uniform
+   random or the game's rule-based player), or the value head of a
+   policy-and-value network (``value=net``), and
 4. **backs up** the result, each edge crediting the return of the team of the
    player who chose it (partners share returns).
 
@@ -28,7 +29,17 @@ that a budget of a thousand simulations is not spread thin over fifteen bids.
 Where the rule-based player scores every action (Literature's deduction
 player), actions enter in its order of preference. Actions that are provably
 no better than another (``kernels.dominant_action``: naming a card's known
-holder in a claim) are not searched at all. Rollouts may stop after
+holder in a claim) are not searched at all.
+
+With ``prior=net`` the network's policy takes the rule-based player's place,
+as in AlphaZero: widening offers actions in the order of the policy's
+probabilities (for the player to move in the world of the iteration that
+expands them), each edge keeps its probability, and selection is PUCT,
+``Q + puct * P * sqrt(available) / (1 + visits)``, with availability counts in
+place of the parent's visits. The network code is compiled only into the
+searches that use one: the kernels take ``networked``, a literal (0 or 1), and
+the steps that read the network are chosen by it
+(:func:`cardlab.core.specialize.by_key`). Rollouts may stop after
 ``rollout_depth`` moves and score the position with the game's static
 evaluation (``kernels.static_returns``), trading rollout noise for bias.
 
@@ -59,20 +70,25 @@ from numba import njit
 
 from cardlab.agents.ismcts.options import (
     EPSILON,
-    EVALUATOR,
     EXPLORATION,
+    PRIOR,
+    PRIOR_RULES,
+    PUCT,
     ROLLOUT,
     ROLLOUT_DEPTH,
-    ROLLOUT_EVALUATOR,
     ROLLOUT_RANDOM,
     ROLLOUT_RULES,
     SIMULATIONS,
+    VALUE,
+    VALUE_ROLLOUT,
     WIDENING,
     WORLD_POOL,
 )
+from cardlab.agents.network import ACTIONS, SHAPE_WIDTH, evaluate_state, legal_policy
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import random_below, random_unit
+from cardlab.core.specialize import by_key
 from cardlab.games import kernels
 
 ACTION_KEY_SPACE = 4096  # every action id of every game, and HIDDEN_ACTION, is below this
@@ -80,10 +96,15 @@ MAX_SEATS = 16
 MAX_DEPTH = 4096  # more moves than any game has: the longest path through a tree
 NO_NODE = -1
 
-# Columns of the node table: the edge into the node, its counts, and its place among its
-# parent's children (the newest first).
-PARENT, ACTION, MOVER, VISITS, AVAILABLE, FIRST_CHILD, NEXT_SIBLING = 0, 1, 2, 3, 4, 5, 6
-NODE_COLUMNS = 7
+# Columns of the node table: the edge into the node, its counts, its place among its
+# parent's children (the newest first) and the network's probability of its action
+# (``prior=net``), in units of PRIOR_UNIT so that the table stays one integer array.
+PARENT, ACTION, MOVER, VISITS, AVAILABLE, FIRST_CHILD, NEXT_SIBLING, PRIOR_SHARE = 0, 1, 2, 3, 4, 5, 6, 7
+NODE_COLUMNS = 8
+PRIOR_UNIT = 1 << 30
+
+# ``networked``: the search reads a policy-and-value network (0: it has none, nothing of it compiled).
+WITHOUT_NETWORK, WITH_NETWORK = 0, 1
 
 
 class Tree:
@@ -129,6 +150,7 @@ def reset(nodes, reward, size):
     nodes[0, AVAILABLE] = 0
     nodes[0, FIRST_CHILD] = NO_NODE
     nodes[0, NEXT_SIBLING] = NO_NODE
+    nodes[0, PRIOR_SHARE] = PRIOR_UNIT
     reward[0] = 0.0
     size[0] = 1
 
@@ -161,6 +183,7 @@ def add_child(nodes, reward, size, parent, action, mover):
     nodes[child, AVAILABLE] = 0
     nodes[child, FIRST_CHILD] = NO_NODE
     nodes[child, NEXT_SIBLING] = nodes[parent, FIRST_CHILD]
+    nodes[child, PRIOR_SHARE] = PRIOR_UNIT
     nodes[parent, FIRST_CHILD] = child
     reward[child] = 0.0
     return child
@@ -255,13 +278,16 @@ def widened_width(widening, visits, n):
 
 
 @njit(cache=True, forceinline=True)
-def expansion_choice(game, world, legal, n, children, unexpanded, widening, stream, scores):
+def rules_expansion_choice(game, world, player, options, legal, n, children, unexpanded, stream,
+                           scores, network, logits):
     """The index of the action to add to the tree, among the ``unexpanded`` ones.
 
     With widening, the rule-based player's preferences come first: in its
     order of preference (ties at random) where it scores every action, else
     its choice; otherwise, or when its choice is already in the tree, at random.
+    (``network`` and ``logits`` are unused: the signature of :data:`expansion_choice`.)
     """
+    widening = options[WIDENING]
     chosen = -1
     if widening > 0.0 and kernels.expansion_scores(game, world, legal, n, scores):
         best_score = -1e300
@@ -284,12 +310,43 @@ def expansion_choice(game, world, legal, n, children, unexpanded, widening, stre
                     chosen = i
                     break
                 pick -= 1
+    scores[chosen] = 1.0
     return chosen
 
 
 @njit(cache=True, forceinline=True)
-def ucb_choice(nodes, reward, children, n, exploration):
+def network_expansion_choice(game, world, player, options, legal, n, children, unexpanded, stream,
+                             scores, network, logits):
+    """:func:`rules_expansion_choice`, or with ``prior=net`` the unexpanded action the network's
+    policy for ``player`` likes best (ties at random); ``scores[chosen]`` is its probability."""
+    if np.int64(options[PRIOR]) == PRIOR_RULES:
+        return rules_expansion_choice(game, world, player, options, legal, n, children, unexpanded,
+                                      stream, scores, network, logits)
+    weights, shape = network
+    evaluate_state(game, weights, shape, world, player, logits)
+    legal_policy(logits, legal, n, 1.0, scores)
+    chosen = -1
+    best_score = -1e300
+    for i in range(n):
+        if children[i] == NO_NODE:
+            score = scores[i] + 1e-9 * random_unit(stream)
+            if score > best_score:
+                best_score = score
+                chosen = i
+    return chosen
+
+
+#: ``expansion_choice(networked, game, world, player, options, legal, n, children, unexpanded,
+#: stream, scores, network, logits)``: the index of the legal action to add to the tree, its
+#: prior probability left in ``scores[chosen]`` (1 where no network orders the actions).
+expansion_choice = by_key("expansion_choice", {WITHOUT_NETWORK: rules_expansion_choice,
+                                               WITH_NETWORK: network_expansion_choice})
+
+
+@njit(cache=True, forceinline=True)
+def ucb_choice(nodes, reward, children, n, options):
     """The index of the child with the best UCB value, exploration counted by availability."""
+    exploration = options[EXPLORATION]
     best = -1
     best_value = -1e300
     for i in range(n):
@@ -309,13 +366,46 @@ def ucb_choice(nodes, reward, children, n, exploration):
 
 
 @njit(cache=True, forceinline=True)
+def network_choice(nodes, reward, children, n, options):
+    """:func:`ucb_choice`, or with ``prior=net`` the child with the best PUCT value:
+    ``Q + puct * P * sqrt(available) / (1 + visits)``."""
+    if np.int64(options[PRIOR]) == PRIOR_RULES:
+        return ucb_choice(nodes, reward, children, n, options)
+    weight = options[PUCT] / PRIOR_UNIT
+    best = -1
+    best_value = -1e300
+    for i in range(n):
+        child = children[i]
+        if child == NO_NODE:
+            continue
+        visits = nodes[child, VISITS]
+        if visits == 0:
+            value = 1e300
+        else:
+            value = reward[child] / visits + weight * nodes[child, PRIOR_SHARE] * math.sqrt(
+                nodes[child, AVAILABLE]) / (1 + visits)
+        if value > best_value:
+            best_value = value
+            best = i
+    return best
+
+
+#: ``child_choice(networked, nodes, reward, children, n, options)``: the index of the child to
+#: follow down the tree.
+child_choice = by_key("child_choice", {WITHOUT_NETWORK: ucb_choice, WITH_NETWORK: network_choice})
+
+
+@njit(cache=True, forceinline=True)
 def select_and_expand(game, world, searcher, options, root, nodes, reward, size, stream,
-                      legal, observed, children, scores, child_of, laid_out, path):
+                      legal, observed, children, scores, child_of, laid_out, path,
+                      networked, network, logits):
     """Play ``world`` down the tree from ``root``, adding one node; return the path's length.
 
     ``path`` receives the nodes entered, the new one last if the tree had
     room; ``world`` is left at the leaf. ``legal`` .. ``laid_out`` are buffers
-    (the last two of :func:`known_children`).
+    (the last two of :func:`known_children`); ``network`` is the flat weights
+    and shape row of the network that ``networked`` searches read, ``logits``
+    room for its output.
     """
     node = root
     depth = 0
@@ -348,14 +438,14 @@ def select_and_expand(game, world, searcher, options, root, nodes, reward, size,
             node = child
             continue
         unexpanded = known_children(nodes, node, player, observed, n, children, child_of, laid_out)
-        widening = options[WIDENING]
         if (unexpanded > 0 and not expanded
-                and n - unexpanded < widened_width(widening, nodes[node, VISITS], n)):
-            chosen = expansion_choice(game, world, legal, n, children, unexpanded, widening, stream,
-                                      scores)
+                and n - unexpanded < widened_width(options[WIDENING], nodes[node, VISITS], n)):
+            chosen = expansion_choice(networked, game, world, player, options, legal, n, children,
+                                      unexpanded, stream, scores, network, logits)
             child = add_child(nodes, reward, size, node, observed[chosen], player)
             kernels.apply_action(game, world, legal[chosen])
             if child != NO_NODE:
+                nodes[child, PRIOR_SHARE] = np.int64(scores[chosen] * PRIOR_UNIT)
                 nodes[child, AVAILABLE] += 1
                 path[depth] = child
                 depth += 1
@@ -363,7 +453,7 @@ def select_and_expand(game, world, searcher, options, root, nodes, reward, size,
         if unexpanded == n:  # below the expansion point: leave the tree
             break
         # (with widening, unexpanded actions wait until the node has more visits)
-        best = ucb_choice(nodes, reward, children, n, options[EXPLORATION])
+        best = child_choice(networked, nodes, reward, children, n, options)
         kernels.apply_action(game, world, legal[best])
         node = children[best]
         path[depth] = node
@@ -404,18 +494,53 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
 
 
 @njit(cache=True, forceinline=True)
-def evaluate_leaf(game, world, options, stream, legal, seat_returns):
-    """Fill ``seat_returns`` with the value of the leaf ``world`` to each seat.
+def rollout_value(game, world, options, stream, legal, seat_returns, network, logits):
+    """Fill ``seat_returns`` with each seat's return at the end of a rollout from ``world``.
 
-    The one place a leaf evaluator plugs in, chosen by the ``evaluator``
-    option: today a rollout; values from CFR or a learned model come here.
+    (``network`` and ``logits`` are unused: the signature of :data:`evaluate_leaf`.)
     """
-    evaluator = np.int64(options[EVALUATOR])
-    if evaluator == ROLLOUT_EVALUATOR:
-        rollout(game, world, np.int64(options[ROLLOUT]), np.int64(options[ROLLOUT_DEPTH]), stream,
-                legal, seat_returns)
-    else:
-        raise ValueError("ismcts: unknown leaf evaluator")
+    rollout(game, world, np.int64(options[ROLLOUT]), np.int64(options[ROLLOUT_DEPTH]), stream,
+            legal, seat_returns)
+
+
+@njit(cache=True, forceinline=True)
+def network_value(game, world, options, stream, legal, seat_returns, network, logits):
+    """:func:`rollout_value`, or with ``value=net`` the network's value of ``world``.
+
+    Chance moves are sampled up to the next decision (or the end, scored by
+    the rules). The value head estimates the return of the player to move,
+    over the game's utility scale: that player's side gets it, and the other
+    seats share its negative equally, the returns being zero-sum.
+    """
+    if np.int64(options[VALUE]) == VALUE_ROLLOUT:
+        rollout_value(game, world, options, stream, legal, seat_returns, network, logits)
+        return
+    player = kernels.current_player(game, world)
+    while player == CHANCE_PLAYER:
+        kernels.apply_action(game, world, kernels.random_action(game, world, stream, legal))
+        player = kernels.current_player(game, world)
+    if player == TERMINAL_PLAYER:
+        kernels.returns(game, world, seat_returns)
+        return
+    weights, shape = network
+    value = evaluate_state(game, weights, shape, world, player, logits) * kernels.utility_scale(game, world)
+    players = kernels.num_players(game, world)
+    side = kernels.side_of(game, world, player)
+    own = 0
+    for seat in range(players):
+        if kernels.side_of(game, world, seat) == side:
+            own += 1
+    for seat in range(players):
+        if kernels.side_of(game, world, seat) == side:
+            seat_returns[seat] = value
+        else:
+            seat_returns[seat] = -value * own / (players - own)
+
+
+#: ``evaluate_leaf(networked, game, world, options, stream, legal, seat_returns, network,
+#: logits)``: fill ``seat_returns`` with the value of the leaf ``world`` to each seat, by the
+#: evaluator the ``value`` option chooses. The one place a leaf evaluator plugs in.
+evaluate_leaf = by_key("evaluate_leaf", {WITHOUT_NETWORK: rollout_value, WITH_NETWORK: network_value})
 
 
 # ---- back up -------------------------------------------------------------------------------
@@ -431,7 +556,7 @@ def back_up(nodes, reward, root, path, depth, seat_returns, scale):
 
 @njit(cache=True, inline="always")
 def run_iterations(game, root_state, searcher, options, iterations, root, nodes, reward, size,
-                   stream, pool, cumulative, worlds_out):
+                   stream, pool, cumulative, worlds_out, networked, network):
     """Run ``iterations`` ISMCTS iterations from ``root``; return how many ran.
 
     ``options`` is the agent's options row (``cardlab.agents.ismcts.OPTIONS``);
@@ -439,6 +564,8 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
     ``pool`` (weighted by ``cumulative``) when it is not empty, and
     ``worlds_out`` (shape ``(k, state_size)``) receives the first k of them,
     for the debug check that every determinization fits the searcher's view.
+    ``network`` is ``(weights, shape)`` (:func:`cardlab.agents.network.flat_weights`),
+    read where ``networked`` is WITH_NETWORK (else :data:`NO_NETWORK`).
     """
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
     observed = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
@@ -449,14 +576,18 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
     path = np.empty(MAX_DEPTH, dtype=np.int64)
     seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
     world_buffer = np.empty(root_state.shape[0], dtype=np.int64)
+    logits = np.empty(network[1][ACTIONS], dtype=np.float32)
     scale = kernels.utility_scale(game, root_state)
+    if networked == WITHOUT_NETWORK and (options[PRIOR] != PRIOR_RULES or options[VALUE] != VALUE_ROLLOUT):
+        raise ValueError("ismcts: prior=net and value=net need a search given the network")
     for iteration in range(iterations):
         world = determinize(game, root_state, searcher, stream, pool, cumulative, world_buffer)
         if iteration < worlds_out.shape[0]:
             worlds_out[iteration, :] = world
         depth = select_and_expand(game, world, searcher, options, root, nodes, reward, size, stream,
-                                  legal, observed, children, scores, child_of, laid_out, path)
-        evaluate_leaf(game, world, options, stream, legal, seat_returns)
+                                  legal, observed, children, scores, child_of, laid_out, path,
+                                  networked, network, logits)
+        evaluate_leaf(networked, game, world, options, stream, legal, seat_returns, network, logits)
         back_up(nodes, reward, root, path, depth, seat_returns, scale)
     return iterations
 
@@ -495,7 +626,13 @@ def descend(game, state_before, actions, searcher, root, nodes):
 
 
 @njit(cache=True, inline="always")
-def root_search(game, options, state, stream, visits):
+def no_network():
+    """The ``network`` argument of a search without one: empty weights, no actions."""
+    return np.zeros(1, dtype=np.float32), np.zeros(SHAPE_WIDTH, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def root_search(game, options, state, stream, visits, networked, network):
     """One complete search from ``state`` for the player to move: the visits of each legal root action
     into ``visits`` (in legal-action order); returns the number of legal actions.
 
@@ -509,7 +646,7 @@ def root_search(game, options, state, stream, visits):
     pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
     worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
     run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
-                   pool, cumulative, worlds)
+                   pool, cumulative, worlds, networked, network)
     return root_statistics(game, state, searcher, 0, nodes, visits)
 
 
@@ -522,6 +659,19 @@ def decide(game, options, state, stream, scratch):
     options row, ``scratch`` room for legal actions. Allocates its own tree,
     so compiled loops can call it for any seat of any game.
     """
+    return most_visited(game, options, state, stream, scratch, WITHOUT_NETWORK, no_network())
+
+
+@njit(cache=True)
+def decide_with_network(game, options, weights, shape, state, stream, scratch):
+    """:func:`decide` for a search that reads the network ``(weights, shape)`` (``prior=net``,
+    ``value=net``)."""
+    return most_visited(game, options, state, stream, scratch, WITH_NETWORK, (weights, shape))
+
+
+@njit(cache=True, inline="always")
+def most_visited(game, options, state, stream, scratch, networked, network):
+    """The move of :func:`decide`: the only legal one, a dominant one, or the search's most visited."""
     n = kernels.legal_actions(game, state, scratch)
     if n == 1:
         return scratch[0]
@@ -529,7 +679,7 @@ def decide(game, options, state, stream, scratch):
     if forced >= 0:
         return forced
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_search(game, options, state, stream, visits)
+    root_search(game, options, state, stream, visits, networked, network)
     best = 0
     for i in range(1, n):
         if visits[i] > visits[best]:
@@ -539,6 +689,21 @@ def decide(game, options, state, stream, scratch):
 
 @njit(cache=True)
 def visit_shares(game, options, state, stream, actions, shares):
+    """The search's distribution over its legal actions: each one's share of the root visits.
+
+    (:func:`shares_of_visits` without a network.)
+    """
+    return shares_of_visits(game, options, state, stream, actions, shares, WITHOUT_NETWORK, no_network())
+
+
+@njit(cache=True)
+def visit_shares_with_network(game, options, weights, shape, state, stream, actions, shares):
+    """:func:`visit_shares` for a search that reads the network ``(weights, shape)``."""
+    return shares_of_visits(game, options, state, stream, actions, shares, WITH_NETWORK, (weights, shape))
+
+
+@njit(cache=True, inline="always")
+def shares_of_visits(game, options, state, stream, actions, shares, networked, network):
     """The search's distribution over its legal actions: each one's share of the root visits.
 
     This is what the search thinks of each move (``cardlab play``'s hint shows
@@ -554,7 +719,7 @@ def visit_shares(game, options, state, stream, actions, shares):
             shares[i] = 1.0 if actions[i] == forced else 0.0
         return n
     visits = np.zeros(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
-    root_search(game, options, state, stream, visits)
+    root_search(game, options, state, stream, visits, networked, network)
     total = 0
     for i in range(n):
         total += visits[i]
