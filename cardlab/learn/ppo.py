@@ -43,10 +43,16 @@ class Settings:
     trace: float = 0.95  # GAE's lambda
     max_grad_norm: float = 0.5
     hidden: tuple[int, ...] = (256, 256)
+    #: bc: the chance that a decision plays a uniformly random legal action instead of the
+    #: teacher's, so that the value head also learns positions the teacher never reaches (a
+    #: search's leaves: a bid of 12 no-trump); the policy still learns the teacher's move
+    explore: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         values = asdict(self)
         values["hidden"] = list(self.hidden)
+        if not self.explore:  # as runs recorded their settings before it existed, so they resume
+            del values["explore"]
         return values
 
 
@@ -55,7 +61,7 @@ RANGES: dict[str, tuple[type, float, float]] = {
     "num_envs": (int, 2, 1 << 16), "rollout": (int, 1, 4096), "batch": (int, 1, 1 << 24),
     "minibatch": (int, 1, 1 << 20), "epochs": (int, 1, 100), "learning_rate": (float, 1e-8, 1.0),
     "clip": (float, 0.0, 10.0), "entropy": (float, 0.0, 10.0), "value_weight": (float, 0.0, 100.0),
-    "trace": (float, 0.0, 1.0), "max_grad_norm": (float, 1e-6, 1e6),
+    "trace": (float, 0.0, 1.0), "max_grad_norm": (float, 1e-6, 1e6), "explore": (float, 0.0, 1.0),
 }
 
 

@@ -49,7 +49,7 @@ ALGORITHMS = ("ppo", "bc")
 #: The most decisions one run may learn from.
 MAX_STEPS = 10**13
 #: Seeds of the parts of a run, drawn from its seed: so none repeats another's stream.
-_TEACHER, _SHUFFLE, _POLICY = 1 << 40, 2 << 40, 3 << 40
+_TEACHER, _SHUFFLE, _POLICY, _EXPLORE = 1 << 40, 2 << 40, 3 << 40, 4 << 40
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ class Run:
             check_count(self.eval_deals, "eval_deals", 10**7)
         if not 0 <= self.eval_minutes <= 10**6:
             raise ValueError(f"eval_minutes must be in 0..1000000, got {self.eval_minutes!r}")
+        if self.settings.explore and self.algo != "bc":
+            raise ValueError(f"the setting explore is for --algo bc (its teacher's games), not {self.algo}")
 
     def identity(self) -> dict[str, Any]:
         """What a resumed run must share with the saved one, or its streams would fork."""
@@ -207,7 +209,7 @@ class Trainer:
         while p.decisions < run.steps and not stop.requested:
             cpu, wall = time.process_time(), time.perf_counter()
             for _ in range(settings.rollout):
-                self._play_one(jax.random.fold_in(key, step))
+                self._play_one(jax.random.fold_in(key, step), (first_update, step))
                 step += 1
             finished = self._finish_games()
             if len(finished["actions"]):
@@ -232,17 +234,25 @@ class Trainer:
                 break
         return stats
 
-    def _play_one(self, key: jax.Array) -> None:
-        """One decision in every environment: the learner's (PPO) or the teacher's (imitation)."""
+    def _play_one(self, key: jax.Array, at: tuple[int, int]) -> None:
+        """One decision in every environment: the learner's (PPO) or the teacher's (imitation).
+
+        ``at`` (the segment's first update, the step in it) seeds imitation's
+        exploring moves, so that they too depend only on where the run is.
+        """
         c, buffer = self.collector, self.buffer
         observations, masks, players = c.observation()
         n = len(players)
+        played = None
         if self.teacher is not None:
             actions = self.teacher.actions(c.states())
             log_probabilities = values = np.zeros(n, dtype=np.float32)
+            if self.run.settings.explore:
+                played = exploring_moves(actions, masks, self.run.settings.explore,
+                                         np.random.default_rng([self.run.seed, _EXPLORE, *at]))
         else:
             actions, log_probabilities, values = self.learner.act(c.floats(observations), masks, key)
-        ended, rewards = c.step(actions)
+        ended, rewards = c.step(actions if played is None else played)
         buffer.grow(buffer.size + n)
         rows = slice(buffer.size, buffer.size + n)
         buffer.observations[rows] = observations
@@ -310,6 +320,13 @@ class Trainer:
 
     def close(self) -> None:
         self.collector.close()
+
+
+def exploring_moves(teacher: np.ndarray, masks: np.ndarray, explore: float,
+                    rng: np.random.Generator) -> np.ndarray:
+    """The teacher's moves, each replaced with probability ``explore`` by a uniformly random legal one."""
+    random_legal = np.argmax(rng.random(masks.shape) * masks, axis=1)
+    return np.where(rng.random(len(teacher)) < explore, random_legal, teacher)
 
 
 def train(run: Run, out: str | Path, resume: bool = False, progress: bool = True,
