@@ -12,7 +12,7 @@ from cardlab.games import game_spec
 pytest.importorskip("jax")
 from cardlab.learn.evaluate import duplicate_strength  # noqa: E402  (needs the learn extra)
 from cardlab.learn.ppo import make_settings  # noqa: E402
-from cardlab.learn.train import Run, strip_training_state, train  # noqa: E402
+from cardlab.learn.train import Run, exploring_moves, strip_training_state, train  # noqa: E402
 
 #: Two-card Kaiser, small batches: every round of 32 decisions in 64 games finishes more than one
 #: batch of decisions, so each round makes exactly one update.
@@ -38,6 +38,26 @@ def test_imitation_learns_the_teacher(two_cards, tmp_path) -> None:
     assert last.metadata["training"]["progress"]["updates"] == 40
     assert after["loss"] < 0.2 * before["loss"]
     assert after["agreement"] > 0.95 > before["agreement"]
+
+
+def test_exploring_imitation_plays_random_legal_moves_and_still_learns_the_teacher(two_cards,
+                                                                                   tmp_path) -> None:
+    rng = np.random.default_rng(0)
+    masks = rng.random((2000, 12)) < 0.3
+    masks[:, 5] = True
+    teacher = np.full(2000, 5)
+    moves = exploring_moves(teacher, masks, 0.25, np.random.default_rng(1))
+    assert masks[np.arange(2000), moves].all()
+    assert 0.15 < (moves != teacher).mean() < 0.25  # a random move is sometimes the teacher's own
+    assert (exploring_moves(teacher, masks, 0.0, np.random.default_rng(1)) == teacher).all()
+    settings = make_settings({**SMALL, "explore": 0.2})
+    run = Run(two_cards, "bc", 20 * ROUND, seed=3, checkpoint_every=100, eval_deals=0, settings=settings)
+    model = train(run, tmp_path / "explore.npz", progress=False)
+    again = train(run, tmp_path / "again.npz", progress=False)
+    assert model.metadata["training"]["run"]["settings"]["explore"] == 0.2
+    assert model.metadata["training"]["last_update"]["agreement"] > 0.9  # the labels stay the teacher's
+    assert all(np.array_equal(model.arrays[name], again.arrays[name]) for name in model.arrays)
+    assert "explore" not in make_settings(SMALL).to_json()  # older runs' records, so that they resume
 
 
 def test_ppo_improves_its_loss_and_its_play(two_cards, tmp_path) -> None:
@@ -115,6 +135,8 @@ def test_the_command_line_trains_measures_and_plays_the_model(tmp_path, capsys) 
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "batch=0"], "setting batch must be in"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "width=3"], "unknown setting"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "batch"], "KEY=VALUE"),
+    (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "explore=0.1"], "explore is for --algo bc"),
+    (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "explore=2"], "setting explore must be in"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "hidden=0x4"], "hidden layers must be"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--opponents", "nobody"], "nobody"),
     (["--steps", "100", "--out", "{tmp}/none/m.npz"], "does not exist"),
