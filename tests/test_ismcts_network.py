@@ -72,12 +72,12 @@ def test_puct_follows_the_prior_when_values_tie_and_the_values_when_they_do_not(
     nodes[children, search.AVAILABLE] = 8
     nodes[children, search.PRIOR_SHARE] = [int(0.2 * search.PRIOR_UNIT), int(0.8 * search.PRIOR_UNIT)]
     row = OPTIONS.resolve({"prior": "net", "puct": 1.0}).row()
-    assert search.network_choice(nodes, reward, children, 2, row) == 1
+    assert search.child_choice(nodes, reward, children, 2, row) == 1
     reward[children] = [4.0, -4.0]  # a sure win against a sure loss: the prior's weight cannot catch up
-    assert search.network_choice(nodes, reward, children, 2, row) == 0
+    assert search.child_choice(nodes, reward, children, 2, row) == 0
     reward[children] = 0.0
     rules = OPTIONS.resolve({}).row()  # prior=rules: UCB, which reads no prior (a tie: the first)
-    assert search.network_choice(nodes, reward, children, 2, rules) == 0
+    assert search.child_choice(nodes, reward, children, 2, rules) == 0
 
 
 @pytest.mark.parametrize("game_name", ["cardlab_kaiser", "cardlab_twenty_eight"])

@@ -344,33 +344,11 @@ expansion_choice = by_key("expansion_choice", {WITHOUT_NETWORK: rules_expansion_
 
 
 @njit(cache=True, forceinline=True)
-def ucb_choice(nodes, reward, children, n, options):
-    """The index of the child with the best UCB value, exploration counted by availability."""
+def child_choice(nodes, reward, children, n, options):
+    """The index of the child to follow down the tree: the best by UCB, exploration counted by
+    availability, or with ``prior=net`` by PUCT, ``Q + puct * P * sqrt(available) / (1 + visits)``."""
+    by_prior = np.int64(options[PRIOR]) != PRIOR_RULES
     exploration = options[EXPLORATION]
-    best = -1
-    best_value = -1e300
-    for i in range(n):
-        child = children[i]
-        if child == NO_NODE:
-            continue
-        visits = nodes[child, VISITS]
-        if visits == 0:
-            value = 1e300
-        else:
-            value = reward[child] / visits + exploration * math.sqrt(
-                math.log(nodes[child, AVAILABLE]) / visits)
-        if value > best_value:
-            best_value = value
-            best = i
-    return best
-
-
-@njit(cache=True, forceinline=True)
-def network_choice(nodes, reward, children, n, options):
-    """:func:`ucb_choice`, or with ``prior=net`` the child with the best PUCT value:
-    ``Q + puct * P * sqrt(available) / (1 + visits)``."""
-    if np.int64(options[PRIOR]) == PRIOR_RULES:
-        return ucb_choice(nodes, reward, children, n, options)
     weight = options[PUCT] / PRIOR_UNIT
     best = -1
     best_value = -1e300
@@ -381,18 +359,16 @@ def network_choice(nodes, reward, children, n, options):
         visits = nodes[child, VISITS]
         if visits == 0:
             value = 1e300
-        else:
+        elif by_prior:
             value = reward[child] / visits + weight * nodes[child, PRIOR_SHARE] * math.sqrt(
                 nodes[child, AVAILABLE]) / (1 + visits)
+        else:
+            value = reward[child] / visits + exploration * math.sqrt(
+                math.log(nodes[child, AVAILABLE]) / visits)
         if value > best_value:
             best_value = value
             best = i
     return best
-
-
-#: ``child_choice(networked, nodes, reward, children, n, options)``: the index of the child to
-#: follow down the tree.
-child_choice = by_key("child_choice", {WITHOUT_NETWORK: ucb_choice, WITH_NETWORK: network_choice})
 
 
 @njit(cache=True, forceinline=True)
@@ -453,7 +429,7 @@ def select_and_expand(game, world, searcher, options, root, nodes, reward, size,
         if unexpanded == n:  # below the expansion point: leave the tree
             break
         # (with widening, unexpanded actions wait until the node has more visits)
-        best = child_choice(networked, nodes, reward, children, n, options)
+        best = child_choice(nodes, reward, children, n, options)
         kernels.apply_action(game, world, legal[best])
         node = children[best]
         path[depth] = node
