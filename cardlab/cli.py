@@ -349,7 +349,8 @@ def _learn(args: argparse.Namespace) -> int:
     try:
         settings = make_settings(dict(_key_value(text, "--set") for text in args.set))
         run = Run(game, args.algo, args.steps, args.seed, settings, args.opponents, args.teacher, args.init,
-                  args.checkpoint_every, args.eval_opponent, args.eval_deals, args.eval_minutes)
+                  args.checkpoint_every, tuple(args.eval_opponent or ["rules"]), args.eval_deals,
+                  args.eval_minutes)
         run.check()
         check_run_out(args.out, args.resume)
         model = train(run, args.out, args.resume, progress=not args.quiet,
@@ -362,7 +363,8 @@ def _learn(args: argparse.Namespace) -> int:
         raise CliError(str(error).splitlines()[0]) from error
     progress = model.metadata["training"]["progress"]
     history = progress["history"]
-    last = f", vs {history[-1]['opponent']} {history[-1]['mean']:+.3f} per deal" if history else ""
+    last = "".join(f", vs {entry['opponent']} {entry['mean']:+.3f} per deal" for entry in history
+                   if entry["updates"] == history[-1]["updates"])
     print(f"{args.out}: {args.algo} on {game.get_type().short_name}, {progress['decisions']} decisions{last}")
     return 0
 
@@ -801,7 +803,8 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
     net.add_argument("--teacher", default="rules", help="the native agent --algo bc imitates")
     net.add_argument("--init", help="a model file to start from")
     net.add_argument("--checkpoint-every", type=int, default=20, help="updates between checkpoints")
-    net.add_argument("--eval-opponent", default="rules", help="the agent strength is measured against")
+    net.add_argument("--eval-opponent", action="append",
+                     help="an agent strength is measured against (default rules; repeat for several)")
     net.add_argument("--eval-deals", type=int, default=500, help="duplicate deals of each measurement")
     net.add_argument("--eval-minutes", type=float, default=10.0, help="minutes between measurements")
     tra.set_defaults(run=command_train)

@@ -118,11 +118,14 @@ def test_the_command_line_trains_measures_and_plays_the_model(tmp_path, capsys) 
     out = tmp_path / "model.npz"
     code, stdout, _ = run_cli(capsys, "train", "--algo", "bc", "--game", "kaiser", "--param", "hand_size=2",
                               "--steps", str(3 * ROUND), "--out", str(out), "--eval-deals", "50", "--quiet",
+                              "--eval-opponent", "rules", "--eval-opponent", "random",
                               *[f"--set={key}={value}" for key, value in SMALL.items()])
-    assert code == 0 and "bc on cardlab_kaiser" in stdout and "vs rules" in stdout
+    assert code == 0 and "bc on cardlab_kaiser" in stdout and "vs rules" in stdout and "vs random" in stdout
     training = load_model(out).metadata["training"]
     assert training["command"].startswith("cardlab train --algo bc --game kaiser")
-    assert training["progress"]["history"][-1]["deals"] == 50
+    last = [entry for entry in training["progress"]["history"] if entry["updates"] == 3]
+    assert [(entry["opponent"], entry["deals"]) for entry in last] == [("rules", 50), ("random", 50)]
+    assert last[1]["mean"] > last[0]["mean"]  # the same deals: random players are the weaker side
     rows = tournament_rows(tmp_path / "t", "--game", "kaiser", "--param", "hand_size=2",
                            "--agents", f"net:model={out},rules", "--deals", "20")
     assert len(rows) == 40 and {row["team0_agent"] for row in rows} == {"net", "rules"}

@@ -6,7 +6,8 @@ finished games are in (:mod:`cardlab.learn.ppo`). Its checkpoint is the model
 file itself (:mod:`cardlab.agents.network`): playable as ``net:model=F`` at
 any moment, with the optimizer's state and the run's record beside the
 weights: settings, decisions, updates, CPU seconds, and the strength
-measured against ``rules`` on a fixed duplicate set every ``eval_minutes``.
+measured against ``rules`` (or the ``eval_opponents``) on a fixed duplicate
+set every ``eval_minutes``.
 
 Seeded and resumable. A run is cut into *segments* that end at checkpoints:
 a segment deals its games from ``derive_seed(seed, updates)`` (the updates
@@ -65,7 +66,7 @@ class Run:
     teacher: str = "rules"  # the agent ``bc`` imitates
     init: str | None = None  # a model file to start from
     checkpoint_every: int = 20  # updates between checkpoints
-    eval_opponent: str = "rules"
+    eval_opponents: tuple[str, ...] = ("rules",)  # each measured against, on the same deals
     eval_deals: int = 500
     eval_minutes: float = 10.0  # at a checkpoint, measure if this long has passed since the last time
     eval_seed: int = 20240601
@@ -82,6 +83,8 @@ class Run:
             check_count(self.eval_deals, "eval_deals", 10**7)
         if not 0 <= self.eval_minutes <= 10**6:
             raise ValueError(f"eval_minutes must be in 0..1000000, got {self.eval_minutes!r}")
+        if not self.eval_opponents:
+            raise ValueError("give at least one agent to measure the model against")
         if self.settings.explore and self.algo != "bc":
             raise ValueError(f"the setting explore is for --algo bc (its teacher's games), not {self.algo}")
 
@@ -290,12 +293,12 @@ class Trainer:
         due = time.perf_counter() - self._last_eval >= 60 * run.eval_minutes
         measured = bool(p.history) and p.history[-1]["updates"] == p.updates
         if run.eval_deals and (final or due) and not measured:
-            strength = duplicate_strength(run.game, self.out, run.eval_opponent, run.eval_deals,
-                                          run.eval_seed)
+            for opponent in run.eval_opponents:
+                strength = duplicate_strength(run.game, self.out, opponent, run.eval_deals, run.eval_seed)
+                p.history.append({"decisions": p.decisions, "updates": p.updates,
+                                  "cpu_seconds": round(p.cpu_seconds, 1), **strength.to_json()})
             self._last_eval = time.perf_counter()
-            p.history.append({"decisions": p.decisions, "updates": p.updates,
-                              "cpu_seconds": round(p.cpu_seconds, 1), **strength.to_json()})
-            bar.set_postfix({"vs " + run.eval_opponent: strength.text()}, refresh=True)
+            bar.set_postfix(self._shown_strength(), refresh=True)
             model = self._save(stats)
         return model
 
@@ -303,13 +306,13 @@ class Trainer:
         history = self.progress.history
         if not history:
             return {}
-        last = history[-1]
-        return {"vs " + last["opponent"]: f"{last['mean']:+.2f}"}
+        return {"vs " + entry["opponent"]: f"{entry['mean']:+.2f}" for entry in history
+                if entry["updates"] == history[-1]["updates"]}
 
     def _save(self, stats: dict[str, float]) -> NetworkModel:
         training = {"run": self.run.identity(), "progress": self.progress.to_json(), "steps": self.run.steps,
                     "last_update": {name: round(value, 6) for name, value in stats.items()},
-                    "command": self.command, "evaluation": {"opponent": self.run.eval_opponent,
+                    "command": self.command, "evaluation": {"opponents": list(self.run.eval_opponents),
                                                             "deals": self.run.eval_deals,
                                                             "seed": self.run.eval_seed}}
         model = to_model(self.learner.params, {**self.metadata, "training": training},
