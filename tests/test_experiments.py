@@ -1,4 +1,4 @@
-"""The strength experiment behind the README's table: its summary, resuming, bad input."""
+"""The strength experiments behind the README's table: their summaries, resuming, bad input."""
 
 from __future__ import annotations
 
@@ -134,3 +134,37 @@ def test_pimc_strength_can_let_pimc_bid_by_the_rules(tmp_path):
     assert summary["pimc_options"] == {"worlds": 2, "bid_worlds": 8, "bidding": "rules"}
     assert summary["deals"] == 2 and len(summary["scores"]) == 2
     assert "--bidding rules" in summary["command"]
+
+
+def test_net_strength_measures_any_agent_against_any_opponent(tmp_path):
+    from experiments.net_strength import main
+
+    out = tmp_path / "match.json"
+    assert main(["--games", "kaiser", "--deals", "3", "--agent", "net", "--opponent", "random",
+                 "--data-dir", str(tmp_path / "data"), "--out", str(out)]) == 0
+    match = json.loads(out.read_text())["matches"][0]
+    assert (match["agent"], match["opponent"], match["deals"]) == ("net", "random", 3)
+    low, high = match["ci95"]
+    assert low <= match["agent_minus_opponent_points_per_deal"] <= high
+    times = match["cpu_ms_per_decision"]
+    assert match["cpu_time_ratio"] == pytest.approx(times["agent"] / times["opponent"], rel=0.02)
+    assert match["model"]["file"] == "cardlab/agents/models/cardlab_kaiser.npz"
+
+
+def test_a_learning_curve_replays_the_zoo_commands_with_its_own_measurements(tmp_path):
+    from cardlab.agents.net import MODELS
+    from cardlab.agents.network import load_model
+    from cardlab.cli import build_parser
+    from experiments.learning_curve import replay_argv
+
+    _, ppo = load_model(MODELS / "cardlab_kaiser.npz").metadata["zoo"]["commands"]
+    argv = replay_argv(ppo, tmp_path, ("rules", "ismcts:simulations=300"), 500, 1.5)
+    args = build_parser().parse_args(argv)
+    assert (args.algo, args.out, args.init) == ("ppo", str(tmp_path / "kaiser-ppo.npz"),
+                                                str(tmp_path / "kaiser-bc.npz"))
+    assert (args.eval_opponent, args.eval_deals, args.eval_minutes) == (
+        ["rules", "ismcts:simulations=300"], 500, 1.5)
+    original = build_parser().parse_args(ppo.split()[1:])
+    # what the run is (its seed, settings, steps, opponents, checkpoints) is the zoo's own
+    for name in ("game", "steps", "seed", "set", "opponents", "checkpoint_every"):
+        assert getattr(args, name) == getattr(original, name)
