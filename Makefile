@@ -51,6 +51,7 @@ notebooks: $(STAMP)
 	$(BIN)/python -m experiments.small_games_solved --workers $(WORKERS)
 	$(BIN)/python -m experiments.evaluation --game kaiser
 	$(BIN)/python -m experiments.evaluation --game twenty_eight
+	$(BIN)/python -m experiments.learning_curve --data-dir experiments/data/learning-curve
 	$(BIN)/python -m experiments.notebooks
 
 lint: $(STAMP)

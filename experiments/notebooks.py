@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
 #: Every notebook, in the order of the studies.
 NOTEBOOKS = ("kaiser_bidding", "twenty_eight_bidding", "literature_claims", "agents", "small_games_solved",
-             "evaluation")
+             "evaluation", "learning")
 
 
 def execute(name: str, data: str | Path | None = None, out: str | Path | None = None,

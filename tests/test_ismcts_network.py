@@ -35,6 +35,7 @@ def _mid_game(game: pyspiel.Game, seed: int, moves: int) -> pyspiel.State:
     return state
 
 
+@pytest.mark.integration  # compiles the networked search for every game (the fast suite checks Kaiser's)
 @pytest.mark.parametrize("game_name", game_names())
 def test_every_move_is_legal_with_the_network(game_name):
     game = pyspiel.load_game(game_name)
@@ -124,6 +125,7 @@ def test_the_networked_search_is_a_kind_of_its_own_compiled_only_where_seated():
     assert not ismcts.runs_compiled({"prior": "net", "time_ms": 5})
 
 
+@pytest.mark.integration  # compiles a whole tournament loop seating the networked search
 def test_the_compiled_loop_plays_the_networked_search_as_its_bot_does(kaiser):
     """The compiled arena reads the network from its tables as the bot reads it from the model file."""
     specs = [AgentSpec("search", "ismcts", {"simulations": 16, **NETWORKED}), AgentSpec("rules", "rules")]

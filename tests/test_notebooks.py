@@ -348,3 +348,24 @@ def test_evaluation_command_refuses_what_it_cannot_run(tmp_path):
         evaluation.main(["--game", "literature", "--out", str(tmp_path / "x")])
     with pytest.raises(SystemExit, match="--scale must be"):
         evaluation.main(["--game", "kaiser", "--scale", "0", "--out", str(tmp_path / "y")])
+
+
+@pytest.mark.integration  # executes a notebook (a kernel process)
+def test_learning_notebook_reads_the_committed_curves(tmp_path):
+    """The learning curves are committed results (experiments.learning_curve replays the zoo's training):
+    the notebook's findings are their first and last measurements."""
+    values = findings(execute("learning", tmp_path, tmp_path / "learning.ipynb"))
+    check_intervals(values)
+    curves = sorted((NOTEBOOKS_DIR.parent / "experiments" / "results").glob("learning-curve-*.json"))
+    assert {path.stem for path in curves} == {"learning-curve-kaiser", "learning-curve-twenty_eight"}
+    for path in curves:
+        curve = json.loads(path.read_text())
+        name = curve["game"].removeprefix("cardlab_")
+        assert [phase["algo"] for phase in curve["phases"]] == ["bc", "ppo"]
+        for opponent in curve["opponents"]:
+            measured = [entry for phase in curve["phases"] for entry in phase["history"]
+                        if entry["opponent"] == opponent]
+            for when, entry in (("first", measured[0]), ("final", measured[-1])):
+                found = values[f"{name}_{when}_vs_{opponent.split(':')[0]}"]
+                assert [found["value"], found["low"], found["high"]] == [entry["mean"], *entry["ci95"]]
+                assert found["deals"] == entry["deals"] == curve["eval_deals"]

@@ -29,7 +29,7 @@ VALUE_NETWORK = 1  # the value head of a policy-and-value network (cardlab.agent
 PRIOR_RULES = 0  # widening offers the rule-based player's choice first; selection by UCB
 PRIOR_NETWORK = 1  # widening in the policy head's order; selection by PUCT with its probabilities
 
-#: The largest search tree an option may ask for: about 1 GB of nodes (3 GB when reused).
+#: The largest search tree an option may ask for: about 1.2 GB of nodes (3.6 GB when reused).
 MAX_TREE_NODES = 10_000_000
 
 OPTIONS = OptionSet("ismcts", (
