@@ -75,7 +75,7 @@ LBR_DEALS = {"kaiser": {"rules": 2000, "cfr-bidding": 2000, "ismcts-100": 60, "i
 #: more than this machine's share could pay here): the bounds and the round robin measure its card play.
 PIMC_OPTIONS = {"kaiser": {"bidding": "rules"}, "twenty_eight": {"bidding": "rules"}}
 #: The round robin whose intervals the AIVAT estimator narrows, and its deals at full size.
-AIVAT_AGENTS = ("rules", "cfr-bidding", "ismcts-100", "pimc-4")
+AIVAT_AGENTS = ("rules", "cfr-bidding", "ismcts-100", "pimc-4", "net")
 AIVAT_DEALS = 150
 #: Play-outs per value of the AIVAT estimator.
 SAMPLES = 256

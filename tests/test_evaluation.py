@@ -255,6 +255,18 @@ def test_aivat_corrections_average_zero_and_narrow_the_interval(tmp_path, game, 
     assert np.all(reduced.reduced.scores.std(axis=0) < plain)
 
 
+@pytest.mark.integration  # compiles the play-outs with the network in them
+def test_net_is_played_out_by_itself_and_its_pairs_narrow(tmp_path):
+    """``net`` plays its own seats in the value function's play-outs (no stand-in), so the reveal
+    terms value the cards for the players who hold them: unbiased, and narrower."""
+    agents = [AgentSpec("rules", "rules"), AgentSpec("net", "net")]
+    manifest, table = _tournament(tmp_path, "cardlab_kaiser", agents, 150)
+    reduced = aivat.reduce(manifest, table, samples=16)
+    assert not reduced.notes and reduced.fallbacks == 0
+    assert np.all(np.abs(_correction_z(reduced)) < 4)
+    assert reduced.reduced.scores.std() < 0.5 * reduced.plain.scores.std()
+
+
 def test_a_wrong_distribution_is_caught(tmp_path):
     """The zero-mean check has power: corrections from a distribution the agent does not play are biased."""
     manifest, table = _tournament(tmp_path, "cardlab_kaiser", [AgentSpec("rules", "rules"),

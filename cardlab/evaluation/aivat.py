@@ -82,7 +82,7 @@ MAX_TRIES = 64
 #: Tags the estimator's streams apart from every other stream of a deal.
 STREAM_TAG = 0xA1FA7
 #: Agents the play-outs play as themselves: cheap, and their moves' distributions known.
-PLAYED_OUT = (native.RANDOM, native.RULES, native.CFR_BIDDING)
+PLAYED_OUT = (native.RANDOM, native.RULES, native.CFR_BIDDING, native.NET)
 #: The games whose hidden cards only the holder's own choices depend on.
 GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
 
@@ -265,7 +265,7 @@ def play_out(game, allowed, world, x, action, seat_agents, kinds, options, polic
     """One play-out's returns from ``world`` (after ``action`` if it is >= 0), into ``out``.
 
     Each seat plays as its agent where that is cheap and its move's distribution is
-    known (``random``, ``rules``, ``cfr-bidding``: :func:`cardlab.arena.native.seat_action`
+    known (``random``, ``rules``, ``cfr-bidding``, ``net``: :func:`cardlab.arena.native.seat_action`
     with ``stream``); the rule-based player stands in for the others (a search).
     """
     copy_state(x, world)
@@ -280,7 +280,8 @@ def play_out(game, allowed, world, x, action, seat_agents, kinds, options, polic
         else:
             agent = seat_agents[player]
             kind = kinds[agent]
-            if kind == native.RANDOM or kind == native.RULES or kind == native.CFR_BIDDING:  # PLAYED_OUT
+            if (kind == native.RANDOM or kind == native.RULES or kind == native.CFR_BIDDING
+                    or kind == native.NET):  # PLAYED_OUT
                 move = native.seat_action(game, allowed, agent, kinds, options, policies, x, stream, scratch)
             else:
                 move = kernels.rules_action(game, x, stream)
