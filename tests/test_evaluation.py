@@ -261,7 +261,7 @@ def test_net_is_played_out_by_itself_and_its_pairs_narrow(tmp_path):
     terms value the cards for the players who hold them: unbiased, and narrower."""
     agents = [AgentSpec("rules", "rules"), AgentSpec("net", "net")]
     manifest, table = _tournament(tmp_path, "cardlab_kaiser", agents, 150)
-    reduced = aivat.reduce(manifest, table, samples=16)
+    reduced = aivat.reduce(manifest, table, samples=64)  # 3.4 times narrower (1.7 at 16 play-outs)
     assert not reduced.notes and reduced.fallbacks == 0
     assert np.all(np.abs(_correction_z(reduced)) < 4)
     assert reduced.reduced.scores.std() < 0.5 * reduced.plain.scores.std()
