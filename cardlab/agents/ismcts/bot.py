@@ -180,9 +180,9 @@ def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndar
     worlds (for the debug check). ``network`` is the ``(weights, shape)`` of
     ``prior=net`` and ``value=net``. Returns the number of iterations run.
     """
-    networked = WITHOUT_NETWORK if network is None else WITH_NETWORK
+    networked = WITH_NETWORK
     if network is None:
-        network = search.no_network()
+        networked, network = WITHOUT_NETWORK, search.no_network()
     deadline = time.perf_counter() + (time_ms or 0.0) / 1000.0
     with StopRequest() as stop:  # Ctrl-C acts between kernel calls, never inside one
         pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row)

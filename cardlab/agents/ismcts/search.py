@@ -278,6 +278,20 @@ def widened_width(widening, visits, n):
 
 
 @njit(cache=True, forceinline=True)
+def best_unexpanded(children, n, scores, stream):
+    """The index of the unexpanded action with the highest score, ties broken at random."""
+    chosen = -1
+    best_score = -1e300
+    for i in range(n):
+        if children[i] == NO_NODE:
+            score = scores[i] + 1e-9 * random_unit(stream)
+            if score > best_score:
+                best_score = score
+                chosen = i
+    return chosen
+
+
+@njit(cache=True, forceinline=True)
 def rules_expansion_choice(game, world, player, options, legal, n, children, unexpanded, stream,
                            scores, network, logits):
     """The index of the action to add to the tree, among the ``unexpanded`` ones.
@@ -290,13 +304,7 @@ def rules_expansion_choice(game, world, player, options, legal, n, children, une
     widening = options[WIDENING]
     chosen = -1
     if widening > 0.0 and kernels.expansion_scores(game, world, legal, n, scores):
-        best_score = -1e300
-        for i in range(n):
-            if children[i] == NO_NODE:
-                score = scores[i] + 1e-9 * random_unit(stream)
-                if score > best_score:
-                    best_score = score
-                    chosen = i
+        chosen = best_unexpanded(children, n, scores, stream)
     elif widening > 0.0:
         preferred = kernels.rules_action(game, world, stream)
         for i in range(n):
@@ -325,15 +333,7 @@ def network_expansion_choice(game, world, player, options, legal, n, children, u
     weights, shape = network
     evaluate_state(game, weights, shape, world, player, logits)
     legal_policy(logits, legal, n, 1.0, scores)
-    chosen = -1
-    best_score = -1e300
-    for i in range(n):
-        if children[i] == NO_NODE:
-            score = scores[i] + 1e-9 * random_unit(stream)
-            if score > best_score:
-                best_score = score
-                chosen = i
-    return chosen
+    return best_unexpanded(children, n, scores, stream)
 
 
 #: ``expansion_choice(networked, game, world, player, options, legal, n, children, unexpanded,
