@@ -22,6 +22,7 @@ import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyspiel
 
@@ -37,6 +38,9 @@ from cardlab.core.limits import (
     check_count,
     check_seed,
 )
+
+if TYPE_CHECKING:  # the games load only when a command needs them
+    from cardlab.games.spec import GameSpec
 
 
 class CliError(Exception):
@@ -543,15 +547,15 @@ def command_advise(args: argparse.Namespace) -> None:
     from cardlab.games import game_spec
 
     try:
-        name = game_spec(args.game).name
+        spec = game_spec(args.game)
     except ValueError as error:
         raise CliError(str(error)) from error
     _seed_in_range(args.seed, "--seed")
     _count(args.worlds, "--worlds", MAX_WORLDS)
     for what, value in (("--deal", args.deal), ("--seating", args.seating), ("--move", args.move)):
         _count(value, what, MAX_INDEX, low=0)
-    if name == "cardlab_literature":
-        _advise_claims(args)
+    if spec.claim_odds is not None:
+        _advise_claims(args, spec)
         return
     from cardlab.play.advise import advise_bids, bidding_position
 
@@ -584,8 +588,7 @@ def command_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _advise_claims(args: argparse.Namespace) -> None:
-    from cardlab.play.literature import claim_odds
+def _advise_claims(args: argparse.Namespace, spec: GameSpec) -> None:
     from cardlab.play.position import load_position
     from cardlab.play.record import load_deal
     from cardlab.play.replay import Replay
@@ -604,12 +607,12 @@ def _advise_claims(args: argparse.Namespace) -> None:
         state = replay.state_before(args.move - 1)
         where = f"before move {args.move} of deal {args.deal}"
         seat = state.current_player() if args.seat is None else args.seat
-    if state.get_game().get_type().short_name != "cardlab_literature":
+    if state.get_game().get_type().short_name != spec.name:
         raise CliError(f"{args.position} holds a game of {state.get_game().get_type().short_name}, "
-                       f"not Literature")
+                       f"not {spec.title}")
     if not 0 <= seat < state.num_players():
         raise CliError(f"--seat must be 0..{state.num_players() - 1}, got {seat} (give --seat at the end)")
-    odds, worlds = claim_odds(state, seat, args.worlds, args.seed)
+    odds, worlds = spec.claim_odds(state, seat, args.worlds, args.seed)
     print(f"P{seat} {where}; {worlds} sampled worlds")
     print(f"{'half-suit':<10} {'certain':>8} {'team holds':>11} {'claim right':>12}  best claim")
     for row in odds:

@@ -126,8 +126,8 @@ def stored_literature_game(directory) -> int:
 def test_literature_claims_certain_ones_are_sure_and_odds_repeat_for_a_seed(tmp_path) -> None:
     from cardlab.games.literature import engine as E
     from cardlab.games.literature import knowledge as K
+    from cardlab.games.literature.deductions import claim_odds, live_half_suits
     from cardlab.games.literature.rules import half_suit_name
-    from cardlab.play.literature import claim_odds, live_half_suits
     from cardlab.play.record import load_deal
     from cardlab.play.replay import Replay
 
@@ -206,7 +206,7 @@ def deduced_claim_position():
 
 def test_a_claim_proved_by_deduction_is_certain_in_a_position_file(tmp_path, capsys) -> None:
     from cardlab.cli import main
-    from cardlab.play.literature import claim_odds
+    from cardlab.games.literature.deductions import claim_odds
     from cardlab.play.position import load_position, save_position
 
     state = deduced_claim_position()

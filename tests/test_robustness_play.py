@@ -505,8 +505,8 @@ def test_a_search_in_chunks_is_the_search_of_one_call(monkeypatch):
 
 def test_advice_and_claim_odds_do_not_depend_on_their_slices(monkeypatch):
     from cardlab.core import interrupt
+    from cardlab.games.literature.deductions import claim_odds
     from cardlab.play.advise import advise_bids, bidding_position
-    from cardlab.play.literature import claim_odds
 
     state = bidding_position(pyspiel.load_game("cardlab_kaiser"), "AS KS QH 5H JH 9H 8D 7C", 1, "pass 7")
     literature = load_position_state()

@@ -52,6 +52,17 @@ class GameSpec:
     ismcts_defaults: Mapping[str, Any] = field(default_factory=dict)
     small_parameters: Mapping[str, Any] = field(default_factory=dict)
     variants: tuple[Variant, ...] = ()
+    #: Bid advice (``cardlab advise``) reads, from the final engine states of played-out deals and
+    #: their returns, the declaring team of each (-1: none) and whether it made its contract.
+    contract_outcome: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+    #: At the table (``cardlab play``, ``serve``), for a game whose moves reveal where hidden cards
+    #: are: the question the next move answers where the list of moves does not say it (a claim's
+    #: next card), and what a seat can deduce (the ``knows`` command).
+    move_prompt: Callable[[pyspiel.State], str | None] | None = None
+    deductions: Callable[[pyspiel.State, int], str] | None = None
+    #: Claim advice (``cardlab advise``): ``claim_odds(state, seat, worlds, seed)``, each live
+    #: claim's odds over sampled worlds and the number of worlds drawn.
+    claim_odds: Callable[..., tuple[list[Any], int]] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ismcts_defaults", _frozen(self.ismcts_defaults))

@@ -17,7 +17,7 @@ and the chance that the seat's team, when it ends up declaring, makes it.
 **Claims** (Literature). From a stored position, each live half-suit: whether
 the seat's team can claim it for certain (the card-location inference), else
 the share of sampled worlds where the team holds it and where the most
-frequent assignment is exactly right (:mod:`cardlab.play.literature`).
+frequent assignment is exactly right (:mod:`cardlab.games.literature.deductions`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,6 @@ from cardlab.core.limits import MAX_WORLDS, check_count, check_seed
 from cardlab.core.openspiel import receiving_seat_of
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
-from cardlab.games.kaiser import engine as kaiser_engine
-from cardlab.games.twenty_eight import engine as twenty_eight_engine
 from cardlab.play.kernels import play_out_choices
 from cardlab.play.moves import MoveError, parse_move
 
@@ -187,23 +185,6 @@ def weighted_summary(values: np.ndarray, weights: np.ndarray,
     return mean, mean - spread, mean + spread, quantile
 
 
-def declarers_and_made(game_name: str, finals: np.ndarray,
-                       returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per final state: the declaring team (-1: none, the hand thrown in or void) and whether it made it."""
-    if game_name == "cardlab_kaiser":
-        E = kaiser_engine
-        contract = (finals[:, E.DECLARER] >= 0) & (finals[:, E.WINNER] != 2)
-        declarer = np.where(contract, finals[:, E.DECLARER], -1)
-        team = np.where(declarer >= 0, declarer % 2, -1)
-        made = finals[np.arange(len(finals)), E.LAST_DELTA + np.maximum(team, 0)] > 0
-        return team, made & (team >= 0)
-    E = twenty_eight_engine
-    bidder = np.where(finals[:, E.BIDDER] >= 0, finals[:, E.BIDDER], -1)
-    team = np.where((bidder >= 0) & (finals[:, E.OUTCOME] == E.PLAYED_OUT), bidder % 2, -1)
-    made = returns[np.arange(len(finals)), np.maximum(bidder, 0)] > 0
-    return team, made & (team >= 0)
-
-
 def agent_tables(text: str, game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray]:
     """Every seat played by the native agent ``text`` (``rules``, ``ismcts:simulations=100``)."""
     name, options = parse_agent(text)
@@ -228,6 +209,8 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
     """
     game = state.get_game()
     spec = game_spec(game.get_type().short_name)
+    if spec.contract_outcome is None:
+        raise ValueError(f"bid advice is for games with an auction, not {spec.title}")
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose from {', '.join(SOLVERS)}")
     if solver == "dd":
@@ -263,8 +246,7 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
                 raise RuntimeError("an agent chose an illegal action while the deals were played out")
             returns[part] = part_returns
             for c in range(len(choices)):  # the final states are read here, not kept: they are large
-                declarer[part, c], made[part, c] = declarers_and_made(spec.name, finals[:, c],
-                                                                      part_returns[:, c])
+                declarer[part, c], made[part, c] = spec.contract_outcome(finals[:, c], part_returns[:, c])
     rows = []
     team = seat % 2
     for c, action in enumerate(choices):

@@ -15,8 +15,6 @@ from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import TO_MOVE, team_of
 from cardlab.core.rng import derive_seed, random_below
 from cardlab.games import kernels
-from cardlab.games.literature.engine import HANDS, MAX_PLAYERS
-from cardlab.games.literature.sampling import RESAMPLE_DRAWS, resample_hidden_hands
 from cardlab.solver.position import is_play_phase
 from cardlab.solver.search import ALL_TECHNIQUES
 from cardlab.solver.solve import open_action_values
@@ -110,16 +108,3 @@ def play_out_choices(game, allowed, worlds, choices, kinds, options, seed, doubl
             returns[w, c] = seat_returns
             finals[w, c] = s
     return returns, finals, ok
-
-
-@njit(cache=True)
-def literature_hands(s, seat, stream, worlds):
-    """``worlds`` draws of every seat's hand consistent with what ``seat`` knows; ``ok[w]`` if drawn."""
-    hands = np.zeros((worlds, MAX_PLAYERS), dtype=np.int64)
-    ok = np.zeros(worlds, dtype=np.bool_)
-    for w in range(worlds):
-        world, draws = resample_hidden_hands(s, seat, stream, RESAMPLE_DRAWS)
-        if draws > 0:
-            ok[w] = True
-            hands[w, :] = world[HANDS:HANDS + MAX_PLAYERS]
-    return hands, ok

@@ -31,8 +31,8 @@ from cardlab.arena.native import agent_seed
 from cardlab.core.interrupt import deferred_interrupts
 from cardlab.core.limits import MAX_HINT_SIMULATIONS, check_count
 from cardlab.core.rng import make_stream, random_below
-from cardlab.games import game_spec
-from cardlab.play import literature
+from cardlab.games import SPECS, game_spec
+from cardlab.games.spec import GameSpec
 from cardlab.play.moves import MoveError, legal_moves, listed, parse_move
 from cardlab.play.table import render
 
@@ -206,7 +206,7 @@ class Session:
     def _human_turn(self) -> None:
         render(self.console, self.state, self.seat, self.title, self.recent_moves())
         moves = legal_moves(self.state)
-        question = literature.claim_prompt(self.state) if self.is_literature else None
+        question = self.move_prompt()
         if question:
             self.console.print(question)
         elif len(moves) <= 16:
@@ -251,10 +251,10 @@ class Session:
             except KeyboardInterrupt:
                 self.console.print("hint stopped; your move")
         elif command == "knows":
-            if not self.is_literature:
-                self.console.print("knows is for Literature, where the asks reveal where the cards are")
-            else:
-                self.console.print(literature.knows_text(self.state, self.seat))
+            try:
+                self.console.print(self.deductions())
+            except ValueError as error:
+                self.console.print(str(error))
         elif command == "undo":
             undone = self.undo()
             self.console.print("undone: back to your move before that" if undone
@@ -263,8 +263,20 @@ class Session:
         return False
 
     @property
-    def is_literature(self) -> bool:
-        return self.game.get_type().short_name == "cardlab_literature"
+    def spec(self) -> GameSpec:
+        return game_spec(self.game.get_type().short_name)
+
+    def move_prompt(self) -> str | None:
+        """The question the next move answers, where the moves listed do not say it (a claim's next card)."""
+        prompt = self.spec.move_prompt
+        return prompt(self.state) if prompt is not None else None
+
+    def deductions(self) -> str:
+        """What this seat can deduce of the hidden cards; ``ValueError`` in a game whose moves reveal none."""
+        if self.spec.deductions is None:
+            games = ", ".join(spec.title for spec in SPECS if spec.deductions is not None)
+            raise ValueError(f"knows is for {games}, where the moves reveal where the cards are")
+        return self.spec.deductions(self.state, self.seat)
 
     # -- hint and undo ---------------------------------------------------------------------
     def hint(self) -> str:

@@ -69,7 +69,6 @@ from cardlab.agents.builtin import BUILTIN
 from cardlab.arena.entrants import parse_agent
 from cardlab.core.limits import check_seed
 from cardlab.games import SPECS, game_spec
-from cardlab.play import literature
 from cardlab.play.record import GAMES_FORMAT, StoredDeal, check_games_folder, load_deal, save_game
 from cardlab.play.replay import Replay
 from cardlab.play.session import Session, check_table, make_bots, seat_labels
@@ -362,7 +361,7 @@ class WebApp:
             "over": state.is_terminal(), "position": self._table_view(state, session.seat),
             "legal": [{"action": a, "text": state.action_to_string(session.seat, a)}
                       for a in state.legal_actions()] if your_turn else [],
-            "prompt": literature.claim_prompt(state) if session.is_literature and your_turn else None,
+            "prompt": session.move_prompt() if your_turn else None,
             "moves": [asdict(move) for move in session.moves_made()],
             "result": None,
         }
@@ -426,9 +425,10 @@ class WebApp:
         return {"hint": self.searches.run(session.hint)}
 
     def knows(self, game_id: int, session: Session, body: dict[str, Any]) -> dict[str, Any]:
-        if not session.is_literature:
-            raise ApiError("knows is for Literature, where the asks reveal where the cards are")
-        return {"knows": literature.knows_text(session.state, session.seat)}
+        try:
+            return {"knows": session.deductions()}
+        except ValueError as error:
+            raise ApiError(str(error)) from error
 
     # -- replaying -----------------------------------------------------------------------------
     def sources(self) -> dict[str, Path]:

@@ -20,4 +20,5 @@ SPEC = GameSpec(
     # is offered at once (widening 1.0 adds one per visit), rollouts play to the end.
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
     variants=VARIANTS,
+    contract_outcome=summary.contract_outcome,
 )

@@ -52,3 +52,15 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
         "trump": pa.array(trump, pa.string()),
         "team_points": pa.FixedSizeListArray.from_arrays(pa.array(points.ravel()), sides),
     }
+
+
+def contract_outcome(finals: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per final state: the declaring team (-1: none, the hand thrown in) and whether it made its bid.
+
+    A hand's score (its last delta) is positive for the declarers exactly when they make the bid.
+    """
+    contract = (finals[:, E.DECLARER] >= 0) & (finals[:, E.WINNER] != E.DRAWN)
+    declarer = np.where(contract, finals[:, E.DECLARER], -1)
+    team = np.where(declarer >= 0, declarer % 2, -1)
+    made = finals[np.arange(len(finals)), E.LAST_DELTA + np.maximum(team, 0)] > 0
+    return team, made & (team >= 0)

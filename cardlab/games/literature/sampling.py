@@ -358,3 +358,16 @@ def resample_hidden_hands(s, seat, stream, max_draws):
             recount_undealt(world)
             return world, draw
     return world, 0
+
+
+@njit(cache=True)
+def hands_of_resampled_worlds(s, seat, stream, worlds):
+    """Every seat's hand in ``worlds`` draws of :func:`resample_hidden_hands`; ``ok[w]`` if drawn."""
+    hands = np.zeros((worlds, MAX_PLAYERS), dtype=np.int64)
+    ok = np.zeros(worlds, dtype=np.bool_)
+    for w in range(worlds):
+        world, draws = resample_hidden_hands(s, seat, stream, RESAMPLE_DRAWS)
+        if draws > 0:
+            ok[w] = True
+            hands[w, :] = world[HANDS:HANDS + MAX_PLAYERS]
+    return hands, ok

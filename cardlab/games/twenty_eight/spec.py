@@ -18,4 +18,5 @@ SPEC = GameSpec(
     rules_doc="docs/rules/twenty_eight.md",
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
     variants=VARIANTS,
+    contract_outcome=summary.contract_outcome,
 )

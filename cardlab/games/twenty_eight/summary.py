@@ -40,3 +40,11 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
             pa.array(finals[:, E.CARD_POINTS_WON:E.CARD_POINTS_WON + sides].astype(np.int16).ravel()),
             sides),
     }
+
+
+def contract_outcome(finals: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per final state: the bidding team (-1: none, the hand redealt or void) and whether it made its bid."""
+    bidder = np.where(finals[:, E.BIDDER] >= 0, finals[:, E.BIDDER], -1)
+    team = np.where((bidder >= 0) & (finals[:, E.OUTCOME] == E.PLAYED_OUT), bidder % 2, -1)
+    made = returns[np.arange(len(finals)), np.maximum(bidder, 0)] > 0
+    return team, made & (team >= 0)

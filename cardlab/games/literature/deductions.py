@@ -1,9 +1,10 @@
-"""Literature at the table: the guided claim, what a seat can deduce, the odds of each claim.
+"""What a Literature seat can deduce at the table: where the cards are, and the odds of each claim.
 
-The deductions are the library's card-location inference
-(:mod:`cardlab.games.literature.knowledge`) seen from one seat (its own hand
-added, :func:`~cardlab.games.literature.engine.private_knowledge`); the odds
-count the worlds of the game's belief-consistent sampler, drawn in compiled code.
+``cardlab play`` and ``cardlab serve`` show these (the claim's question, the
+``knows`` command), ``cardlab advise`` the odds, through the game's spec. The
+deductions are the card-location inference (:mod:`cardlab.games.literature.knowledge`)
+seen from one seat (its own hand added, :func:`~cardlab.games.literature.engine.private_knowledge`);
+the odds count the worlds of the game's belief-consistent sampler, drawn in compiled code.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from cardlab.core.rng import make_stream
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import HALF_SUIT_MASKS, NUM_HALF_SUITS, UNRESOLVED, half_suit_name
-from cardlab.play.kernels import literature_hands
+from cardlab.games.literature.sampling import hands_of_resampled_worlds
 
 
 def half_suit_cards(s: np.ndarray, h: int) -> list[int]:
@@ -84,7 +85,7 @@ def claim_odds(state: pyspiel.State, seat: int, worlds: int = 2000,
     with StopRequest() as stop:  # slices of worlds from one stream: the draws of one call
         for part_worlds in timed_slices(worlds):
             stop.check()
-            part, ok = literature_hands(s, seat, stream, len(part_worlds))
+            part, ok = hands_of_resampled_worlds(s, seat, stream, len(part_worlds))
             drawn.append(part[ok, : int(s[E.NUM_PLAYERS])])
     hands = np.concatenate(drawn)
     if len(hands) == 0:
