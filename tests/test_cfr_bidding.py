@@ -8,17 +8,14 @@ import pytest
 
 from cardlab import agents
 from cardlab.cfr.bidding import (
-    NUM_BUCKETS,
     BiddingSolver,
     auction_start,
     contract_slot,
     draw_deal,
     in_auction,
     information_key,
-    kaiser_bucket,
     leaf_value,
     playout_value,
-    twenty_eight_bucket,
 )
 from cardlab.cfr.policy import load_policy, save_policy
 from cardlab.cfr.train import train_bidding
@@ -26,6 +23,9 @@ from cardlab.cli import main
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import derive_seed, make_stream
 from cardlab.games import kernels
+from cardlab.games.bidding_features import NUM_BUCKETS
+from cardlab.games.kaiser.bidding_features import hand_bucket as kaiser_bucket
+from cardlab.games.twenty_eight.bidding_features import hand_bucket as twenty_eight_bucket
 from tests.conftest import act, deal, decisions
 
 

@@ -5,7 +5,7 @@ a hand is described by a few features. In the **abstracted bidding game**
 
 * chance deals a whole hand (a random permutation of the deck: the cards of
   the auction's deal *and* those dealt later, in Twenty-Eight's second stage);
-* a seat's information is its hand's **bucket** (features below), whether it
+* a seat's information is its hand's **bucket** (its game's features, below), whether it
   may throw the hand in, and an abstraction of the auction so far: its
   position after the dealer, the high bid, whether partner or an opponent
   holds it (Twenty-Eight adds the passes in a row and whether the seat has
@@ -24,22 +24,10 @@ The rule-based play is deterministic, so all contracts of an iteration are
 compared on the same cards (common random numbers), and a contract's value
 is computed once per deal (a per-deal cache keyed by declarer and bid).
 
-Buckets, at two granularities (``coarse`` and ``fine``):
-
-================  =====================================================================
-game, grain       features (each capped as shown)
-================  =====================================================================
-Kaiser coarse     t, the points the hand should take with its best trump suit (the
-                  rule-based estimate: aces, guarded kings and queens per suit, trump
-                  length, short side suits, 5H, 3S) in whole points (0..8+); whether
-                  no trump loses 1.5 points or more of it; 5H held; 3S held: 72 buckets
-Kaiser fine       t in half points (0..17+); what no trump loses (< 1, 1-2, 2+ points);
-                  5H held; 3S held: 216 buckets
-28 coarse         card points of the four cards (0-1, 2-3, 4-5, 6-7, 8+), longest suit
-                  (1-2, 3, 4), jacks (0, 1, 2+): 45 buckets
-28 fine           card points (0..9+), longest suit (1..4), jacks (0, 1, 2+), a jack and the
-                  nine of one suit: 240 buckets
-================  =====================================================================
+Each game describes its hands and auction in ``games/<game>/bidding_features.py``
+(gathered by game in :mod:`cardlab.games.bidding_features`): a hand's **bucket**
+at two granularities (``coarse`` and ``fine``), the auction as a seat sees it, the
+actions kept and the slot of a contract in the leaf cache.
 
 Regrets and average-policy sums live in an open-addressing table of numpy
 arrays (keys are packed features, so they never collide); its arrays copy,
@@ -59,131 +47,31 @@ from numba import njit
 
 from cardlab.cfr.mccfr import _sample
 from cardlab.cfr.policy import PolicyTable, game_identity
-from cardlab.core.bitboard import cards_in, popcount
-from cardlab.core.cards import JACK, NINE, SUIT_MASKS
+from cardlab.core.bitboard import cards_in
 from cardlab.core.interrupt import quiet_worker
-from cardlab.core.layout import DEALER, DECK, PHASE, TO_MOVE
+from cardlab.core.layout import DEALER, DECK, TO_MOVE
 from cardlab.core.rng import derive_seed, make_stream, random_below
 from cardlab.games import game_spec, kernels
-from cardlab.games.kaiser import engine as kaiser_engine
-from cardlab.games.kaiser import strategy as kaiser_strategy
-from cardlab.games.kaiser.rules import FIVE_OF_HEARTS, THREE_OF_SPADES
-from cardlab.games.twenty_eight import engine as te_engine
-from cardlab.games.twenty_eight.rules import BID as TE_BID
-from cardlab.games.twenty_eight.rules import CARD_POINTS as TE_CARD_POINTS
-from cardlab.games.twenty_eight.rules import JACKS as TE_JACKS
-from cardlab.games.twenty_eight.rules import PASS as TE_PASS
-from cardlab.games.twenty_eight.rules import REDEAL as TE_REDEAL
+from cardlab.games.bidding_features import (
+    AUCTION_DEAL,
+    CONTRACTS,
+    MODELLED_PARAMETERS,
+    abstract_actions,
+    auction_features,
+    contract_slot,
+    in_auction,
+)
 
 GRANULARITIES = ("coarse", "fine")
-#: The games whose auctions are modelled, by OpenSpiel name, and the parameters each accepts.
-#: Any other parameter changes the auction or the hand's value in ways the abstraction does
-#: not model (a Kaiser match scores games, not hands; the kitty adds cards) and is refused.
-MODELLED_PARAMETERS = {
-    "cardlab_kaiser": {"dealer", "min_bid", "low_no_trump"},
-    "cardlab_twenty_eight": {"dealer"},
-}
 #: Room for the actions of one information set (Kaiser with low no trump: pass, misdeal, 21 bids).
 MAX_ACTIONS = 24
 #: Default table size (a power of two); a policy of the fine grain uses a few tens of thousands.
 CAPACITY = 1 << 17
 MAX_DEPTH = 64
-#: Cards of the auction's deal: Kaiser deals all 32 first, Twenty-Eight 16 (its first stage).
-_AUCTION_DEAL = np.array([32, 16], dtype=np.int64)
-#: Leaf-cache slots per deal: declarer seat x high bid (Kaiser ranks 0..40, Twenty-Eight 0..28).
-_CONTRACTS = np.array([4 * 41, 4 * 29], dtype=np.int64)
-_TE_JUMPS = np.array([20, 24], dtype=np.int64)
 _KEY_MARK = np.uint64(1) << np.uint64(62)  # every key has it: 0 marks an empty slot
 
 
-# ---- hand features ----------------------------------------------------------------------
-
-@njit(cache=True)
-def _count_rank(hand, rank):
-    n = 0
-    for card in cards_in(hand):
-        if card % 13 == rank:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def _longest(hand):
-    """The suit with most cards (ties: the lower suit) and its length."""
-    best, length = 0, -1
-    for suit in range(4):
-        n = popcount(hand & SUIT_MASKS[suit])
-        if n > length:
-            best, length = suit, n
-    return best, length
-
-
-@njit(cache=True)
-def kaiser_bucket(s, hand, fine):
-    """The bucket of a Kaiser hand of eight cards in the game of state ``s`` (see the module docstring).
-
-    Built on the points the hand should take by itself (the rule-based
-    player's estimate from its high cards per suit and its suit lengths),
-    with trumps in its best suit and at no trump, and on the 5H and 3S.
-    """
-    order = kaiser_engine.high_strength(s)
-    trump = kaiser_strategy.estimated_points(s, hand, kaiser_strategy.best_trump_suit(hand, order))
-    no_trump = kaiser_strategy.estimated_points(s, hand, -1)
-    five = (hand >> FIVE_OF_HEARTS) & 1
-    three = (hand >> THREE_OF_SPADES) & 1
-    if fine:
-        strength = min(max(int(np.floor(2.0 * trump)), 0), 17)
-        gap = trump - no_trump
-        shape = 0 if gap < 1.0 else (1 if gap < 2.0 else 2)
-        return ((strength * 3 + shape) * 2 + five) * 2 + three
-    strength = min(max(int(np.floor(trump)), 0), 8)
-    shape = 0 if trump - no_trump < 1.5 else 1
-    return ((strength * 2 + shape) * 2 + five) * 2 + three
-
-
-@njit(cache=True)
-def twenty_eight_bucket(hand, fine):
-    """The bucket of Twenty-Eight's first four cards (see the module docstring)."""
-    points = 0
-    for card in cards_in(hand):
-        points += TE_CARD_POINTS[card]
-    _, length = _longest(hand)
-    jacks = min(popcount(hand & TE_JACKS), 2)
-    if not fine:
-        point_class = min(points // 2, 4)
-        long_class = 0 if length <= 2 else length - 2
-        return (point_class * 3 + long_class) * 3 + jacks
-    jack_nine = 0
-    for suit in range(4):
-        cards = hand & SUIT_MASKS[suit]
-        if _count_rank(cards, JACK) and _count_rank(cards, NINE):
-            jack_nine = 1
-    return ((min(points, 9) * 4 + length - 1) * 3 + jacks) * 2 + jack_nine
-
-
-#: Buckets per game (rows: Kaiser, Twenty-Eight) and grain (columns: coarse, fine).
-NUM_BUCKETS = np.array([[72, 216], [45, 240]], dtype=np.int64)
-
-
 # ---- the abstracted game over the engine state ------------------------------------------
-
-@njit(cache=True)
-def in_auction(game, s):
-    """Is ``s`` a decision of the auction the abstraction models?"""
-    if game == kernels.KAISER:
-        return s[PHASE] == kaiser_engine.BIDDING
-    return s[PHASE] == te_engine.BIDDING
-
-
-@njit(cache=True)
-def _relation(seat, holder):
-    """Who holds the high bid, seen from ``seat``: 0 nobody, 1 partner, 2 an opponent, 3 itself."""
-    if holder < 0:
-        return 0
-    if holder == seat:
-        return 3
-    return 1 if (holder & 1) == (seat & 1) else 2
-
 
 @njit(cache=True)
 def information_key(game, s, fine):
@@ -193,62 +81,11 @@ def information_key(game, s, fine):
     """
     seat = s[TO_MOVE]
     position = (seat - s[DEALER] - 1) % 4
-    if game == kernels.KAISER:
-        bucket = kaiser_bucket(s, s[kaiser_engine.HANDS + seat], fine)
-        throw_in = 1 if kaiser_engine.may_throw_in(s, seat) else 0
-        high = s[kaiser_engine.HIGH_BID] + 1
-        relation = _relation(seat, s[kaiser_engine.DECLARER] if high > 0 else -1)
-        auction = (high * 4 + relation) * 4 + position
-    else:
-        bucket = twenty_eight_bucket(s[te_engine.FIRST_FOUR + seat], fine)
-        throw_in = 1 if te_engine.may_redeal(s, seat) else 0
-        high = s[te_engine.HIGH_BID] + 1
-        relation = _relation(seat, s[te_engine.HIGH_BIDDER])
-        spoke = 1 if s[te_engine.NUM_BIDS] > position else 0
-        passes = s[te_engine.PASSES_IN_ROW]
-        auction = ((((high * 4 + relation) * 4 + position) * 3 + passes) * 2) + spoke
+    bucket, throw_in, auction = auction_features(game, s, seat, position, fine)
     key = ((np.uint64(auction) * np.uint64(2) + np.uint64(throw_in)) * np.uint64(1024)
            + np.uint64(bucket))
     key = key * np.uint64(4) + np.uint64(game * 2 + (1 if fine else 0))
     return key | _KEY_MARK
-
-
-@njit(cache=True)
-def abstract_actions(game, s, legal, n, out):
-    """The actions of the abstraction among the ``n`` legal ones, ascending, into ``out``.
-
-    Kaiser keeps every legal action. Twenty-Eight keeps pass, the redeal, the
-    lowest legal bid and the bids of 20 and 24 when they are legal and higher.
-    """
-    if game == kernels.KAISER:
-        for i in range(n):
-            out[i] = legal[i]
-        return n
-    m = 0
-    lowest = -1
-    for i in range(n):
-        action = legal[i]
-        if action == TE_PASS or action == TE_REDEAL:
-            out[m] = action
-            m += 1
-        elif action >= TE_BID and lowest < 0:
-            lowest = action
-            out[m] = action
-            m += 1
-        elif action >= TE_BID:
-            for jump in _TE_JUMPS:
-                if action == TE_BID + jump:
-                    out[m] = action
-                    m += 1
-    return m
-
-
-@njit(cache=True)
-def contract_slot(game, s):
-    """The leaf cache slot of the contract an auction ended in: declarer x high bid."""
-    if game == kernels.KAISER:
-        return s[kaiser_engine.DECLARER] * 41 + s[kaiser_engine.HIGH_BID]
-    return s[te_engine.HIGH_BIDDER] * 29 + s[te_engine.HIGH_BID]
 
 
 @njit(cache=True)
@@ -301,7 +138,7 @@ def draw_deal(s, stream):
 def auction_start(game, initial, deal):
     """The state at the auction's first decision after the first cards of ``deal``."""
     s = initial.copy()
-    for k in range(_AUCTION_DEAL[game]):
+    for k in range(AUCTION_DEAL[game]):
         kernels.apply_action(game, s, deal[k])
     return s
 
@@ -390,7 +227,7 @@ def run_iterations(game, initial, table, stream, first, count, fine):
     """
     legal = np.empty((MAX_DEPTH, kernels.MAX_LEGAL_ACTIONS), dtype=np.int64)
     abstract = np.empty((MAX_DEPTH, MAX_ACTIONS), dtype=np.int64)
-    cache = np.empty(_CONTRACTS[game])
+    cache = np.empty(CONTRACTS[game])
     for i in range(count):
         weight = float(first + i + 1)
         deal = draw_deal(initial, stream)

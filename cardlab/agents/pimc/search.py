@@ -7,26 +7,11 @@ mean points for its team. PIMC's known weakness is *strategy fusion*: each
 world is solved as if the player knew it, so a card that is right in every
 world separately may be wrong when the player cannot tell the worlds apart.
 
-Kaiser's bidding is simulation bidding: for each contract, the mean over
-sampled worlds of the hand's net score (own score change minus the other
-team's) with this seat declaring and leading; the best contract is bid when
-its mean net score is positive, else pass (the dealer, forced to bid, takes
-the best). The trump named is the suit with the best mean net score for the
-bid won.
-
-Twenty-Eight's bidding is simulation bidding too, in game points: the worlds
-are dealt to the end (in the first round the bidder knows four cards), each is
-solved with every hand open and the trump known to all from the first card,
-dealer + 1 leading (ruling 5), and a contract of value ``v`` made with ``p``
-card points is worth ``2 * G`` (the bidding team's game points ``G`` minus the
-other team's ``-G``, ruling 8). A bid is worth its mean over worlds for the
-best trump suit the hand can place; the best bid is made when it beats
-passing, worth 0 (a partner's standing bid: the team's mean at that bid, as
-the open solve does not ask which partner declares). The opener who may ask
-for a redeal does so rather than bid at a loss. A second-round raise must beat
-the standing contract with its hidden trump (the partner draws it per world),
-and a partner's raise names a suit anew. The indicator is the suit with the
-best mean and, within it, the rule-based player's card (the weakest).
+Bidding is simulation bidding: the worlds the seat cannot tell apart are
+dealt to the end and solved double dummy in every strain the choice may be
+played in, and the game's own rules (:mod:`cardlab.games.contract_choice`)
+turn its team's points of each world into a bid, a trump or a raise: in
+Kaiser the net score of each contract, in Twenty-Eight its game points.
 """
 
 from __future__ import annotations
@@ -35,27 +20,10 @@ import numpy as np
 from numba import njit
 
 from cardlab.agents.pimc.options import BID_BY_SIMULATION, BID_WORLDS, BIDDING, WORLDS
-from cardlab.core.bitboard import card_bit, popcount
-from cardlab.core.cards import SUIT_MASKS
-from cardlab.core.dealing import draw_card
-from cardlab.core.layout import DEALER, PHASE, TO_MOVE, seat_after, team_of, undealt_cards
-from cardlab.core.specialize import by_key
-from cardlab.games import kernels
-from cardlab.games.kaiser import engine as kaiser
-from cardlab.games.kaiser import rules as kaiser_rules
-from cardlab.games.twenty_eight import engine as twenty_eight
-from cardlab.games.twenty_eight import rules as twenty_eight_rules
-from cardlab.games.twenty_eight.strategy import indicator_of_suit
-from cardlab.solver.position import (
-    KAISER,
-    LOW_NO_TRUMP_STRAIN,
-    NO_TRUMP_STRAIN,
-    TWENTY_EIGHT,
-    game_tables,
-    is_play_phase,
-    open_hands,
-    to_search,
-)
+from cardlab.core.layout import TO_MOVE, team_of
+from cardlab.games import contract_choice, kernels
+from cardlab.solver.analysis import HAND_SIZE
+from cardlab.solver.position import KAISER, TWENTY_EIGHT, game_tables, is_play_phase, open_hands, to_search
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     CONTRACT,
@@ -66,11 +34,12 @@ from cardlab.solver.search import (
     new_table,
     prepare,
 )
-from cardlab.solver.solve import open_action_values
+from cardlab.solver.solve import HAND_TOTALS, open_action_values
 
 TABLE_BITS = 16  # a table per decision: 64k entries
 MAX_ACTIONS = 64
-KAISER_STRAINS = 6  # four trumps, no trump, low no trump
+#: A game's points of a whole hand (both teams'), by kernel id.
+_HAND_TOTALS = np.array([HAND_TOTALS[KAISER], HAND_TOTALS[TWENTY_EIGHT]], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -91,7 +60,7 @@ def world_action_values(game, s, seat, worlds, stream, entries, counters, scratc
     actions = np.empty(MAX_ACTIONS, dtype=np.int64)
     values = np.empty(MAX_ACTIONS, dtype=np.int64)
     team = team_of(seat)
-    total = kaiser_rules.POINTS_PER_HAND if game == KAISER else twenty_eight_rules.TOTAL_CARD_POINTS
+    total = _HAND_TOTALS[game]
     n = 0
     for w in range(worlds):
         world = kernels.resample(game, s, seat, stream)
@@ -132,14 +101,14 @@ def play(game, s, worlds, stream):
 def declarer_points(game, world_hands, leader, team, strains, out):
     """``out[w, strain]``: ``team``'s points of the whole hand in world ``w`` played in ``strain``.
 
-    ``world_hands[w]`` are the four full hands (card ids), ``leader`` leads the
-    first trick, and only the strains whose bit is set in ``strains`` are solved.
+    ``world_hands[w]`` are the four full hands (card ids, ``HAND_SIZE`` each: a hand is
+    that many tricks), ``leader`` leads the first trick, and only the strains whose bit
+    is set in ``strains`` are solved.
     """
     entries, counters, scratch = new_search_memory()
     hands = np.zeros(4, dtype=np.int64)
     trick = np.full(4, -1, dtype=np.int64)
-    total = kaiser_rules.POINTS_PER_HAND if game == KAISER else twenty_eight_rules.TOTAL_CARD_POINTS
-    tricks = kaiser_rules.NUM_TRICKS if game == KAISER else twenty_eight_rules.NUM_TRICKS
+    total = _HAND_TOTALS[game]
     for strain in range(out.shape[1]):
         if (strains >> strain) & 1 == 0:
             continue
@@ -149,193 +118,8 @@ def declarer_points(game, world_hands, leader, team, strains, out):
         for w in range(world_hands.shape[0]):
             for other in range(4):
                 hands[other] = to_search(world_hands[w, other], search_card_of)
-            team0 = exact_value(rules, entries, counters, scratch, hands, trick, 0, leader, tricks, 0)
+            team0 = exact_value(rules, entries, counters, scratch, hands, trick, 0, leader, HAND_SIZE, 0)
             out[w, strain] = team0 if team == 0 else total - team0
-
-
-@njit(cache=True)
-def kaiser_declarer_points(s, seat, worlds, stream, out):
-    """``out[w, strain]``: seat's team's points in world ``w`` when ``seat`` declares ``strain``."""
-    world_hands = np.zeros((worlds, 4), dtype=np.int64)
-    for w in range(worlds):
-        world = kernels.resample(KAISER, s, seat, stream)
-        for other in range(4):
-            world_hands[w, other] = world[kaiser.HANDS + other]
-    declarer_points(KAISER, world_hands, seat, team_of(seat), (1 << KAISER_STRAINS) - 1, out)
-
-
-@njit(cache=True)
-def kaiser_net(points, value, kind):
-    """The declaring team's score change minus the other team's, for ``points`` taken."""
-    multiplier = 1 if kind == kaiser_rules.WITH_TRUMP else 2
-    own = multiplier * (points if points >= value else -value)
-    return own - (kaiser_rules.POINTS_PER_HAND - points)
-
-
-@njit(cache=True)
-def kaiser_contract_score(points, value, kind):
-    """Mean net score over worlds of a bid: with trump, of the best suit named afterwards."""
-    worlds = points.shape[0]
-    if kind == kaiser_rules.WITH_TRUMP:
-        best = -1e9
-        for suit in range(4):
-            total = 0.0
-            for w in range(worlds):
-                total += kaiser_net(points[w, suit], value, kind)
-            best = max(best, total / worlds)
-        return best
-    strain = NO_TRUMP_STRAIN if kind == kaiser_rules.NO_TRUMP else LOW_NO_TRUMP_STRAIN
-    total = 0.0
-    for w in range(worlds):
-        total += kaiser_net(points[w, strain], value, kind)
-    return total / worlds
-
-
-@njit(cache=True)
-def kaiser_bid(s, worlds, stream):
-    """Simulation bidding and trump naming for the seat to move in Kaiser."""
-    seat = s[TO_MOVE]
-    points = np.zeros((worlds, KAISER_STRAINS), dtype=np.int64)
-    kaiser_declarer_points(s, seat, worlds, stream, points)
-    if s[PHASE] == kaiser.NAMING_TRUMP:
-        value = s[kaiser.HIGH_BID] // 3
-        best_suit = 0
-        best = -1e9
-        for suit in range(4):
-            total = 0.0
-            for w in range(worlds):
-                total += kaiser_net(points[w, suit], value, kaiser_rules.WITH_TRUMP)
-            if total > best:
-                best = total
-                best_suit = suit
-        return kaiser_rules.NAME_TRUMP + best_suit
-    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
-    n = kaiser.legal_actions(s, legal)
-    best_action = -1
-    best = -1e9
-    may_pass = False
-    for i in range(n):
-        action = legal[i]
-        if action == kaiser_rules.PASS:
-            may_pass = True
-        elif kaiser_rules.BID <= action < kaiser_rules.KAISER_BID:  # the contract's bids only
-            value = (action - kaiser_rules.BID) // 3
-            kind = (action - kaiser_rules.BID) % 3
-            score = kaiser_contract_score(points, value, kind)
-            if score > best:
-                best = score
-                best_action = action
-    if may_pass and best <= 0:
-        return kaiser_rules.PASS
-    return best_action
-
-
-@njit(cache=True)
-def twenty_eight_world_hands(s, seat, stream, world_hands, trumps):
-    """Worlds ``seat`` cannot tell from ``s``, dealt to the end (``kernels.resample`` keeps the
-    undealt cards undealt): ``world_hands[w]`` every seat's eight cards, the hidden indicator
-    with the bidder; ``trumps[w]`` the world's trump suit (-1 before one is placed)."""
-    hands = np.zeros(4, dtype=np.int64)
-    for w in range(world_hands.shape[0]):
-        world = kernels.resample(TWENTY_EIGHT, s, seat, stream)
-        open_hands(TWENTY_EIGHT, world, hands)
-        undealt = undealt_cards(world)
-        for other in range(4):
-            while popcount(hands[other]) < twenty_eight_rules.HAND_SIZE:
-                card = draw_card(undealt, stream)
-                undealt &= ~card_bit(card)
-                hands[other] |= card_bit(card)
-            world_hands[w, other] = hands[other]
-        trumps[w] = world[twenty_eight.TRUMP]
-
-
-@njit(cache=True)
-def twenty_eight_net(points, value):
-    """The declaring team's game points minus the other team's, for ``points`` taken on a bid of ``value``."""
-    return 2 * twenty_eight.game_points_for(value, points >= value)
-
-
-@njit(cache=True)
-def twenty_eight_mean(points, trumps, value):
-    """Mean net game points over worlds of a bid of ``value`` played in suit ``trumps[w]`` in world ``w``."""
-    total = 0.0
-    for w in range(points.shape[0]):
-        total += twenty_eight_net(points[w, trumps[w]], value)
-    return total / points.shape[0]
-
-
-@njit(cache=True)
-def twenty_eight_best_suit(points, suits, value):
-    """``(suit, mean)``: the suit of the ``suits`` bits whose bid of ``value`` has the best mean."""
-    best_suit = -1
-    best = -1e9
-    trumps = np.empty(points.shape[0], dtype=np.int64)
-    for suit in range(4):
-        if (suits >> suit) & 1:
-            trumps[:] = suit
-            score = twenty_eight_mean(points, trumps, value)
-            if score > best:
-                best = score
-                best_suit = suit
-    return best_suit, best
-
-
-@njit(cache=True)
-def twenty_eight_bid(s, worlds, stream):
-    """Simulation bidding, raising and placing the indicator for the seat to move in Twenty-Eight."""
-    legal = np.empty(MAX_ACTIONS, dtype=np.int64)
-    n = twenty_eight.legal_actions(s, legal)
-    if n == 1:
-        return legal[0]
-    phase = s[PHASE]
-    if phase == twenty_eight.RAISING and legal[n - 1] < twenty_eight_rules.BID:
-        return kernels.rules_action(TWENTY_EIGHT, s, stream)  # a variant's node, not a raise
-    seat = s[TO_MOVE]
-    hand = s[twenty_eight.HANDS + seat]
-    held = 0  # the suits this seat could place as the trump
-    for suit in range(4):
-        if hand & SUIT_MASKS[suit]:
-            held |= 1 << suit
-    bidder_raising = phase == twenty_eight.RAISING and seat == s[twenty_eight.BIDDER]
-    high_bidder = s[twenty_eight.HIGH_BIDDER]
-    partner_holds = (phase == twenty_eight.BIDDING and high_bidder >= 0 and high_bidder != seat
-                     and team_of(high_bidder) == team_of(seat))
-    strains = held  # only a suit in hand can be placed: the others need no solve
-    if bidder_raising:
-        strains = 1 << s[twenty_eight.TRUMP]
-    elif phase == twenty_eight.RAISING or partner_holds:
-        strains = 15  # a trump someone else places: any suit
-    world_hands = np.zeros((worlds, 4), dtype=np.int64)
-    trumps = np.empty(worlds, dtype=np.int64)
-    twenty_eight_world_hands(s, seat, stream, world_hands, trumps)
-    points = np.zeros((worlds, 4), dtype=np.int64)
-    leader = seat_after(s[DEALER], 1, 4)
-    declarer_points(TWENTY_EIGHT, world_hands, leader, team_of(seat), strains, points)
-    high_bid = s[twenty_eight.HIGH_BID]
-    if phase == twenty_eight.PLACING:
-        suit, _ = twenty_eight_best_suit(points, held, high_bid)
-        return indicator_of_suit(hand, suit)
-    if phase == twenty_eight.RAISING:  # pass: the standing contract, in the placed trump
-        keep = twenty_eight_mean(points, trumps, high_bid)
-    else:
-        keep = twenty_eight_best_suit(points, 15, high_bid)[1] if partner_holds else 0.0
-    best_action = legal[0]  # pass, or the opener's redeal
-    best = keep
-    if legal[0] >= twenty_eight_rules.BID:  # the opener must bid
-        best = -1e9
-    for i in range(n):
-        action = legal[i]
-        if action < twenty_eight_rules.BID:
-            continue
-        value = action - twenty_eight_rules.BID
-        if bidder_raising:  # the raise keeps the indicator placed
-            score = twenty_eight_mean(points, trumps, value)
-        else:
-            score = twenty_eight_best_suit(points, held, value)[1]
-        if score > best:
-            best = score
-            best_action = action
-    return best_action
 
 
 @njit(cache=True)
@@ -356,28 +140,38 @@ def decide(game, options, s, stream, scratch):
 
 
 @njit(cache=True)
-def _kaiser_simulated_bid(s, worlds, stream):
-    if s[PHASE] == kaiser.BIDDING or s[PHASE] == kaiser.NAMING_TRUMP:
-        return kaiser_bid(s, worlds, stream)
-    return -1
+def sampled_worlds(game, s, seat, stream, world_hands, trumps):
+    """Worlds ``seat`` cannot tell from ``s``, dealt to the end (``kernels.resample`` keeps the
+    undealt cards undealt): ``world_hands[w]`` every seat's full hand (a hidden trump indicator
+    with the bidder); ``trumps[w]`` the world's trump suit (-1 where none is placed)."""
+    hands = np.zeros(4, dtype=np.int64)
+    for w in range(world_hands.shape[0]):
+        world = kernels.resample(game, s, seat, stream)
+        open_hands(game, world, hands)
+        trumps[w] = contract_choice.deal_to_the_end(game, world, hands, stream)
+        for other in range(4):
+            world_hands[w, other] = hands[other]
 
 
 @njit(cache=True)
-def _twenty_eight_simulated_bid(s, worlds, stream):
-    phase = s[PHASE]
-    if phase == twenty_eight.BIDDING or phase == twenty_eight.PLACING or phase == twenty_eight.RAISING:
-        return twenty_eight_bid(s, worlds, stream)
-    return -1
+def simulated_bid(game, s, worlds, stream):
+    """The bid (or trump, raise, indicator) PIMC's simulation chooses in an auction node, else -1.
 
-
-@njit(cache=True)
-def _no_simulated_bid(s, worlds, stream):
-    return -1
-
-
-#: ``simulated_bid(game, s, worlds, stream)``: the bid (or trump) PIMC's simulation chooses in an
-#: auction node, else -1. A table by game, not an ``if``: numba does not prune a branch on a constant
-#: game, and a Kaiser agent must not compile Twenty-Eight's bidding.
-simulated_bid = by_key("simulated_bid",
-                       {KAISER: _kaiser_simulated_bid, TWENTY_EIGHT: _twenty_eight_simulated_bid},
-                       _no_simulated_bid)
+    ``worlds`` sampled worlds are solved in the strains the choice may be played
+    in, and the game's rules choose from its team's points in each
+    (:mod:`cardlab.games.contract_choice`): the game's kernels are tables by game,
+    so a Kaiser agent does not compile Twenty-Eight's bidding.
+    """
+    if not contract_choice.bids_by_simulation(game, s):
+        return -1
+    action = contract_choice.choice_without_worlds(game, s, stream)
+    if action >= 0:
+        return action
+    seat = s[TO_MOVE]
+    world_hands = np.zeros((worlds, 4), dtype=np.int64)
+    trumps = np.empty(worlds, dtype=np.int64)
+    sampled_worlds(game, s, seat, stream, world_hands, trumps)
+    leader, strains = contract_choice.worlds_to_solve(game, s)
+    points = np.zeros((worlds, contract_choice.STRAINS[game]), dtype=np.int64)
+    declarer_points(game, world_hands, leader, team_of(seat), strains, points)
+    return contract_choice.choose_contract(game, s, points, trumps)
