@@ -4,7 +4,8 @@
 * :func:`analyse`, :func:`analyse_many`, :func:`par`: the double-dummy table
   of deals (every declarer and strain) and the par contract;
 * the search itself (:mod:`cardlab.solver.search`), its reading of the
-  engines' states (:mod:`cardlab.solver.position`) and the reference
+  engines' states (:mod:`cardlab.solver.position`, through each game's part
+  gathered in :mod:`cardlab.games.double_dummy`) and the reference
   searches over engine states (:mod:`cardlab.solver.engine_search`).
 
 How it works and what it assumes: docs/solver.md.

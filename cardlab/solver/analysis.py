@@ -23,17 +23,17 @@ from cardlab.core.cards import SUIT_CHARS, card_string, mask_of
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.interrupt import quiet_worker
 from cardlab.core.rng import make_stream, random_below
-from cardlab.games.kaiser import rules as kaiser_rules
-from cardlab.games.twenty_eight import engine as twenty_eight
-from cardlab.games.twenty_eight import rules as twenty_eight_rules
-from cardlab.solver.position import (
-    LOW_NO_TRUMP_STRAIN,
-    NO_TRUMP_STRAIN,
-    TABLE_BITS,
-    TWENTY_EIGHT,
+from cardlab.core.search_cards import LOW_NO_TRUMP_STRAIN
+from cardlab.games.double_dummy import (
+    CARDS_PER_STAGE,
+    CONTRACTS,
+    DECLARER_LEADS,
+    HAND_TOTALS,
+    STANDARD_DECKS,
+    STRAINS,
     game_tables,
-    to_search,
 )
+from cardlab.solver.position import TABLE_BITS, to_search
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     CONTRACT,
@@ -45,7 +45,7 @@ from cardlab.solver.search import (
     new_table,
     prepare,
 )
-from cardlab.solver.solve import HAND_TOTALS, STANDARD_DECKS, game_id_of
+from cardlab.solver.solve import game_id_of
 
 NUM_SEATS = 4
 HAND_SIZE = 8
@@ -131,7 +131,7 @@ class DoubleDummyTable:
 
     def text(self) -> str:
         """The table as the command line prints it: the leading seat's team's points."""
-        row_name = "declarer" if self.game == "cardlab_kaiser" else "leader"
+        row_name = "declarer" if DECLARER_LEADS[game_id_of(self.game)] else "leader"
         lines = [f"{row_name:>9} " + " ".join(f"{STRAIN_NAMES[s]:>4}" for s in self.strains)]
         for leader in self.leaders:
             cells = [self.team_points(leader, s)[leader % 2] for s in self.strains]
@@ -141,9 +141,7 @@ class DoubleDummyTable:
 
 def table_strains(game_name: str, low_no_trump: bool = True) -> tuple[int, ...]:
     """The strains of a game's table: four trumps, and Kaiser's no trump and low no trump."""
-    if game_name == "cardlab_kaiser":
-        return (0, 1, 2, 3, NO_TRUMP_STRAIN) + ((LOW_NO_TRUMP_STRAIN,) if low_no_trump else ())
-    return (0, 1, 2, 3)
+    return tuple(s for s in STRAINS[game_id_of(game_name)] if low_no_trump or s != LOW_NO_TRUMP_STRAIN)
 
 
 def check_deal(game_name: str, hands: np.ndarray) -> None:
@@ -185,7 +183,7 @@ def deal_from_seed(game_name: str, seed: int, dealer: int = 0) -> np.ndarray:
     game = game_id_of(game_name)
     stream = make_stream(seed)
     undealt = [c for c in range(54) if STANDARD_DECKS[game] >> c & 1]
-    stage = twenty_eight_rules.CARDS_PER_STAGE if game == TWENTY_EIGHT else NUM_SEATS * HAND_SIZE
+    stage = CARDS_PER_STAGE[game]
     hands = np.zeros(NUM_SEATS, dtype=np.int64)
     for k in range(NUM_SEATS * HAND_SIZE):
         card = undealt.pop(int(random_below(stream, len(undealt))))
@@ -258,35 +256,6 @@ class Contract:
     net: int  # the declaring team's score minus the other's
 
 
-def _kaiser_contracts(table: DoubleDummyTable, min_bid: int) -> list[Contract]:
-    contracts = []
-    for declarer in table.leaders:
-        team = declarer % 2
-        for strain in table.strains:
-            kind = (kaiser_rules.WITH_TRUMP if strain < 4 else
-                    kaiser_rules.NO_TRUMP if strain == NO_TRUMP_STRAIN else kaiser_rules.LOW_NO_TRUMP)
-            multiplier = 1 if kind == kaiser_rules.WITH_TRUMP else 2
-            points = table.team_points(declarer, strain)
-            taken, other = points[team], points[1 - team]
-            for value in range(min_bid, kaiser_rules.MAX_BID + 1):
-                own = multiplier * (taken if taken >= value else -value)
-                contracts.append(Contract(declarer, strain, value, 3 * value + kind, points, own - other))
-    return contracts
-
-
-def _twenty_eight_contracts(table: DoubleDummyTable, dealer: int) -> list[Contract]:
-    contracts = []
-    leader = (dealer + 1) % NUM_SEATS
-    for declarer in range(NUM_SEATS):
-        team = declarer % 2
-        for strain in table.strains:
-            points = table.team_points(leader, strain)
-            for value in range(twenty_eight_rules.MIN_BID, twenty_eight_rules.MAX_BID + 1):
-                game_points = int(twenty_eight.game_points_for(value, points[team] >= value))
-                contracts.append(Contract(declarer, strain, value, value, points, 2 * game_points))
-    return contracts
-
-
 def par(table: DoubleDummyTable, dealer: int = 0, min_bid: int = 6) -> tuple[Contract, Contract, Contract]:
     """``(best for team 0, best for team 1, par)`` of a deal's table.
 
@@ -296,8 +265,8 @@ def par(table: DoubleDummyTable, dealer: int = 0, min_bid: int = 6) -> tuple[Con
     two, the other team outbids while a higher-ranked contract of its own
     beats what defending gives it.
     """
-    contracts = (_kaiser_contracts(table, min_bid) if table.game == "cardlab_kaiser"
-                 else _twenty_eight_contracts(table, dealer))
+    contracts = [Contract(*found) for found in CONTRACTS[game_id_of(table.game)](
+        table.team_points, table.leaders, table.strains, dealer, min_bid)]
 
     def best(team: int, above: int) -> Contract | None:
         mine = [c for c in contracts if c.declarer % 2 == team and c.rank > above]

@@ -1,8 +1,9 @@
 """Search over the engines' own state arrays: the reference minimax and the engine-rules solver.
 
 These searches know nothing of the games but what the engines' kernels say
-(:mod:`cardlab.games.kernels`): each node copies the state array and applies a
-legal action. They are slow and simple on purpose:
+(:mod:`cardlab.games.kernels`) and what a state holds of the hand
+(:mod:`cardlab.games.double_dummy`): each node copies the state array and
+applies a legal action. They are slow and simple on purpose:
 
 * :func:`minimax` is the plain exhaustive minimax every faster search is
   checked against (no pruning, no table: obviously right);
@@ -20,10 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.layout import PHASE, current_player, team_of
+from cardlab.core.layout import current_player, team_of
 from cardlab.games import kernels
-from cardlab.games.kaiser import engine as kaiser
-from cardlab.games.twenty_eight import engine as twenty_eight
+from cardlab.games.double_dummy import at_boundary, boundary_key, hand_over, team_points
 
 MAX_ACTIONS = 64  # a play-phase state of either game has at most 9 legal actions
 TABLE_BITS = 20
@@ -32,45 +32,11 @@ TAG, LOWER, UPPER = 4, 5, 6
 TABLE_COLUMNS = 7
 
 
-@njit(cache=True)
-def team_points(game, s):
-    """Team 0's points taken so far this hand."""
-    if game == kernels.TWENTY_EIGHT:
-        return s[twenty_eight.CARD_POINTS_WON]
-    return s[kaiser.HAND_POINTS]
-
-
-@njit(cache=True)
-def hand_over(game, s):
-    """Is the play of the hand over (a Kaiser match would deal the next hand: stop there)?"""
-    if game == kernels.TWENTY_EIGHT:
-        return s[PHASE] == twenty_eight.GAME_OVER
-    return s[kaiser.TRICK_NUMBER] == kaiser.NUM_TRICKS or s[PHASE] != kaiser.PLAYING
-
-
 def new_table(bits: int = TABLE_BITS) -> tuple[np.ndarray, np.ndarray]:
     """An empty table for :func:`alpha_beta` and its generation counter."""
     table = np.zeros((1 << bits, TABLE_COLUMNS), dtype=np.int64)
     table[:, TAG] = -1
     return table, np.zeros(1, dtype=np.int64)
-
-
-@njit(cache=True)
-def _boundary_key(game, s):
-    """``(hands..., tag part)``: what decides the rest of the hand at a trick boundary."""
-    if game == kernels.TWENTY_EIGHT:
-        return (s[twenty_eight.HANDS], s[twenty_eight.HANDS + 1], s[twenty_eight.HANDS + 2],
-                s[twenty_eight.HANDS + 3],
-                s[twenty_eight.TRICK_LEADER] * 2 + s[twenty_eight.TRUMP_SHOWN])
-    return (s[kaiser.HANDS], s[kaiser.HANDS + 1], s[kaiser.HANDS + 2], s[kaiser.HANDS + 3],
-            s[kaiser.TRICK_LEADER] * 2)
-
-
-@njit(cache=True)
-def _at_boundary(game, s):
-    if game == kernels.TWENTY_EIGHT:
-        return s[twenty_eight.TRICK_SIZE] == 0 and s[twenty_eight.MUST_PLAY_TRUMP] < 0
-    return s[kaiser.TRICK_SIZE] == 0
 
 
 # A node's fields after its legal actions (the search walks an explicit stack: numba
@@ -87,8 +53,8 @@ def _open(game, s, node, prune, table, generation):
     if hand_over(game, s):
         return True, 0
     node[NODE_SLOT] = -1
-    if prune and table.shape[0] > 0 and _at_boundary(game, s):
-        h0, h1, h2, h3, part = _boundary_key(game, s)
+    if prune and table.shape[0] > 0 and at_boundary(game, s):
+        h0, h1, h2, h3, part = boundary_key(game, s)
         tag = generation[0] * 16 + part
         x = np.uint64(h0) * np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(h1) * np.uint64(0xC2B2AE3D27D4EB4F)
         x ^= np.uint64(h2) * np.uint64(0x165667B19E3779F9) ^ np.uint64(h3) * np.uint64(0x27D4EB2F165667C5)

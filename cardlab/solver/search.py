@@ -11,9 +11,10 @@ A 1, 10 1).
 Cards are renumbered for the search so that strength is bit order: *search
 card* ``8 * suit + k`` is the ``k``-th weakest card of its suit in the
 contract being played (:mod:`cardlab.solver.position` maps the engines' card
-ids). A hand is then a 32-bit mask, "the cards above this one" is a shift, and
-two cards of one hand are equivalent when no live card of another hand lies
-between them and they carry the same points.
+ids with each game's numbering, :mod:`cardlab.games.double_dummy`). A hand is
+then a 32-bit mask, "the cards above this one" is a shift, and two cards of
+one hand are equivalent when no live card of another hand lies between them
+and they carry the same points.
 
 Values are always *team 0's points from here on* (the current trick
 included); team 0 maximises, team 1 minimises. What makes the search fast
@@ -58,6 +59,7 @@ from cardlab.core.bitboard import (
 )
 from cardlab.core.borrowed import borrowed
 from cardlab.core.prefetch import prefetch
+from cardlab.core.search_cards import CARDS_PER_SUIT, NO_CARD
 
 # ---- The rules vector -------------------------------------------------------------
 TRUMP = 0  # search suit of trumps, -1 for no trump
@@ -108,9 +110,7 @@ TECHNIQUE_NAMES = {
 }
 
 NUM_SEATS = 4
-CARDS_PER_SUIT = 8
 SUIT_BITS = np.int64(0xFF)
-NO_CARD = -1
 
 # ---- The transposition table ------------------------------------------------------
 # Buckets of WAYS rows, found by hashing the bucket key: how many cards of each suit each

@@ -27,19 +27,21 @@ from numba import njit
 from cardlab.core.cards import cards_string
 from cardlab.core.layout import DECK, NUM_PLAYERS, TO_MOVE, team_of
 from cardlab.games import kernels
-from cardlab.games.kaiser import engine as kaiser
-from cardlab.games.kaiser import rules as kaiser_rules
-from cardlab.games.twenty_eight import engine as twenty_eight
-from cardlab.games.twenty_eight import rules as twenty_eight_rules
+from cardlab.games.double_dummy import (
+    GAME_IDS,
+    HAND_TOTALS,
+    HANDS,
+    HIDDEN_TRUMP_CHECKS,
+    STANDARD_DECKS,
+    hand_score,
+    is_play_phase,
+    strain_of_state,
+)
 from cardlab.solver import engine_search
-from cardlab.solver.position import KAISER, TABLE_BITS, TWENTY_EIGHT, is_play_phase, load, strain_of_state
+from cardlab.solver.position import TABLE_BITS, load
 from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_SETS, Table, card_values, prepare
 
 Rules = Literal["open", "engine"]
-#: The points a whole hand distributes, by kernel id.
-HAND_TOTALS = {KAISER: kaiser_rules.POINTS_PER_HAND, TWENTY_EIGHT: twenty_eight_rules.TOTAL_CARD_POINTS}
-STANDARD_DECKS = {KAISER: kaiser_rules.STANDARD_DECK, TWENTY_EIGHT: twenty_eight_rules.STANDARD_DECK}
-GAME_IDS = {"cardlab_kaiser": KAISER, "cardlab_twenty_eight": TWENTY_EIGHT}
 
 
 @dataclass(frozen=True)
@@ -143,28 +145,13 @@ def check_solvable(game: int, s: np.ndarray) -> None:
         raise ValueError("the double-dummy solver starts from the play phase (every bid made, trump chosen)")
     # A hand-built state can hold cards the deck lacks (Kaiser's 7H and 7S); the search renumbers
     # the deck's cards by strength, so such a card would silently stand for another.
-    engine = kaiser if game == KAISER else twenty_eight
     seen = 0
     for seat in range(4):
-        hand = int(s[engine.HANDS + seat])
+        hand = int(s[HANDS[game] + seat])
         if hand & seen or hand & ~int(s[DECK]):
             raise ValueError(f"seat {seat}'s cards are not in the deck or are held twice: "
                              f"{cards_string(hand & (seen | ~int(s[DECK])))}")
         seen |= hand
-
-
-def hand_score(game: int, s: np.ndarray, points: tuple[int, int]) -> tuple[int, int]:
-    """Each team's score of the hand of ``s`` if it ends with ``points`` (the engine's scoring)."""
-    if game == KAISER:
-        final = s.copy()
-        final[kaiser.HAND_POINTS] = points[0]
-        final[kaiser.HAND_POINTS + 1] = points[1]
-        deltas = kaiser.hand_deltas(final)
-        return int(deltas[0]), int(deltas[1])
-    bidding_team = team_of(int(s[twenty_eight.BIDDER]))
-    made = points[bidding_team] >= s[twenty_eight.HIGH_BID]
-    game_points = int(twenty_eight.game_points_for(s[twenty_eight.HIGH_BID], made))
-    return (game_points, -game_points) if bidding_team == 0 else (-game_points, game_points)
 
 
 def solve(state: pyspiel.State, rules: Rules = "open", techniques: int = ALL_TECHNIQUES,
@@ -182,9 +169,8 @@ def solve(state: pyspiel.State, rules: Rules = "open", techniques: int = ALL_TEC
     check_solvable(game, s)
     actions = np.empty(64, dtype=np.int64)
     values = np.empty(64, dtype=np.int64)
-    if rules == "engine" and game == TWENTY_EIGHT:
-        if twenty_eight.trump_hidden(s) and twenty_eight.bidding_team_held_all_trumps(s):
-            raise ValueError("ruling 7 voids this hand at the show: the bidding team holds every trump")
+    if rules == "engine" and game in HIDDEN_TRUMP_CHECKS:
+        HIDDEN_TRUMP_CHECKS[game](s)
         entries, generation = engine_search.new_table()
         n = engine_search.action_values(game, s, False, entries, generation, actions, values)
         values[:n] += engine_search.team_points(game, s)
