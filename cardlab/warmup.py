@@ -22,12 +22,14 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 
 import numpy as np
 
+from cardlab.games import double_dummy
+
 #: The groups of kernels a warm-up compiles, in the order it compiles them.
 GROUPS = ("openspiel", "tournament", "ismcts", "pimc", "solver", "rl", "play")
 #: The groups a game leaves to a second task, once the first has compiled (and cached) its engine.
 TAIL_GROUPS = ("rl", "play")
 #: Groups that exist only for the games the double-dummy solver plays.
-SOLVER_GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
+SOLVER_GAMES = tuple(double_dummy.GAME_IDS)
 
 
 def _openspiel(name: str) -> None:

@@ -67,6 +67,36 @@ def test_every_layer_imports_only_the_layers_below_it() -> None:
     assert violations == []
 
 
+#: The game folders: each is the only place that names its game (its rules, state slots, kernels).
+GAME_FOLDERS = sorted(path.name for path in (PACKAGE / "games").iterdir()
+                      if (path / "spec.py").exists())
+
+
+def _game_folder(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["cardlab", "games"] and len(parts) > 2 and parts[2] in GAME_FOLDERS \
+        else None
+
+
+def test_each_games_knowledge_stays_in_its_folder() -> None:
+    """Above ``games/``, code reaches a game through its spec and the games-level dispatch tables
+    (``games/kernels.py`` and its like), never a game's folder; and no game reads another's."""
+    assert {"kaiser", "literature", "twenty_eight"} <= set(GAME_FOLDERS)
+    violations = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        own = relative.parts[1] if relative.parts[0] == "games" and len(relative.parts) > 2 else None
+        for name in _imports(path):
+            folder = _game_folder(name)
+            if folder is None or folder == own:
+                continue
+            if relative.parts[0] != "games":
+                violations.append(f"{relative} imports {name}: reach the game through games/")
+            elif own is not None:
+                violations.append(f"{relative} imports {name}: one game reads another's folder")
+    assert violations == [], "\n".join(violations)
+
+
 def test_the_agent_table_is_complete_before_any_agent_is_made() -> None:
     code = "import cardlab.agents as a; print(','.join(a.agent_names()))"
     names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

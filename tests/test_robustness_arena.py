@@ -509,6 +509,7 @@ def _children(pid: int) -> list[tuple[int, str]]:
     return found
 
 
+@pytest.mark.integration  # a real command in a subprocess, killed mid-run: make check
 def test_a_killed_worker_is_replaced_and_the_rows_are_those_of_an_uninterrupted_run(tmp_path):
     """SIGKILL one of two pool workers of a real ``cardlab tournament``: the run still finishes."""
     out = tmp_path / "killed"

@@ -20,6 +20,7 @@ import pyspiel
 
 from cardlab.agents import cfr, cfr_bidding, ismcts, net, pimc, random_agent, rules
 from cardlab.agents.options import OptionSet
+from cardlab.games import double_dummy
 
 if TYPE_CHECKING:
     from cardlab.games.spec import GameSpec
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 Factory = Callable[..., pyspiel.Bot]
 
 #: The games of the double-dummy solver and of the abstracted auctions.
-DOUBLE_DUMMY_GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
+DOUBLE_DUMMY_GAMES = tuple(double_dummy.GAME_IDS)
 
 
 @dataclass(frozen=True)

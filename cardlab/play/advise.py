@@ -38,11 +38,12 @@ from cardlab.core.interrupt import StopRequest, timed_slices
 from cardlab.core.limits import MAX_WORLDS, check_count, check_seed
 from cardlab.core.openspiel import receiving_seat_of
 from cardlab.core.rng import make_stream
-from cardlab.games import game_spec
+from cardlab.games import SPECS, game_spec
 from cardlab.play.kernels import play_out_choices
 from cardlab.play.moves import MoveError, parse_move
 
-BIDDING_GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
+#: The games whose auctions bid advice weighs (a game spec with a contract outcome).
+BIDDING_GAMES = tuple(spec.name for spec in SPECS if spec.contract_outcome is not None)
 #: How the worlds' hands are finished: played out by the chosen players, or their cards double dummy.
 SOLVERS = ("play", "dd")
 Z95 = 1.959963984540054
@@ -95,7 +96,8 @@ def bidding_position(game: pyspiel.Game, hand_text: str, seat: int, bids_text: s
     """
     short = game.get_type().short_name
     if short not in BIDDING_GAMES:
-        raise ValueError(f"bid advice is for Kaiser and Twenty-Eight, not {short}")
+        titles = " and ".join(game_spec(name).title for name in BIDDING_GAMES)
+        raise ValueError(f"bid advice is for {titles}, not {short}")
     num_players = game.num_players()
     if not 0 <= seat < num_players:
         raise ValueError(f"--seat must be 0..{num_players - 1}, got {seat}")

@@ -17,15 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardlab.core.cards import NUM_SUITS
 from cardlab.core.layout import PHASE, TO_MOVE
+from cardlab.core.search_cards import LOW_NO_TRUMP_STRAIN, NO_TRUMP_STRAIN
 from cardlab.games.kaiser import engine as kaiser
 from cardlab.games.kaiser import rules as kaiser_rules
 
 #: Columns of the points table: four trumps, no trump, low no trump.
 STRAINS = 6
-NO_TRUMP_STRAIN = NUM_SUITS  # strain 4: no trump
-LOW_NO_TRUMP_STRAIN = NUM_SUITS + 1  # strain 5: low no trump
 MAX_ACTIONS = 64
 
 
