@@ -286,14 +286,13 @@ def command_exploit(args: argparse.Namespace) -> None:
 def command_variants(args: argparse.Namespace) -> None:
     """The game's parameters, one line each, then its named rule variants (docs/variants.md)."""
     from cardlab.games import game_spec
-    from cardlab.games.variants import parameter_lines
 
     try:
         spec = game_spec(args.game)
     except ValueError as error:
         raise CliError(str(error)) from error
     print(f"{spec.title} ({spec.name}) parameters:")
-    for line in parameter_lines(spec):
+    for line in spec.parameter_lines():
         print(f"  {line}")
     print("variants:")
     for variant in spec.variants:

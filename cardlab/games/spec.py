@@ -10,6 +10,7 @@ because numba's disk cache needs each kernel called by name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
@@ -112,5 +113,36 @@ class GameSpec:
         return checked
 
 
+    def parameter_lines(self) -> list[str]:
+        """One line per game parameter: name, type, default, allowed values and its variants.
+
+        Read from the game module's ``DEFAULT_PARAMETERS`` and ``PARAMETER_RULES``
+        (``(type, allowed)``, as :func:`cardlab.core.openspiel.checked_parameters`
+        takes them) and from the variants whose settings name the parameter; the game's
+        ``RESEARCH_PARAMETERS`` (small games for exact solving) are marked as such.
+        """
+        module = sys.modules[self.game_class.__module__]
+        lines = []
+        for name, default in module.DEFAULT_PARAMETERS.items():
+            kind, allowed = module.PARAMETER_RULES[name]
+            owners = [variant.name.split(".", 1)[1] for variant in self.variants
+                      if name in variant.settings()]
+            shown = str(default).lower() if isinstance(default, bool) else str(default)
+            origin = ("cardlab research parameter (small games), not a rule variant"
+                      if name in getattr(module, "RESEARCH_PARAMETERS", ())
+                      else f"variant: {', '.join(owners) or 'contract'}")
+            lines.append(f"{name}: {kind.__name__}, default {shown}, allowed "
+                         f"{_allowed_text(kind, allowed)}; {origin}")
+        return lines
+
+
 #: How each OpenSpiel parameter type is named in error messages.
 KIND_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _allowed_text(kind: type, allowed: object) -> str:
+    if isinstance(allowed, range):
+        return f"{allowed.start}..{allowed.stop - 1}"
+    if isinstance(allowed, tuple):
+        return ", ".join(str(value) for value in allowed)
+    return "true, false" if kind is bool else "checked with the other parameters"

@@ -18,12 +18,7 @@ variants cite (``V-T4``) with the ruling in plain words, for the table.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from cardlab.games.spec import GameSpec
 
 VARIANT_CLASSES = ("P", "C", "D")
 #: A variant's status: played by the engine, described only, or rejected by
@@ -77,34 +72,3 @@ def parse_setting(text: str) -> tuple[str, bool | int | float]:
         return name, int(value)
     except ValueError:
         return name, float(value)
-
-
-def _allowed_text(kind: type, allowed: object) -> str:
-    if isinstance(allowed, range):
-        return f"{allowed.start}..{allowed.stop - 1}"
-    if isinstance(allowed, tuple):
-        return ", ".join(str(value) for value in allowed)
-    return "true, false" if kind is bool else "checked with the other parameters"
-
-
-def parameter_lines(spec: GameSpec) -> list[str]:
-    """One line per game parameter: name, type, default, allowed values and its variants.
-
-    Read from the game module's ``DEFAULT_PARAMETERS`` and ``PARAMETER_RULES``
-    (``(type, allowed)``, as :func:`cardlab.core.openspiel.checked_parameters`
-    takes them) and from the variants whose settings name the parameter; the game's
-    ``RESEARCH_PARAMETERS`` (small games for exact solving) are marked as such.
-    """
-    module = sys.modules[spec.game_class.__module__]
-    lines = []
-    for name, default in module.DEFAULT_PARAMETERS.items():
-        kind, allowed = module.PARAMETER_RULES[name]
-        owners = [variant.name.split(".", 1)[1] for variant in spec.variants
-                  if name in variant.settings()]
-        shown = str(default).lower() if isinstance(default, bool) else str(default)
-        origin = ("cardlab research parameter (small games), not a rule variant"
-                  if name in getattr(module, "RESEARCH_PARAMETERS", ())
-                  else f"variant: {', '.join(owners) or 'contract'}")
-        lines.append(f"{name}: {kind.__name__}, default {shown}, allowed "
-                     f"{_allowed_text(kind, allowed)}; {origin}")
-    return lines
