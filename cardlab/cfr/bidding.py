@@ -47,6 +47,7 @@ from numba import njit
 
 from cardlab.cfr.mccfr import _sample
 from cardlab.cfr.policy import PolicyTable, game_identity
+from cardlab.cfr.regret_matching import matched_policy
 from cardlab.core.bitboard import cards_in
 from cardlab.core.interrupt import quiet_worker
 from cardlab.core.layout import DEALER, DECK, TO_MOVE
@@ -174,16 +175,6 @@ def entry(table, key, actions, m):
     return h
 
 
-@njit(cache=True)
-def regret_matching(regrets, h, m, out):
-    total = 0.0
-    for k in range(m):
-        if regrets[h, k] > 0:
-            total += regrets[h, k]
-    for k in range(m):
-        out[k] = max(regrets[h, k], 0.0) / total if total > 0 else 1.0 / m
-
-
 @njit  # recursive: numba's cache would load it broken (see cardlab.cfr.mccfr)
 def _traverse(game, s, player, table, deal, cache, stream, fine, depth, legal, abstract, weight):
     """External-sampling walk of the auction updating ``player``; returns its sampled value."""
@@ -197,7 +188,7 @@ def _traverse(game, s, player, table, deal, cache, stream, fine, depth, legal, a
     m = abstract_actions(game, s, legal[depth], n, abstract[depth])
     h = entry(table, information_key(game, s, fine), abstract[depth], m)
     policy = np.empty(m)
-    regret_matching(regrets, h, m, policy)
+    matched_policy(regrets[h], 0, m, policy, 0)
     if s[TO_MOVE] != player:
         for k in range(m):
             cumulative[h, k] += weight * policy[k]

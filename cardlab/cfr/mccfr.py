@@ -34,6 +34,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from cardlab.cfr.policy import PolicyTable, game_identity
+from cardlab.cfr.regret_matching import matched_policy
 from cardlab.cfr.solvers import SAMPLERS
 from cardlab.cfr.tree import CHANCE, TERMINAL, GameTree
 from cardlab.core import infostate
@@ -60,16 +61,6 @@ def _slot(index, offset, count, actions, used, key, legal, n):
         actions[start + k] = legal[k]
     used[0] = start + n
     return start
-
-
-@njit(cache=True)
-def _current_policy(regrets, start, n, out):
-    total = 0.0
-    for k in range(n):
-        if regrets[start + k] > 0:
-            total += regrets[start + k]
-    for k in range(n):
-        out[k] = max(0.0, regrets[start + k]) / total if total > 0 else 1.0 / n
 
 
 @njit(cache=True)
@@ -113,7 +104,7 @@ def _external(game, s, keys, player, table, stream, legal, depth, returns):
                          returns)
     start = _slot(index, offset, count, actions, used, keys[mover], legal[depth], n)
     policy = np.empty(n)
-    _current_policy(regrets, start, n, policy)
+    matched_policy(regrets, start, n, policy, 0)
     if mover != player:
         for k in range(n):
             cumulative[start + k] += policy[k]
@@ -153,7 +144,7 @@ def _outcome(game, s, keys, player, table, stream, legal, depth, returns, own_re
                         returns, own_reach, others_reach, sample_reach, exploration)
     start = _slot(index, offset, count, actions, used, keys[mover], legal[depth], n)
     policy = np.empty(n)
-    _current_policy(regrets, start, n, policy)
+    matched_policy(regrets, start, n, policy, 0)
     sampling = policy.copy()
     if mover == player:
         for k in range(n):

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from cardlab.cfr.regret_matching import matched_policy
 from cardlab.cfr.tree import CHANCE, TERMINAL, FlatTree, GameTree
 
 SCHEDULES = ("openspiel", "simultaneous", "alternating")
@@ -69,15 +70,7 @@ def regret_matching(tree, regrets, policy, player):
     for i in range(len(infoset_player)):
         if player >= 0 and infoset_player[i] != player:
             continue
-        total = 0.0
-        for a in range(offset[i], offset[i + 1]):
-            if regrets[a] > 0:
-                total += regrets[a]
-        for a in range(offset[i], offset[i + 1]):
-            if total > 0:
-                policy[a] = max(0.0, regrets[a]) / total
-            else:
-                policy[a] = 1.0 / (offset[i + 1] - offset[i])
+        matched_policy(regrets, offset[i], offset[i + 1] - offset[i], policy, offset[i])
 
 
 @njit(cache=True)
