@@ -412,10 +412,6 @@ def _train(args: argparse.Namespace, game: pyspiel.Game) -> None:
           f"{info['tree']['infosets']} information sets, exploitability {info['exploitability']:.6g}")
 
 
-#: The game parameters ``cardlab solve`` reads: the solver plays the standard deal and tricks.
-SOLVED_PARAMETERS = {"cardlab_kaiser": ("min_bid", "low_no_trump"), "cardlab_twenty_eight": ()}
-
-
 def command_solve(args: argparse.Namespace) -> None:
     """The double-dummy table and par of a deal: seeded (as the arena deals it) or typed in.
 
@@ -423,18 +419,22 @@ def command_solve(args: argparse.Namespace) -> None:
     only with ``--param low_no_trump=true``, bids from its ``min_bid``.
     """
     from cardlab.core.cards import cards_string
+    from cardlab.games.double_dummy import SOLVED_PARAMETERS
     from cardlab.solver import analyse, deal_from_seed, par, parse_hands
     from cardlab.solver.analysis import contract_text
+    from cardlab.solver.solve import game_id_of
 
     params = parse_params(args.param)
     game = load(args.game, params)
     name = game.get_type().short_name
-    if name not in SOLVED_PARAMETERS:
-        raise CliError(f"solve is for Kaiser and Twenty-Eight, not {name}")
-    others = sorted(set(params) - set(SOLVED_PARAMETERS[name]))
+    try:
+        read = SOLVED_PARAMETERS[game_id_of(name)]
+    except ValueError as error:
+        raise CliError(str(error)) from error
+    others = sorted(set(params) - set(read))
     if others:
         raise CliError(f"solve plays the standard {name} deal: it reads "
-                       f"{', '.join(SOLVED_PARAMETERS[name]) or 'no parameter'}, not {', '.join(others)}"
+                       f"{', '.join(read) or 'no parameter'}, not {', '.join(others)}"
                        + (" (give --dealer)" if "dealer" in others else ""))
     if args.hands is not None:
         hands = parse_hands(name, args.hands)

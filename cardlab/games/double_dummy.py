@@ -70,6 +70,10 @@ CARDS_PER_STAGE = _per_game("CARDS_PER_STAGE")
 STRAINS = _per_game("STRAINS")
 #: Does the declarer lead the first trick (else the seat after the dealer does)?
 DECLARER_LEADS = _per_game("DECLARER_LEADS")
+#: The game parameters a solve reads (it plays the standard deal and tricks).
+SOLVED_PARAMETERS = _per_game("SOLVED_PARAMETERS")
+#: Rule variants (boolean parameters) whose card play or trick values the solver does not model.
+UNMODELLED_VARIANTS = _per_game("UNMODELLED_VARIANTS")
 #: ``CONTRACTS[game](table_points, leaders, strains, dealer, min_bid)``: every contract of a
 #: deal's table as ``(declarer, strain, value, rank, points, net)``.
 CONTRACTS = _per_game("contracts")

@@ -16,20 +16,11 @@ from cardlab.core.interrupt import StopRequest, deferred_interrupts
 from cardlab.core.layout import DECK, TO_MOVE
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec, kernels
+from cardlab.games.double_dummy import UNMODELLED_VARIANTS
 from cardlab.solver.position import is_play_phase
 from cardlab.solver.solve import STANDARD_DECKS, game_id_of
 
 WORLDS_PER_CHUNK = 4  # worlds between clock checks under time_ms
-
-
-#: Rule variants that change which cards may be played, or what a trick is worth, in ways
-#: the double-dummy solver does not model (it plays the standard trick and point rules).
-UNMODELLED_VARIANTS = {
-    "cardlab_kaiser": ("kitty_34_card", "high_or_low_announced_after_bid", "any_contract_high_or_low",
-                       "kaiser_bid_solo", "kaiser_bid_team", "kaiser_40",
-                       "three_spades_needs_three_tricks"),
-    "cardlab_twenty_eight": ("jack_discard_restriction", "thani"),
-}
 
 
 def check_pimc_game(game: pyspiel.Game) -> int:
@@ -39,7 +30,7 @@ def check_pimc_game(game: pyspiel.Game) -> int:
     if game.num_players() != 4 or game.new_initial_state().array[DECK] != STANDARD_DECKS[game_id]:
         raise ValueError("pimc needs the standard four-player game and deck (the solver's)")
     parameters = game.get_parameters()
-    unmodelled = [key for key in UNMODELLED_VARIANTS.get(name, ()) if parameters.get(key)]
+    unmodelled = [key for key in UNMODELLED_VARIANTS[game_id] if parameters.get(key)]
     if unmodelled:
         raise ValueError(f"pimc: the double-dummy solver does not model {', '.join(unmodelled)}")
     return game_id

@@ -40,6 +40,12 @@ CARDS_PER_STAGE = kaiser_rules.NUM_PLAYERS * kaiser_rules.HAND_SIZE
 #: The strains of a deal's table; the declarer leads, so its rows are the declarers.
 STRAINS = (0, 1, 2, 3, NO_TRUMP_STRAIN, LOW_NO_TRUMP_STRAIN)
 DECLARER_LEADS = True
+#: The game parameters a solve reads (the contracts it offers); it plays the standard deal and tricks.
+SOLVED_PARAMETERS = ("min_bid", "low_no_trump")
+#: Rule variants that change which cards may be played, or what a trick is worth, in ways the
+#: solver does not model (it plays the standard trick and point rules).
+UNMODELLED_VARIANTS = ("kitty_34_card", "high_or_low_announced_after_bid", "any_contract_high_or_low",
+                       "kaiser_bid_solo", "kaiser_bid_team", "kaiser_40", "three_spades_needs_three_tricks")
 
 _KAISER_POINTS = np.zeros(NUM_CARD_IDS, dtype=np.int64)
 _KAISER_POINTS[kaiser_rules.FIVE_OF_HEARTS] = kaiser_rules.FIVE_OF_HEARTS_POINTS

@@ -39,6 +39,10 @@ CARDS_PER_STAGE = twenty_eight_rules.CARDS_PER_STAGE
 #: The strains of a deal's table; the seat after the dealer leads whoever declares.
 STRAINS = (0, 1, 2, 3)
 DECLARER_LEADS = False
+#: The game parameters a solve reads: none, it plays the standard deal and tricks.
+SOLVED_PARAMETERS = ()
+#: Rule variants that change which cards may be played in ways the solver does not model.
+UNMODELLED_VARIANTS = ("jack_discard_restriction", "thani")
 
 #: Numbering and card points.
 TWENTY_EIGHT_SEARCH, TWENTY_EIGHT_CARDS = search_numbering(twenty_eight_rules.STANDARD_DECK,
