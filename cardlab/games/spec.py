@@ -56,6 +56,8 @@ class GameSpec:
     #: Bid advice (``cardlab advise``) reads, from the final engine states of played-out deals and
     #: their returns, the declaring team of each (-1: none) and whether it made its contract.
     contract_outcome: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+    #: The number of cards a seat may hold when it bids (Twenty-Eight: four in the first round).
+    bidding_hand_sizes: tuple[int, ...] = ()
     #: At the table (``cardlab play``, ``serve``), for a game whose moves reveal where hidden cards
     #: are: the question the next move answers where the list of moves does not say it (a claim's
     #: next card), and what a seat can deduce (the ``knows`` command).

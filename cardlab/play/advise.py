@@ -39,6 +39,7 @@ from cardlab.core.limits import MAX_WORLDS, check_count, check_seed
 from cardlab.core.openspiel import receiving_seat_of
 from cardlab.core.rng import make_stream
 from cardlab.games import SPECS, game_spec
+from cardlab.games.double_dummy import HIDDEN_TRUMP_CHECKS
 from cardlab.play.kernels import play_out_choices
 from cardlab.play.moves import MoveError, parse_move
 
@@ -102,7 +103,7 @@ def bidding_position(game: pyspiel.Game, hand_text: str, seat: int, bids_text: s
     if not 0 <= seat < num_players:
         raise ValueError(f"--seat must be 0..{num_players - 1}, got {seat}")
     hand = parse_hand(hand_text)
-    sizes = (4, 8) if short == "cardlab_twenty_eight" else (8,)
+    sizes = game_spec(short).bidding_hand_sizes
     if len(hand) not in sizes:
         raise ValueError(f"a hand here is {' or '.join(map(str, sizes))} cards, got {len(hand)}")
     bids = bids_text.split(",") if "," in bids_text else _bid_words(bids_text)
@@ -216,10 +217,10 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose from {', '.join(SOLVERS)}")
     if solver == "dd":
-        if spec.name == "cardlab_twenty_eight":
+        if spec.kernel_id in HIDDEN_TRUMP_CHECKS:
             # The fast solver reads the hidden trump as known to all (open rules); played in the
             # engine, whose trumps count only from the show, its cards are not perfect play.
-            raise ValueError("--solver dd: Twenty-Eight is not solved double dummy under the engine's "
+            raise ValueError(f"--solver dd: {spec.title} is not solved double dummy under the engine's "
                              "hidden-trump rules fast enough for advice; use --solver play")
         try:
             check_pimc_game(game)

@@ -1,7 +1,7 @@
 """Kaiser as the rest of cardlab sees it (see :mod:`cardlab.games.spec`)."""
 
 from cardlab.games import kernels
-from cardlab.games.kaiser import engine, strategy, summary
+from cardlab.games.kaiser import engine, rules, strategy, summary
 from cardlab.games.kaiser.game import GAME_NAME, KaiserGame
 from cardlab.games.kaiser.variants import VARIANTS
 from cardlab.games.spec import GameSpec
@@ -21,4 +21,5 @@ SPEC = GameSpec(
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
     variants=VARIANTS,
     contract_outcome=summary.contract_outcome,
+    bidding_hand_sizes=(rules.HAND_SIZE,),
 )

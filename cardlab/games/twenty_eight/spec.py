@@ -2,7 +2,7 @@
 
 from cardlab.games import kernels
 from cardlab.games.spec import GameSpec
-from cardlab.games.twenty_eight import engine, strategy, summary
+from cardlab.games.twenty_eight import engine, rules, strategy, summary
 from cardlab.games.twenty_eight.game import GAME_NAME, TwentyEightGame
 from cardlab.games.twenty_eight.variants import VARIANTS
 
@@ -19,4 +19,5 @@ SPEC = GameSpec(
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
     variants=VARIANTS,
     contract_outcome=summary.contract_outcome,
+    bidding_hand_sizes=(rules.STAGE_SIZE, rules.HAND_SIZE),  # the first round bids on the first four
 )
