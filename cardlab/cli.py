@@ -148,6 +148,14 @@ def tournament_settings(args: argparse.Namespace):
     if not game_name:
         raise CliError("no game: give --game or game in the config")
     params = {**dict(config.get("params", {})), **parse_params(args.param)}
+    deals = _setting(args.deals, config, "deals", 1000)
+    seed = _setting(args.seed, config, "seed", 0)
+    workers = _setting(args.workers, config, "workers", None)
+    # The numbers before the game: loading it may compile its kernels, a minute on a first run.
+    _count(deals, "deals", MAX_DEALS)
+    _seed_in_range(seed, "seed")
+    if workers is not None:
+        _count(workers, "workers", MAX_WORKERS)
     game = load(game_name, params)
     if args.agents is not None:
         agents, labels = parse_agent_list(args.agents), None
@@ -160,8 +168,6 @@ def tournament_settings(args: argparse.Namespace):
         raise CliError(f"a tournament needs at least two agents, got {len(specs)}")
     for spec in specs:
         bot_factory(spec, game)  # fails now, in one line, on a bad name or option
-    deals = _setting(args.deals, config, "deals", 1000)
-    seed = _setting(args.seed, config, "seed", 0)
     all_native = all(is_native(spec, game) for spec in specs)
     chunk_size = _setting(args.chunk_size, config, "chunk_size", None)
     if chunk_size is None:
@@ -476,6 +482,9 @@ def command_play(args: argparse.Namespace) -> int:
         params = parse_params(args.param)
         if args.players is not None:
             params["players"] = args.players
+        # The numbers before the game: loading it may compile its kernels on a first run.
+        _seed_in_range(args.seed, "--seed")
+        _count(args.hint_simulations, "--hint-simulations", MAX_HINT_SIMULATIONS)
         game = load(args.game, params)
         seat, seed, partner, opponents = args.seat, args.seed, args.partner, args.opponents
         hint_simulations = args.hint_simulations
