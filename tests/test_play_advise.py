@@ -298,3 +298,27 @@ def test_double_dummy_advice_repeats_for_a_seed_and_differs_from_play() -> None:
     twenty_eight = bidding_position(pyspiel.load_game("cardlab_twenty_eight"), "JS 9S AS TS", 1, "")
     with pytest.raises(ValueError, match="--solver dd: Twenty-Eight"):
         advise_bids(twenty_eight, 1, worlds=4, solver="dd")
+
+
+def test_the_contract_outcome_reads_declarer_made_and_thrown_in_hands() -> None:
+    """Bid advice's columns from final states: the declaring team, and whether it made its bid."""
+    from cardlab.games import game_spec
+    from cardlab.games.kaiser import engine as E
+    from cardlab.games.twenty_eight import engine as T
+
+    kaiser = game_spec("kaiser")
+    finals = np.zeros((3, 230), dtype=np.int64)
+    finals[:, E.WINNER] = -1
+    finals[0, E.DECLARER], finals[0, E.LAST_DELTA + 1] = 3, 9  # seat 3's team made it
+    finals[1, E.DECLARER], finals[1, E.LAST_DELTA] = 2, -10  # seat 2's team went set
+    finals[2, E.DECLARER], finals[2, E.WINNER] = -1, E.DRAWN  # every seat passed: thrown in
+    team, made = kaiser.contract_outcome(finals, np.zeros((3, 4)))
+    assert team.tolist() == [1, 0, -1] and made.tolist() == [True, False, False]
+
+    twenty_eight = game_spec("twenty_eight")
+    finals = np.zeros((2, 200), dtype=np.int64)
+    finals[:, T.BIDDER], finals[:, T.OUTCOME] = 1, T.PLAYED_OUT
+    finals[1, T.OUTCOME] = T.REDEALT  # not played out: no contract
+    returns = np.array([[-2.0, 2.0, -2.0, 2.0], [0.0, 0.0, 0.0, 0.0]])
+    team, made = twenty_eight.contract_outcome(finals, returns)
+    assert team.tolist() == [1, -1] and made.tolist() == [True, False]
