@@ -300,25 +300,59 @@ def test_double_dummy_advice_repeats_for_a_seed_and_differs_from_play() -> None:
         advise_bids(twenty_eight, 1, worlds=4, solver="dd")
 
 
-def test_the_contract_outcome_reads_declarer_made_and_thrown_in_hands() -> None:
-    """Bid advice's columns from final states: the declaring team, and whether it made its bid."""
+def _finals(game: str, rows: int, **params) -> np.ndarray:
+    """``rows`` copies of a new state of ``game`` (its side table filled), to be given an outcome."""
+    state = pyspiel.load_game(game, params).new_initial_state()
+    return np.tile(np.asarray(state.array, dtype=np.int64), (rows, 1))
+
+
+def test_the_contract_outcome_reads_our_side_made_and_thrown_in_hands() -> None:
+    """Bid advice's columns from final states: does the seat's side hold the contract, did it make it."""
     from cardlab.games import game_spec
     from cardlab.games.kaiser import engine as E
     from cardlab.games.twenty_eight import engine as T
 
-    kaiser = game_spec("kaiser")
-    finals = np.zeros((3, 230), dtype=np.int64)
+    kaiser = game_spec("kaiser").contract_outcome
+    finals = _finals("cardlab_kaiser", 3)
     finals[:, E.WINNER] = -1
     finals[0, E.DECLARER], finals[0, E.LAST_DELTA + 1] = 3, 9  # seat 3's team made it
     finals[1, E.DECLARER], finals[1, E.LAST_DELTA] = 2, -10  # seat 2's team went set
     finals[2, E.DECLARER], finals[2, E.WINNER] = -1, E.DRAWN  # every seat passed: thrown in
-    team, made = kaiser.contract_outcome(finals, np.zeros((3, 4)))
-    assert team.tolist() == [1, 0, -1] and made.tolist() == [True, False, False]
+    returns = np.zeros((3, 4))
+    assert [kaiser(finals, returns, seat)[0].tolist() for seat in (1, 0)] == [[True, False, False],
+                                                                             [False, True, False]]
+    assert kaiser(finals, returns, 1)[1].tolist() == [True, False, False]
 
-    twenty_eight = game_spec("twenty_eight")
-    finals = np.zeros((2, 200), dtype=np.int64)
+    # Five players each for himself: seat 1 is not seat 3's partner (a parity test would say so).
+    finals = _finals("cardlab_kaiser", 2, players=5)
+    finals[:, E.WINNER], finals[:, E.DECLARER] = -1, 3
+    finals[0, E.LAST_DELTA + 3], finals[1, E.LAST_DELTA + 3] = 8, -8
+    assert [kaiser(finals, np.zeros((2, 5)), seat)[0].tolist() for seat in (3, 1)] == [[True, True],
+                                                                                       [False, False]]
+    assert kaiser(finals, np.zeros((2, 5)), 3)[1].tolist() == [True, False]
+    # Six players: two teams of three by parity, or three teams of two (partners opposite).
+    for params, partner, opponent in (({}, 5, 0), ({"three_teams": True}, 0, 1)):
+        finals = _finals("cardlab_kaiser", 1, players=6, **params)
+        finals[:, E.WINNER], finals[:, E.DECLARER] = -1, 3
+        side = finals[0, E.SIDE_OF + 3]
+        finals[0, E.LAST_DELTA + side] = 7
+        assert kaiser(finals, np.zeros((1, 6)), partner)[0].tolist() == [True], params
+        assert kaiser(finals, np.zeros((1, 6)), opponent)[0].tolist() == [False], params
+        assert kaiser(finals, np.zeros((1, 6)), opponent)[1].tolist() == [True], params
+
+    twenty_eight = game_spec("twenty_eight").contract_outcome
+    finals = _finals("cardlab_twenty_eight", 2)
     finals[:, T.BIDDER], finals[:, T.OUTCOME] = 1, T.PLAYED_OUT
     finals[1, T.OUTCOME] = T.REDEALT  # not played out: no contract
     returns = np.array([[-2.0, 2.0, -2.0, 2.0], [0.0, 0.0, 0.0, 0.0]])
-    team, made = twenty_eight.contract_outcome(finals, returns)
-    assert team.tolist() == [1, -1] and made.tolist() == [True, False]
+    assert twenty_eight(finals, returns, 3)[0].tolist() == [True, False]
+    assert twenty_eight(finals, returns, 0)[0].tolist() == [False, False]
+    assert twenty_eight(finals, returns, 0)[1].tolist() == [True, False]
+    # Three players: the bidder alone; six: partners opposite (seat mod 3).
+    for players, partner, opponent in ((3, 1, 2), (6, 4, 3)):
+        finals = _finals("cardlab_twenty_eight", 1, players=players)
+        finals[:, T.BIDDER], finals[:, T.OUTCOME] = 1, T.PLAYED_OUT
+        returns = np.where(np.arange(players) % (3 if players == 6 else players) == 1, 1.0, -1.0)[None]
+        assert twenty_eight(finals, returns, partner)[0].tolist() == [True], players
+        assert twenty_eight(finals, returns, opponent)[0].tolist() == [False], players
+        assert twenty_eight(finals, returns, opponent)[1].tolist() == [True], players

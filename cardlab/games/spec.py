@@ -53,9 +53,10 @@ class GameSpec:
     ismcts_defaults: Mapping[str, Any] = field(default_factory=dict)
     small_parameters: Mapping[str, Any] = field(default_factory=dict)
     variants: tuple[Variant, ...] = ()
-    #: Bid advice (``cardlab advise``) reads, from the final engine states of played-out deals and
-    #: their returns, the declaring team of each (-1: none) and whether it made its contract.
-    contract_outcome: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+    #: Bid advice (``cardlab advise``) reads, from the final engine states of played-out deals,
+    #: their returns and a seat: whether that seat's side holds the contract, and whether the
+    #: declaring side made it (both False where no contract was played).
+    contract_outcome: Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]] | None = None
     #: The number of cards a seat may hold when it bids (Twenty-Eight: four in the first round).
     bidding_hand_sizes: tuple[int, ...] = ()
     #: At the table (``cardlab play``, ``serve``), for a game whose moves reveal where hidden cards

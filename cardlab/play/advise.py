@@ -237,7 +237,7 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
         pool, cumulative = draw_world_pool(spec.kernel_id, state.array, seat, make_stream(seed), row)
         weights = np.diff(cumulative, prepend=0.0)
         returns = np.zeros((len(pool), len(choices), game.num_players()))
-        declarer = np.zeros((len(pool), len(choices)), dtype=np.int64)
+        ours = np.zeros((len(pool), len(choices)), dtype=bool)  # our side holds the contract
         made = np.zeros((len(pool), len(choices)), dtype=bool)
         for slice_ in timed_slices(len(pool)):
             stop.check()
@@ -249,16 +249,15 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
                 raise RuntimeError("an agent chose an illegal action while the deals were played out")
             returns[part] = part_returns
             for c in range(len(choices)):  # the final states are read here, not kept: they are large
-                declarer[part, c], made[part, c] = spec.contract_outcome(finals[:, c], part_returns[:, c])
+                ours[part, c], made[part, c] = spec.contract_outcome(finals[:, c], part_returns[:, c], seat)
     rows = []
-    team = seat % 2
     for c, action in enumerate(choices):
         mean, low, high, low_value = weighted_summary(returns[:, c, seat], weights, quantile)
-        ours = weights[declarer[:, c] == team].sum()
+        declared = weights[ours[:, c]].sum()
         rows.append(BidRow(state.action_to_string(seat, int(action)), mean, low, high, low_value,
-                           float(ours / weights.sum()),
-                           float(weights[(declarer[:, c] == team) & made[:, c]].sum() / ours)
-                           if ours > 0 else None))
+                           float(declared / weights.sum()),
+                           float(weights[ours[:, c] & made[:, c]].sum() / declared)
+                           if declared > 0 else None))
     rows.sort(key=lambda r: -r.mean)
     played_by = players if solver == "play" else f"{players}, the cards double dummy"
     return Advice(rows, worlds, float(weights.sum() ** 2 / (weights @ weights)), quantile, played_by)

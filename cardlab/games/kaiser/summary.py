@@ -54,13 +54,17 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
     }
 
 
-def contract_outcome(finals: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per final state: the declaring team (-1: none, the hand thrown in) and whether it made its bid.
+def contract_outcome(finals: np.ndarray, returns: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per final state: does ``seat``'s side hold the contract, and did the declaring side make it?
 
-    A hand's score (its last delta) is positive for the declarers exactly when they make the bid.
+    Both are False when every seat passed (the hand thrown in). Sides come from the state's own
+    table (§0 "Sides"): a team of two or three, or a seat alone with three or five players. A
+    hand's score (its last delta) is positive for the declaring side exactly when it makes the bid.
     """
-    contract = (finals[:, E.DECLARER] >= 0) & (finals[:, E.WINNER] != E.DRAWN)
-    declarer = np.where(contract, finals[:, E.DECLARER], -1)
-    team = np.where(declarer >= 0, declarer % 2, -1)
-    made = finals[np.arange(len(finals)), E.LAST_DELTA + np.maximum(team, 0)] > 0
-    return team, made & (team >= 0)
+    rows = np.arange(len(finals))
+    declarer = finals[:, E.DECLARER]
+    contract = (declarer >= 0) & (finals[:, E.WINNER] != E.DRAWN)
+    declaring_side = finals[rows, E.SIDE_OF + np.maximum(declarer, 0)]
+    ours = contract & (declaring_side == finals[:, E.SIDE_OF + seat])
+    made = contract & (finals[rows, E.LAST_DELTA + declaring_side] > 0)
+    return ours, made

@@ -42,9 +42,17 @@ def summary(finals: np.ndarray) -> dict[str, pa.Array]:
     }
 
 
-def contract_outcome(finals: np.ndarray, returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per final state: the bidding team (-1: none, the hand redealt or void) and whether it made its bid."""
-    bidder = np.where(finals[:, E.BIDDER] >= 0, finals[:, E.BIDDER], -1)
-    team = np.where((bidder >= 0) & (finals[:, E.OUTCOME] == E.PLAYED_OUT), bidder % 2, -1)
-    made = returns[np.arange(len(finals)), np.maximum(bidder, 0)] > 0
-    return team, made & (team >= 0)
+def contract_outcome(finals: np.ndarray, returns: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per final state: does ``seat``'s side hold the contract, and did the bidding side make it?
+
+    Both are False when no hand was played out (redealt or void). The bidding side is the
+    bidder's team with four or six players and the bidder alone with three (V-T3); its seats
+    score above zero exactly when it makes the bid.
+    """
+    players = int(finals[0, E.NUM_PLAYERS]) if len(finals) else 4
+    bidder = finals[:, E.BIDDER]
+    contract = (bidder >= 0) & (finals[:, E.OUTCOME] == E.PLAYED_OUT)
+    our_side = E.side_at_table(players, seat)
+    ours = contract & np.array([E.side_at_table(players, int(b)) == our_side for b in bidder], dtype=bool)
+    made = contract & (returns[np.arange(len(finals)), np.maximum(bidder, 0)] > 0)
+    return ours, made
