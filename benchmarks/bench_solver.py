@@ -30,9 +30,10 @@ import time
 import numpy as np
 
 from benchmarks.common import emit
+from cardlab.games.double_dummy import GAME_IDS, game_tables
 from cardlab.solver import position
 from cardlab.solver.analysis import analyse, deal_from_seed
-from cardlab.solver.position import game_tables, to_search
+from cardlab.solver.position import to_search
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     NODES,
@@ -42,7 +43,6 @@ from cardlab.solver.search import (
     forget,
     make_rules,
 )
-from cardlab.solver.solve import GAME_IDS
 
 DEALS = 200
 ABLATION_DEALS = 30

@@ -16,8 +16,9 @@ import time
 import numpy as np
 from numba import njit
 
+from cardlab.games.double_dummy import GAME_IDS, game_tables
 from cardlab.solver.analysis import deal_from_seed
-from cardlab.solver.position import game_tables, to_search
+from cardlab.solver.position import to_search
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     _bucket,
@@ -27,7 +28,6 @@ from cardlab.solver.search import (
     boundary_bounds,
     make_rules,
 )
-from cardlab.solver.solve import GAME_IDS
 
 REPEATS = 200
 

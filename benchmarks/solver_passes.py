@@ -15,8 +15,9 @@ from collections import Counter
 
 import numpy as np
 
+from cardlab.games.double_dummy import GAME_IDS, game_tables
 from cardlab.solver.analysis import deal_from_seed
-from cardlab.solver.position import game_tables, to_search
+from cardlab.solver.position import to_search
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     NODES,
@@ -28,7 +29,6 @@ from cardlab.solver.search import (
     narrow_value,
     search,
 )
-from cardlab.solver.solve import GAME_IDS
 
 GAMES = {"kaiser": "cardlab_kaiser", "twenty_eight": "cardlab_twenty_eight"}
 

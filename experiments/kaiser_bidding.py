@@ -23,10 +23,10 @@ import pyarrow as pa
 
 from cardlab.core.cards import ACE, JACK, KING, QUEEN, SUIT_MASKS
 from cardlab.core.layout import DEALER, DEALT
+from cardlab.core.search_cards import NO_TRUMP_STRAIN
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser.rules import BID, FIVE_OF_HEARTS, NUM_PLAYERS, PASS, THREE_OF_SPADES
 from cardlab.solver import analyse, contract_points, par
-from cardlab.solver.position import NO_TRUMP_STRAIN
 from experiments.frame import Study, count_cards, main, self_play
 
 GAME = "cardlab_kaiser"

@@ -44,9 +44,10 @@ from cardlab.arena import native, play_deal
 from cardlab.core.layout import team_of
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec
+from cardlab.games.double_dummy import is_play_phase
 from cardlab.games.kaiser import engine as kaiser
+from cardlab.games.kernels import TWENTY_EIGHT
 from cardlab.games.twenty_eight import engine as twenty_eight
-from cardlab.solver.position import TWENTY_EIGHT, is_play_phase
 
 #: Every parameter of the study; the command line overrides them.
 PARAMETERS: dict[str, Any] = {"seed": 2026, "deals": 200, "worlds": 8,

@@ -167,7 +167,8 @@ def random_play_state(game: pyspiel.Game, rng: np.random.Generator, tricks_left:
 def random_kaiser_position(rng: np.random.Generator, tricks_left: int) -> tuple:
     """The solver's reading of a random Kaiser play-phase position (:func:`random_play_state`):
     ``(rules, hands, trick, size, leader, tricks_left, trumps_from)``."""
-    from cardlab.solver.position import KAISER, load
+    from cardlab.games.kernels import KAISER
+    from cardlab.solver.position import load
 
     state = random_play_state(KAISER_GAME, rng, tricks_left)
     hands = np.zeros(4, dtype=np.int64)
@@ -339,7 +340,8 @@ def test_a_threshold_is_one_zero_window_question():
 
 
 def test_master_trumps_bound_the_defenders_without_search():
-    from cardlab.solver.position import KAISER, load
+    from cardlab.games.kernels import KAISER
+    from cardlab.solver.position import load
     from cardlab.solver.search import boundary_bounds
 
     # Seat 1 ruffs both heart tricks with the two top spades, whoever leads what.
@@ -456,8 +458,8 @@ def test_a_narrow_search_as_wide_as_a_hand_is_the_real_search():
 def test_contract_codes_differ_for_every_game_strain_and_technique_set():
     """A table is kept while the contract code stays the same, so no two (game, strain,
     techniques) may share one: with seven technique bits a radix of 64 let them collide."""
+    from cardlab.games.kernels import KAISER, TWENTY_EIGHT
     from cardlab.solver.analysis import _strain_rules
-    from cardlab.solver.position import KAISER, TWENTY_EIGHT
     from cardlab.solver.search import CONTRACT, NUM_COUNTERS
 
     counters = np.zeros(NUM_COUNTERS, dtype=np.int64)

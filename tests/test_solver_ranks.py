@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardlab.solver.position import KAISER, TWENTY_EIGHT, game_tables
+from cardlab.games.double_dummy import game_tables
+from cardlab.games.kernels import KAISER, TWENTY_EIGHT
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     POINTS,

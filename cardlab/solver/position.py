@@ -18,15 +18,10 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, lowest_card
-from cardlab.core.search_cards import LOW_NO_TRUMP_STRAIN as LOW_NO_TRUMP_STRAIN
 from cardlab.core.search_cards import NO_CARD
-from cardlab.core.search_cards import NO_TRUMP_STRAIN as NO_TRUMP_STRAIN
-from cardlab.games import kernels
 from cardlab.games.double_dummy import game_tables, open_hands, strain_of_state, trick_in_progress
-from cardlab.games.double_dummy import is_play_phase as is_play_phase
 from cardlab.solver.search import make_rules
 
-KAISER, TWENTY_EIGHT = kernels.KAISER, kernels.TWENTY_EIGHT  # the games' kernel ids, as literals
 #: The transposition table's size (log2 of its rows) for a game's solves: some twenty rows for
 #: each bound a full solve stores (Kaiser about 1,300, Twenty-Eight about 10,000). Bigger is
 #: slower, not faster: a bucket far in a table of many megabytes misses every cache.

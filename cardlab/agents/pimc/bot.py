@@ -16,9 +16,8 @@ from cardlab.core.interrupt import StopRequest, deferred_interrupts
 from cardlab.core.layout import DECK, TO_MOVE
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec, kernels
-from cardlab.games.double_dummy import UNMODELLED_VARIANTS
-from cardlab.solver.position import is_play_phase
-from cardlab.solver.solve import STANDARD_DECKS, game_id_of
+from cardlab.games.double_dummy import STANDARD_DECKS, UNMODELLED_VARIANTS, is_play_phase
+from cardlab.solver.solve import game_id_of
 
 WORLDS_PER_CHUNK = 4  # worlds between clock checks under time_ms
 

@@ -22,8 +22,10 @@ from numba import njit
 from cardlab.agents.pimc.options import BID_BY_SIMULATION, BID_WORLDS, BIDDING, WORLDS
 from cardlab.core.layout import TO_MOVE, team_of
 from cardlab.games import contract_choice, kernels
+from cardlab.games.double_dummy import HAND_TOTALS, game_tables, is_play_phase, open_hands
+from cardlab.games.kernels import KAISER, TWENTY_EIGHT
 from cardlab.solver.analysis import HAND_SIZE
-from cardlab.solver.position import KAISER, TWENTY_EIGHT, game_tables, is_play_phase, open_hands, to_search
+from cardlab.solver.position import to_search
 from cardlab.solver.search import (
     ALL_TECHNIQUES,
     CONTRACT,
@@ -34,7 +36,7 @@ from cardlab.solver.search import (
     new_table,
     prepare,
 )
-from cardlab.solver.solve import HAND_TOTALS, open_action_values
+from cardlab.solver.solve import open_action_values
 
 TABLE_BITS = 16  # a table per decision: 64k entries
 MAX_ACTIONS = 64
