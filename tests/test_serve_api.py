@@ -56,6 +56,23 @@ def test_each_game_is_played_to_the_end_and_saved(tmp_path: Path, game: str, sea
     assert app.handle("GET", f"/api/game/{view['id']}")["result"]["saved"] == view["result"]["saved"]  # once
 
 
+def test_the_page_offers_each_games_table_sizes_and_each_is_played_to_the_end(tmp_path: Path) -> None:
+    """Every table size of every game, as the page offers it, deals and plays out with the bots."""
+    from cardlab.games import SPECS
+
+    app = WebApp(None, tmp_path / "plays")
+    offered = {game["name"]: game for game in app.handle("GET", "/api/games")["games"]}
+    for spec in SPECS:
+        game = offered[spec.aliases[0]]
+        assert game["players"] == list(spec.player_counts) and game["default_players"] in game["players"]
+        for players in game["players"]:
+            view = app.handle("POST", "/api/game", {"game": spec.aliases[0], "players": players,
+                                                    "seat": players - 1, "seed": 3})
+            assert view["num_players"] == players and len(view["labels"]) == players
+            view, _ = play_to_the_end(app, view)
+            assert len(view["result"]["returns"]) == players, (spec.name, players)
+
+
 def test_the_same_seed_deals_the_same_cards_as_cardlab_play(tmp_path: Path) -> None:
     from cardlab.play.session import Session, make_bots
 

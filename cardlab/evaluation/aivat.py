@@ -83,8 +83,6 @@ MAX_TRIES = 64
 STREAM_TAG = 0xA1FA7
 #: Agents the play-outs play as themselves: cheap, and their moves' distributions known.
 PLAYED_OUT = (native.RANDOM, native.RULES, native.CFR_BIDDING, native.NET)
-#: The games whose hidden cards only the holder's own choices depend on.
-GAMES = ("cardlab_kaiser", "cardlab_twenty_eight")
 
 
 # ---- the history's structure -------------------------------------------------------
@@ -489,11 +487,12 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
                      table: pa.Table, samples: int = 64) -> tuple[np.ndarray, np.ndarray, int, list[str]]:
     """Each row's AIVAT correction per seat, its number of terms, the values that fell back to the
     real cards, and notes on the play-outs' agents (:func:`value_tables`)."""
-    from cardlab.games import game_spec
+    from cardlab.games import SPECS, game_spec
 
-    if game_name not in GAMES:
-        raise ValueError(f"the AIVAT estimator covers {' and '.join(GAMES)}, whose hidden cards only the "
-                         f"holder's own choices depend on; not {game_name}")
+    if game_spec(game_name).cards_change_hands:
+        covered = " and ".join(spec.name for spec in SPECS if not spec.cards_change_hands)
+        raise ValueError(f"the AIVAT estimator covers {covered}, whose hidden cards only the holder's own "
+                         f"choices depend on; not {game_name}")
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ValueError(f"samples must be a positive integer, got {samples!r}")
     spec = game_spec(game_name)

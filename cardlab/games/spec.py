@@ -57,6 +57,11 @@ class GameSpec:
     #: their returns and a seat: whether that seat's side holds the contract, and whether the
     #: declaring side made it (both False where no contract was played).
     contract_outcome: Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]] | None = None
+    #: Do cards pass from hand to hand in play (Literature's asks)? Then a seat's hidden cards depend
+    #: on others' choices, and the AIVAT estimator's chance corrections do not apply.
+    cards_change_hands: bool = False
+    #: The table sizes the game is played at (its ``players`` parameter's values).
+    player_counts: tuple[int, ...] = ()
     #: The number of cards a seat may hold when it bids (Twenty-Eight: four in the first round).
     bidding_hand_sizes: tuple[int, ...] = ()
     #: At the table (``cardlab play``, ``serve``), for a game whose moves reveal where hidden cards

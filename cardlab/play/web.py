@@ -80,8 +80,6 @@ STATIC_TYPES = {"index.html": "text/html; charset=utf-8", "app.js": "text/javasc
                 "style.css": "text/css; charset=utf-8"}
 #: Agent specs the page offers (any built-in agent may be typed).
 SUGGESTED_AGENTS = ("rules", "random", "ismcts", "ismcts:simulations=300", "pimc")
-#: Player counts the page offers per game (Literature's ``players`` parameter).
-PLAYER_COUNTS = {"cardlab_literature": (4, 6, 8, 12, 16)}
 #: Replays kept rebuilt between requests.
 KEPT_REPLAYS = 16
 #: Games kept in memory; beyond, the one least recently used is dropped (a finished one is saved).
@@ -313,8 +311,9 @@ class WebApp:
 
     # -- playing -------------------------------------------------------------------------------
     def games(self) -> dict[str, Any]:
-        return {"games": [{"name": spec.aliases[0], "title": spec.title,
-                           "players": list(PLAYER_COUNTS.get(spec.name, ()))} for spec in SPECS],
+        return {"games": [{"name": spec.aliases[0], "title": spec.title, "players": list(spec.player_counts),
+                           "default_players": spec.game_type().parameter_specification["players"]}
+                          for spec in SPECS],
                 "agents": list(SUGGESTED_AGENTS)}
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from cardlab.games import kernels
+from cardlab.games import SPECS, kernels
 from cardlab.rl.vector import Opponents, VectorEnv
 
 #: What :class:`CardGameEnv` does with an illegal action: ``"lose"`` ends the game as a loss by the
@@ -183,12 +183,12 @@ class CardGameVectorEnv(gymnasium.vector.VectorEnv):
         self.batch.close()
 
 
-ENV_IDS = {"cardlab/Kaiser-v0": "kaiser", "cardlab/TwentyEight-v0": "twenty_eight",
-           "cardlab/Literature-v0": "literature"}
+#: Gymnasium's id of each game, from its title (``cardlab/Kaiser-v0``, ``cardlab/TwentyEight-v0``).
+ENV_IDS = {f"cardlab/{spec.title.replace('-', '')}-v0": spec.aliases[0] for spec in SPECS}
 
 
 def register() -> None:
-    """Register the three games with Gymnasium (done on import of this module)."""
+    """Register every game with Gymnasium (done on import of this module)."""
     for env_id, game in ENV_IDS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point=CardGameEnv, kwargs={"game": game},

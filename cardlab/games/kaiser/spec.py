@@ -20,6 +20,7 @@ SPEC = GameSpec(
     # is offered at once (widening 1.0 adds one per visit), rollouts play to the end.
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
     variants=VARIANTS,
+    player_counts=rules.PLAYER_COUNTS,
     contract_outcome=summary.contract_outcome,
     bidding_hand_sizes=(rules.HAND_SIZE,),
 )

@@ -1,7 +1,7 @@
 """Literature as the rest of cardlab sees it (see :mod:`cardlab.games.spec`)."""
 
 from cardlab.games import kernels
-from cardlab.games.literature import deductions, engine, strategy, summary
+from cardlab.games.literature import deductions, engine, rules, strategy, summary
 from cardlab.games.literature.game import GAME_NAME, LiteratureGame
 from cardlab.games.literature.variants import VARIANTS
 from cardlab.games.spec import GameSpec
@@ -24,6 +24,8 @@ SPEC = GameSpec(
     ismcts_defaults={"widening": 0.1, "rollout_depth": 8},
     small_parameters={"players": 4},
     variants=VARIANTS,
+    player_counts=rules.PLAYER_COUNTS,
+    cards_change_hands=True,
     move_prompt=deductions.claim_prompt,
     deductions=deductions.knows_text,
     claim_odds=deductions.claim_odds,

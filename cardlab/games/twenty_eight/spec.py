@@ -18,6 +18,7 @@ SPEC = GameSpec(
     rules_doc="docs/rules/twenty_eight.md",
     ismcts_defaults={"widening": 1.0, "rollout_depth": 0},
     variants=VARIANTS,
+    player_counts=rules.PLAYER_COUNTS,
     contract_outcome=summary.contract_outcome,
     bidding_hand_sizes=(rules.STAGE_SIZE, rules.HAND_SIZE),  # the first round bids on the first four
 )

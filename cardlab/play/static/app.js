@@ -106,11 +106,12 @@ async function loadGames() {
   const { games, agents } = await api("GET", "/api/games");
   for (const g of games) $("game").add(new Option(g.title, g.name));
   for (const a of agents) $("agents").append(new Option(a));
-  const playerCounts = Object.fromEntries(games.map((g) => [g.name, g.players]));
+  const byName = Object.fromEntries(games.map((g) => [g.name, g]));
   const choosePlayers = () => {
-    const counts = playerCounts[$("game").value];
-    $("players-label").hidden = counts.length === 0;
-    $("players").replaceChildren(...counts.map((n) => new Option(String(n), String(n))));
+    const { players, default_players } = byName[$("game").value];
+    $("players-label").hidden = players.length < 2;
+    $("players").replaceChildren(...players.map((n) => new Option(String(n), String(n))));
+    $("players").value = String(default_players);  // the game's usual table, not the smallest
   };
   $("game").addEventListener("change", choosePlayers);
   choosePlayers();
