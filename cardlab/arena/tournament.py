@@ -230,7 +230,7 @@ def _context(settings: TournamentSettings) -> _Context:
             kinds, options, policies = native_tables(list(settings.agents), game)
             _CONTEXTS[key] = _Context(
                 game, seatings, True, game_spec(settings.game).kernel_id,
-                game.new_initial_state().array.copy(), kinds, options, policies,
+                game.initial_array.copy(), kinds, options, policies,
                 behaviour=(kinds, options, policies),
             )
         else:
@@ -256,7 +256,7 @@ def known_policy_columns(context: _Context, actions: np.ndarray, offsets: np.nda
     if stochastic.any():
         game_id = game_spec(context.game.get_type().short_name).kernel_id
         game_offsets, steps, entry_offsets, entry_actions, entry_probabilities = native.known_policies(
-            game_id, native.agent_kinds(kinds[kinds >= 0]), context.game.new_initial_state().array.copy(),
+            game_id, native.agent_kinds(kinds[kinds >= 0]), context.game.initial_array.copy(),
             np.asarray(actions, dtype=np.int64),
             np.asarray(offsets, dtype=np.int64), context.seatings, kinds, options, policies)
     else:

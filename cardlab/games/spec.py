@@ -92,9 +92,10 @@ class GameSpec:
 
         Sides depend on the parameters (Kaiser with 3, 5 or 6 players,
         Twenty-Eight with 6), so the engine's ``side_of`` answers, on the
-        game's initial state.
+        game's initial array: an OpenSpiel state would compile the whole
+        transition kernel, which a compiled tournament never calls from Python.
         """
-        state = game.new_initial_state().array
+        state = game.initial_array
         return [int(self.engine.side_of(state, seat)) for seat in range(game.num_players())]
 
     def game_type(self) -> pyspiel.GameType:
