@@ -33,16 +33,11 @@ from benchmarks.common import emit
 from cardlab.games.double_dummy import GAME_IDS, game_tables
 from cardlab.solver import position
 from cardlab.solver.analysis import analyse, deal_from_seed
+from cardlab.solver.mtd import exact_value
 from cardlab.solver.position import to_search
-from cardlab.solver.search import (
-    ALL_TECHNIQUES,
-    NODES,
-    TECHNIQUE_NAMES,
-    Table,
-    exact_value,
-    forget,
-    make_rules,
-)
+from cardlab.solver.rules import ALL_TECHNIQUES, TECHNIQUE_NAMES, make_rules
+from cardlab.solver.search import Table
+from cardlab.solver.table import NODES, forget
 
 DEALS = 200
 ABLATION_DEALS = 30

@@ -18,16 +18,10 @@ from numba import njit
 
 from cardlab.games.double_dummy import GAME_IDS, game_tables
 from cardlab.solver.analysis import deal_from_seed
+from cardlab.solver.bounds import boundary_bounds
 from cardlab.solver.position import to_search
-from cardlab.solver.search import (
-    ALL_TECHNIQUES,
-    _bucket,
-    _position_key,
-    _rank_masks,
-    _ranked_cards,
-    boundary_bounds,
-    make_rules,
-)
+from cardlab.solver.rules import ALL_TECHNIQUES, make_rules
+from cardlab.solver.table import _bucket, _position_key, _rank_masks, _ranked_cards
 
 REPEATS = 200
 

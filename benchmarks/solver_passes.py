@@ -17,18 +17,12 @@ import numpy as np
 
 from cardlab.games.double_dummy import GAME_IDS, game_tables
 from cardlab.solver.analysis import deal_from_seed
+from cardlab.solver.bounds import boundary_bounds
+from cardlab.solver.mtd import exact_value, narrow_value
 from cardlab.solver.position import to_search
-from cardlab.solver.search import (
-    ALL_TECHNIQUES,
-    NODES,
-    Table,
-    boundary_bounds,
-    exact_value,
-    forget,
-    make_rules,
-    narrow_value,
-    search,
-)
+from cardlab.solver.rules import ALL_TECHNIQUES, make_rules
+from cardlab.solver.search import Table, search
+from cardlab.solver.table import NODES, forget
 
 GAMES = {"kaiser": "cardlab_kaiser", "twenty_eight": "cardlab_twenty_eight"}
 

@@ -22,7 +22,7 @@ from cardlab.solver import (
     solve,
 )
 from cardlab.solver.analysis import analyse_many
-from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_NAMES
+from cardlab.solver.rules import ALL_TECHNIQUES, TECHNIQUE_NAMES
 
 KAISER_GAME = pyspiel.load_game("cardlab_kaiser")
 TWENTY_EIGHT_GAME = pyspiel.load_game("cardlab_twenty_eight")
@@ -326,7 +326,8 @@ def test_cli_prints_the_table_and_rejects_a_bad_deal(capsys):
 
 
 def test_a_threshold_is_one_zero_window_question():
-    from cardlab.solver.search import Table, exact_value, reaches
+    from cardlab.solver.mtd import exact_value, reaches
+    from cardlab.solver.search import Table
 
     rng = np.random.default_rng(6)
     table = Table(12)
@@ -341,8 +342,8 @@ def test_a_threshold_is_one_zero_window_question():
 
 def test_master_trumps_bound_the_defenders_without_search():
     from cardlab.games.kernels import KAISER
+    from cardlab.solver.bounds import boundary_bounds
     from cardlab.solver.position import load
-    from cardlab.solver.search import boundary_bounds
 
     # Seat 1 ruffs both heart tricks with the two top spades, whoever leads what.
     state = kaiser_ending(["AH KH", "AS KS", "QH JH", "TH 9H"], leader=0, trump="S")
@@ -356,8 +357,11 @@ def test_master_trumps_bound_the_defenders_without_search():
 @pytest.mark.parametrize("game", [KAISER_GAME, TWENTY_EIGHT_GAME], ids=["kaiser", "twenty_eight"])
 def test_boundary_bounds_bracket_the_exact_value(game):
     """The sure-winner bounds hold on random trick boundaries, and they are not empty words."""
+    from cardlab.solver.bounds import boundary_bounds
+    from cardlab.solver.mtd import exact_value
     from cardlab.solver.position import load
-    from cardlab.solver.search import Table, boundary_bounds, exact_value, points_left
+    from cardlab.solver.rules import points_left
+    from cardlab.solver.search import Table
     from cardlab.solver.solve import game_id_of
 
     rng = np.random.default_rng(8)
@@ -390,16 +394,10 @@ def test_the_first_guess_changes_nothing_but_the_work():
     """MTD(f) converges on the same value from any first guess, the playout's and the narrow
     search's included; the playout's value is a line of play (within the points left), the narrow
     search's a value within them that leaves the table's real generation as it found it."""
-    from cardlab.solver.search import (
-        GENERATION,
-        NODES,
-        TAG,
-        Table,
-        exact_value,
-        narrow_value,
-        playout_value,
-        points_left,
-    )
+    from cardlab.solver.mtd import exact_value, narrow_value, playout_value
+    from cardlab.solver.rules import points_left
+    from cardlab.solver.search import Table
+    from cardlab.solver.table import GENERATION, NODES, TAG
 
     rng = np.random.default_rng(15)
     table = Table(12)
@@ -426,16 +424,9 @@ def test_the_first_guess_changes_nothing_but_the_work():
 def test_a_narrow_search_as_wide_as_a_hand_is_the_real_search():
     """The narrow search's only difference is how many moves a node weighs: eight (a whole hand)
     everywhere gives the exact value; one everywhere is the playout."""
-    from cardlab.solver.search import (
-        FLAGS,
-        USE_QUICK_TRICKS,
-        USE_TT,
-        Table,
-        _narrow_rules,
-        exact_value,
-        playout_value,
-        search,
-    )
+    from cardlab.solver.mtd import _narrow_rules, exact_value, playout_value
+    from cardlab.solver.rules import FLAGS, USE_QUICK_TRICKS, USE_TT
+    from cardlab.solver.search import Table, search
 
     rng = np.random.default_rng(16)
     table = Table(12)
@@ -460,7 +451,7 @@ def test_contract_codes_differ_for_every_game_strain_and_technique_set():
     techniques) may share one: with seven technique bits a radix of 64 let them collide."""
     from cardlab.games.kernels import KAISER, TWENTY_EIGHT
     from cardlab.solver.analysis import _strain_rules
-    from cardlab.solver.search import CONTRACT, NUM_COUNTERS
+    from cardlab.solver.table import CONTRACT, NUM_COUNTERS
 
     counters = np.zeros(NUM_COUNTERS, dtype=np.int64)
     codes = set()

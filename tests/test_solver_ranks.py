@@ -16,20 +16,17 @@ import pytest
 
 from cardlab.games.double_dummy import game_tables
 from cardlab.games.kernels import KAISER, TWENTY_EIGHT
-from cardlab.solver.search import (
+from cardlab.solver.mtd import exact_value
+from cardlab.solver.rules import (
     ALL_TECHNIQUES,
     POINTS,
     USE_WINNING_RANKS,
-    Table,
-    _bucket,
-    _position_key,
-    _rank_masks,
-    _ranked_cards,
-    exact_value,
     make_rules,
     playable,
     trick_leader_position,
 )
+from cardlab.solver.search import Table
+from cardlab.solver.table import _bucket, _position_key, _rank_masks, _ranked_cards
 
 STRAINS = {KAISER: 6, TWENTY_EIGHT: 4}
 
@@ -201,7 +198,9 @@ def test_two_trick_kernel_equals_the_node_per_card_search():
     """At a trick boundary with two tricks left the kernel's value is the search's (with a full
     window exactly; with any window on the same side of it, fail-soft), and its winning ranks
     are cards of the position."""
-    from cardlab.solver.search import FLAGS, USE_TWO_TRICK_ENDINGS, _two_tricks, search
+    from cardlab.solver.endings import _two_tricks
+    from cardlab.solver.rules import FLAGS, USE_TWO_TRICK_ENDINGS
+    from cardlab.solver.search import search
 
     rng = np.random.default_rng(31)
     table = Table(10)
@@ -236,7 +235,8 @@ def test_two_trick_kernel_equals_the_node_per_card_search():
 def test_equivalent_cards_found_at_once_equal_the_card_by_card_rule():
     """A playable card is skipped exactly when the next live card above it in its suit is another
     playable card of the same hand with the same points (no other hand's card between them)."""
-    from cardlab.solver.search import NODE_SKIPPED, _list_moves, new_scratch
+    from cardlab.solver.node import NODE_SKIPPED, new_scratch
+    from cardlab.solver.ordering import _list_moves
 
     rng = np.random.default_rng(32)
     scratch = new_scratch()
@@ -294,7 +294,7 @@ def _low_cards_swapped(rng: np.random.Generator, rules: np.ndarray, hands: np.nd
 def _matching_bounds(table: Table, rules: np.ndarray, hands: np.ndarray,
                      leader: int) -> list[tuple[int, int]]:
     """The bounds of every live entry of ``table`` that serves the position (as the search probes)."""
-    from cardlab.solver.search import (
+    from cardlab.solver.table import (
         GENERATION,
         KEY_HIGH,
         KEY_LOW,
@@ -358,7 +358,7 @@ def test_every_entry_holds_in_every_position_it_serves(game):
 def test_two_trick_kernel_answers_a_window_outside_the_points_left_at_once():
     """Team 0 takes at least every negative point left and at most every positive point and both
     tricks: a window beyond either is answered by that bound, resting on no card's rank."""
-    from cardlab.solver.search import _two_tricks
+    from cardlab.solver.endings import _two_tricks
 
     rules = _contract(KAISER, 0)
     three_of_spades = next(c for c in range(32) if rules[POINTS + c] < 0)
@@ -376,7 +376,8 @@ def test_a_cut_off_by_the_leading_bound_rests_on_the_larger_bounds_cards():
     """The leader's team is bounded by his sure winners or its master trumps, whichever count
     more; a cut-off by that bound depends on those cards only. Here the leader's sure winner
     is his top trump (one trick) and the partner's two master trumps count two."""
-    from cardlab.solver.search import TRICK_BASE, TRUMP, _bounds_and_winners
+    from cardlab.solver.bounds import _bounds_and_winners
+    from cardlab.solver.rules import TRICK_BASE, TRUMP
 
     rules = _contract(KAISER, 0)
     trump = int(rules[TRUMP])

@@ -16,7 +16,7 @@ from cardlab.core.layout import TO_MOVE, team_of
 from cardlab.core.rng import derive_seed, random_below
 from cardlab.games import kernels
 from cardlab.games.double_dummy import is_play_phase
-from cardlab.solver.search import ALL_TECHNIQUES
+from cardlab.solver.rules import ALL_TECHNIQUES
 from cardlab.solver.solve import open_action_values
 
 

@@ -3,7 +3,9 @@
 * :func:`solve`: the value of a play-phase position and of each legal action;
 * :func:`analyse`, :func:`analyse_many`, :func:`par`: the double-dummy table
   of deals (every declarer and strain) and the par contract;
-* the search itself (:mod:`cardlab.solver.search`), its reading of the
+* the search itself (:mod:`cardlab.solver.search`, each technique in its own
+  module: ``rules``, ``table``, ``bounds``, ``ordering``, ``endings``,
+  ``node``, and ``mtd`` for the entry points), its reading of the
   engines' states (:mod:`cardlab.solver.position`, through each game's part
   gathered in :mod:`cardlab.games.double_dummy`) and the reference
   searches over engine states (:mod:`cardlab.solver.engine_search`).

@@ -33,19 +33,12 @@ from cardlab.games.double_dummy import (
     STRAINS,
     game_tables,
 )
+from cardlab.solver.mtd import exact_value
+from cardlab.solver.node import new_scratch
 from cardlab.solver.position import TABLE_BITS, to_search
-from cardlab.solver.search import (
-    ALL_TECHNIQUES,
-    CONTRACT,
-    NUM_COUNTERS,
-    TECHNIQUE_SETS,
-    exact_value,
-    make_rules,
-    new_scratch,
-    new_table,
-    prepare,
-)
+from cardlab.solver.rules import ALL_TECHNIQUES, TECHNIQUE_SETS, make_rules
 from cardlab.solver.solve import game_id_of
+from cardlab.solver.table import CONTRACT, NUM_COUNTERS, new_table, prepare
 
 NUM_SEATS = 4
 HAND_SIZE = 8

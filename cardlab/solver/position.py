@@ -20,7 +20,7 @@ from numba import njit
 from cardlab.core.bitboard import card_bit, lowest_card
 from cardlab.core.search_cards import NO_CARD
 from cardlab.games.double_dummy import game_tables, open_hands, strain_of_state, trick_in_progress
-from cardlab.solver.search import make_rules
+from cardlab.solver.rules import make_rules
 
 #: The transposition table's size (log2 of its rows) for a game's solves: some twenty rows for
 #: each bound a full solve stores (Kaiser about 1,300, Twenty-Eight about 10,000). Bigger is

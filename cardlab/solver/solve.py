@@ -38,8 +38,11 @@ from cardlab.games.double_dummy import (
     strain_of_state,
 )
 from cardlab.solver import engine_search
+from cardlab.solver.mtd import card_values
 from cardlab.solver.position import TABLE_BITS, load
-from cardlab.solver.search import ALL_TECHNIQUES, TECHNIQUE_SETS, Table, card_values, prepare
+from cardlab.solver.rules import ALL_TECHNIQUES, TECHNIQUE_SETS
+from cardlab.solver.search import Table
+from cardlab.solver.table import prepare
 
 Rules = Literal["open", "engine"]
 

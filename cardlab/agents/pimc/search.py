@@ -25,18 +25,12 @@ from cardlab.games import contract_choice, kernels
 from cardlab.games.double_dummy import HAND_TOTALS, game_tables, is_play_phase, open_hands
 from cardlab.games.kernels import KAISER, TWENTY_EIGHT
 from cardlab.solver.analysis import HAND_SIZE
+from cardlab.solver.mtd import exact_value
+from cardlab.solver.node import new_scratch
 from cardlab.solver.position import to_search
-from cardlab.solver.search import (
-    ALL_TECHNIQUES,
-    CONTRACT,
-    NUM_COUNTERS,
-    exact_value,
-    make_rules,
-    new_scratch,
-    new_table,
-    prepare,
-)
+from cardlab.solver.rules import ALL_TECHNIQUES, make_rules
 from cardlab.solver.solve import open_action_values
+from cardlab.solver.table import CONTRACT, NUM_COUNTERS, new_table, prepare
 
 TABLE_BITS = 16  # a table per decision: 64k entries
 MAX_ACTIONS = 64
