@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 import pyspiel
 import pytest
+from numba.core import event
 
 import cardlab  # noqa: F401  (registers the games)
 from cardlab.core.cards import parse_card
@@ -102,3 +103,49 @@ def decisions(state: pyspiel.State, rng: np.random.Generator,
 @pytest.fixture
 def kaiser() -> pyspiel.Game:
     return pyspiel.load_game("cardlab_kaiser")
+
+
+class _CompileLog(event.Listener):
+    """``CARDLAB_COMPILE_LOG=FILE pytest ...``: each test's numba compilations, appended to FILE.
+
+    After ``cardlab warmup`` a test should compile nothing: a line here names a kernel (and the
+    seconds spent compiling it and what it calls) that warmup misses or that the test asks for
+    with other argument types.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path, self.test, self.depth, self.started = path, "", 0, 0.0
+
+    def on_start(self, ev) -> None:
+        import time
+
+        if self.depth == 0:
+            self.started, self.name = time.perf_counter(), ev.data["dispatcher"].py_func.__qualname__
+            self.signature = str(ev.data["args"])
+        self.depth += 1
+
+    def on_end(self, ev) -> None:
+        import time
+
+        self.depth -= 1
+        if self.depth == 0:
+            with open(self.path, "a") as log:
+                log.write(f"{time.perf_counter() - self.started:.2f}\t{self.test}\t{self.name}"
+                          f"\t{self.signature}\n")
+
+
+def pytest_configure(config) -> None:
+    import os
+
+    path = os.environ.get("CARDLAB_COMPILE_LOG")
+    if path:
+        config._compile_log = _CompileLog(path)
+        event.register("numba:compile", config._compile_log)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    log = getattr(item.config, "_compile_log", None)
+    if log is not None:
+        log.test = item.nodeid
+    yield
