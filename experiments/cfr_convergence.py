@@ -31,7 +31,11 @@ CHECKPOINTS = (1, 10, 30, 100, 300, 1000)
 
 
 def swapped_deals(game: pyspiel.Game, history: list[int], count: int) -> list[list[int]]:
-    """``history`` and histories where two deal actions are exchanged, replayed legally."""
+    """``history`` and histories where two deal actions are exchanged, replayed legally.
+
+    A seat that holds neither swapped card cannot tell the histories apart, so the
+    trees below them share its information sets (the worlds of a multi-world tree).
+    """
     state, deals = game.new_initial_state(), []
     for position, action in enumerate(history):
         if state.is_chance_node():

@@ -14,6 +14,7 @@ from cardlab.cfr.policy import to_tabular_policy
 from cardlab.cfr.pyspiel_tree import build_from_pyspiel
 from cardlab.cfr.solvers import SCHEDULES, SOLVERS, TabularSolver
 from cardlab.games import game_spec
+from experiments.cfr_convergence import swapped_deals
 
 
 @pytest.fixture(scope="module")
@@ -103,38 +104,6 @@ def test_bad_solver_arguments_are_refused(kuhn):
         nash_conv(tree, np.ones(3))
 
 
-
-
-def _other_worlds(game: pyspiel.Game, history: list[int], count: int) -> list[list[int]]:
-    """``history`` and other histories where two seats were dealt each other's unplayed cards.
-
-    The seat of neither swapped card cannot tell them apart: the trees below
-    them share its information sets.
-    """
-    state, deals = game.new_initial_state(), []
-    for position, action in enumerate(history):
-        if state.is_chance_node():
-            deals.append(position)
-        state.apply_action(action)
-    worlds = [history]
-    for i in deals:
-        for j in deals:
-            if len(worlds) == count:
-                return worlds
-            if j <= i:
-                continue
-            other = list(history)
-            other[i], other[j] = other[j], other[i]
-            try:
-                replay = game.new_initial_state()
-                for action in other:
-                    replay.apply_action(action)
-            except (ValueError, pyspiel.SpielError):
-                continue
-            worlds.append(other)
-    return worlds
-
-
 # Literature is left out: asks that fail change no cards, so a position's tree has no end.
 # Slow: compiling the walk over every game's kernels takes longer than the default run allows.
 @pytest.mark.slow
@@ -142,7 +111,7 @@ def _other_worlds(game: pyspiel.Game, history: list[int], count: int) -> list[li
 def test_engine_and_pyspiel_builders_give_the_same_tree(name, actions_left):
     game = game_spec(name).load(game_spec(name).small_parameters)
     history = late_history(game, actions_left, seed=3)
-    worlds = _other_worlds(game, history, count=3)
+    worlds = swapped_deals(game, history, count=3)
     engine_tree = build_from_engine(game, worlds)
     roots = []
     for world in worlds:
@@ -170,7 +139,7 @@ def test_engine_and_pyspiel_builders_give_the_same_tree(name, actions_left):
 def kaiser_position():
     """A Kaiser hand 16 actions before its end, in three deals (two seats' cards swapped)."""
     game = game_spec("kaiser").load()
-    worlds = _other_worlds(game, late_history(game, 16, seed=3), count=3)
+    worlds = swapped_deals(game, late_history(game, 16, seed=3), count=3)
     return game, worlds, build_from_engine(game, worlds)
 
 
