@@ -146,7 +146,7 @@ def applies(group: str, name: str) -> bool:
 def warm_game(name: str, groups: Iterable[str]) -> dict[str, float | str]:
     """Compile ``groups`` for the game ``name`` in this process: the seconds each took (0 when
     everything came from the cache), or the error that stopped it (the other groups still run)."""
-    from cardlab.core.compiling import watch
+    from cardlab.core.compiling import silenced, watch
 
     spent: dict[str, float | str] = {}
     current = watch()
@@ -156,7 +156,8 @@ def warm_game(name: str, groups: Iterable[str]) -> dict[str, float | str]:
         before = current.seconds
         start = time.perf_counter()
         try:
-            TASKS[group](name)
+            with silenced():  # the warm-up's own line said it compiles; the commands inside say nothing
+                TASKS[group](name)
         except Exception as error:  # reported, and the warm-up goes on with the next group
             first_line = str(error).splitlines()[0] if str(error) else ""
             spent[group] = f"failed: {type(error).__name__}: {first_line}"

@@ -164,6 +164,26 @@ def test_nested_announcements_leave_the_line_to_the_innermost() -> None:
     assert outer == [] and inner == ["compiling the loop, first run only (can take a minute)"]
 
 
+def test_a_silenced_block_announces_nothing_and_the_next_one_speaks_again() -> None:
+    from numba import njit
+
+    @njit
+    def fresh(x):
+        return x + 7
+
+    @njit
+    def other(x):
+        return x + 8
+
+    lines = []
+    with compiling.silenced(), compiling.announce("the loop", write=lines.append):
+        fresh(1)
+    assert lines == [] and compiling.watch().silenced == 0
+    with compiling.announce("the loop", write=lines.append):
+        other(1)
+    assert lines == ["compiling the loop, first run only (can take a minute)"]
+
+
 def test_every_game_has_distinct_literal_kernel_ids() -> None:
     ids = [spec.kernel_id for spec in SPECS]
     assert all(isinstance(kernel_id, LiteralInt) for kernel_id in ids)

@@ -40,6 +40,7 @@ class Watch(event.Listener):
         self.depth = 0
         self.seconds = 0.0
         self.compilations = 0
+        self.silenced = 0  # inside silenced(): no announcement speaks
         self._started = 0.0
         self._callbacks: list[Callable[[], None]] = []
         self._lock = threading.Lock()
@@ -49,7 +50,7 @@ class Watch(event.Listener):
             self._started = time.perf_counter()
             with self._lock:
                 innermost = self._callbacks[-1] if self._callbacks else None
-            if innermost is not None:  # the most specific announcement speaks
+            if innermost is not None and not self.silenced:  # the most specific announcement speaks
                 innermost()
         self.depth += 1
         self.compilations += 1
@@ -78,6 +79,18 @@ def watch() -> Watch:
         _WATCH = Watch()
         event.register("numba:compile", _WATCH)
     return _WATCH
+
+
+@contextmanager
+def silenced() -> Iterator[None]:
+    """No announcement speaks inside the block: for a caller that has said already, in its own
+    words, that it compiles (``cardlab warmup``'s one line for every game and group)."""
+    current = watch()
+    current.silenced += 1
+    try:
+        yield
+    finally:
+        current.silenced -= 1
 
 
 def estimate(group: str, game: str | None = None) -> float | None:
