@@ -8,7 +8,7 @@ For each granularity of ``--granularities`` it trains a bidding policy
 card play (the rule-based player) two ways:
 
 * ``duel``: ``--duel-deals`` duplicate deals in numba
-  (:func:`cardlab.cfr.bidding.duel`), cheap enough to compare the grains;
+  (:func:`cardlab.cfr.bidding_policy.duel`), cheap enough to compare the grains;
 * ``match``: ``--deals`` duplicate deals of the real agents through the
   arena (``cfr-bidding:policy=PATH`` against ``rules``,
   :func:`cardlab.arena.match.run_match`, Python game loop), for
@@ -32,7 +32,8 @@ import pyspiel
 import cardlab  # noqa: F401
 from cardlab.analysis.stats import normal_mean_ci
 from cardlab.arena.match import Side, run_match
-from cardlab.cfr.bidding import GRANULARITIES, BiddingSolver, duel
+from cardlab.cfr.bidding import GRANULARITIES, BiddingSolver
+from cardlab.cfr.bidding_policy import duel
 from cardlab.cfr.policy import load_policy
 from cardlab.cfr.train import train_bidding
 from cardlab.core.rng import make_stream

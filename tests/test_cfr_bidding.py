@@ -7,23 +7,15 @@ import pyspiel
 import pytest
 
 from cardlab import agents
-from cardlab.cfr.bidding import (
-    BiddingSolver,
-    auction_start,
-    contract_slot,
-    draw_deal,
-    in_auction,
-    information_key,
-    leaf_value,
-    playout_value,
-)
+from cardlab.cfr.bidding import BiddingSolver
+from cardlab.cfr.bidding_game import auction_start, draw_deal, information_key, leaf_value, playout_value
 from cardlab.cfr.policy import load_policy, save_policy
 from cardlab.cfr.train import train_bidding
 from cardlab.cli import main
 from cardlab.core.cards import parse_card
 from cardlab.core.rng import derive_seed, make_stream
 from cardlab.games import kernels
-from cardlab.games.bidding_features import NUM_BUCKETS
+from cardlab.games.bidding_features import NUM_BUCKETS, contract_slot, in_auction
 from cardlab.games.kaiser.bidding_features import hand_bucket as kaiser_bucket
 from cardlab.games.twenty_eight.bidding_features import hand_bucket as twenty_eight_bucket
 from tests.conftest import act, deal, decisions

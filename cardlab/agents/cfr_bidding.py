@@ -13,8 +13,8 @@ the rule-based player, or with ``play=ismcts`` to ISMCTS.
 
 With ``play=rules`` it is a native agent of the compiled arena too: the
 policy goes to numba as an open-addressing table
-(:func:`cardlab.cfr.bidding.policy_arrays`) and the auction's bids come from
-:func:`cardlab.cfr.bidding.policy_bid`, the very kernel this bot calls, with
+(:func:`cardlab.cfr.bidding_policy.policy_arrays`) and the auction's bids come from
+:func:`cardlab.cfr.bidding_policy.policy_bid`, the very kernel this bot calls, with
 the same stream; ``play=ismcts`` runs on the Python game loop.
 """
 
@@ -27,10 +27,13 @@ import pyspiel
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import make_ismcts
 from cardlab.agents.options import Option, OptionSet
-from cardlab.cfr.bidding import check_modelled, in_auction, information_key, policy_arrays, policy_bid
+from cardlab.cfr.bidding import check_modelled
+from cardlab.cfr.bidding_game import information_key
+from cardlab.cfr.bidding_policy import policy_arrays, policy_bid
 from cardlab.cfr.policy import PolicyTable, load_policy
 from cardlab.core.rng import make_stream
 from cardlab.games import kernels
+from cardlab.games.bidding_features import in_auction
 
 #: The coarse bidding policies shipped with cardlab, one per game (docs/cfr.md says how they were trained).
 POLICIES = Path(__file__).with_name("policies")

@@ -47,7 +47,7 @@ from cardlab.agents.network import flat_weights
 from cardlab.agents.options import OptionSet, parse_options
 from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena import native
-from cardlab.cfr.bidding import policy_arrays, policy_capacity
+from cardlab.cfr.bidding_policy import policy_arrays, policy_capacity
 from cardlab.core.interrupt import deferred_interrupts
 from cardlab.core.rng import make_stream
 from cardlab.games import GameSpec, game_names, game_spec

@@ -35,12 +35,14 @@ from cardlab.agents.network import SHAPE_WIDTH, network_action, network_policy
 from cardlab.agents.options import ROW_WIDTH
 from cardlab.agents.pimc import search as pimc_search
 from cardlab.arena.clock import cpu_ns
-from cardlab.cfr.bidding import find_slot, in_auction, information_key, policy_bid
+from cardlab.cfr.bidding_game import find_slot, information_key
+from cardlab.cfr.bidding_policy import policy_bid
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below
 from cardlab.core.specialize import LiteralInt, key_set, switch_within
 from cardlab.games import kernels
+from cardlab.games.bidding_features import in_auction
 
 # ---- agent kinds, as the table of built-in agents declares them ----------------------------
 RANDOM = NATIVE_KINDS["random"]  # uniform over the legal actions; no options
@@ -50,7 +52,7 @@ ISMCTS = NATIVE_KINDS["ismcts"]  # numba ISMCTS; its row's columns are named in 
 ISMCTS_NETWORK = NETWORK_KINDS["ismcts"]
 PIMC = NATIVE_KINDS["pimc"]  # double-dummy PIMC (Kaiser, Twenty-Eight); columns in agents.pimc.options
 #: an MCCFR bidding policy in the auction, the rule-based player after it (Kaiser, Twenty-Eight);
-#: its table is the agent's slice of ``policies`` (:func:`cardlab.cfr.bidding.policy_arrays`)
+#: its table is the agent's slice of ``policies`` (:func:`cardlab.cfr.bidding_policy.policy_arrays`)
 CFR_BIDDING = NATIVE_KINDS["cfr-bidding"]
 BIDDING_FINE = 0  # options column: the policy's buckets are of the fine grain
 BIDDING_GREEDY = 1  # options column: bid the most likely action instead of drawing one
