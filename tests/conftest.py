@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -115,18 +117,15 @@ class _CompileLog(event.Listener):
 
     def __init__(self, path: str) -> None:
         self.path, self.test, self.depth, self.started = path, "", 0, 0.0
+        self.name = self.signature = ""  # of the outermost compilation running
 
     def on_start(self, ev) -> None:
-        import time
-
         if self.depth == 0:
             self.started, self.name = time.perf_counter(), ev.data["dispatcher"].py_func.__qualname__
             self.signature = str(ev.data["args"])
         self.depth += 1
 
     def on_end(self, ev) -> None:
-        import time
-
         self.depth -= 1
         if self.depth == 0:
             with open(self.path, "a") as log:
@@ -135,8 +134,6 @@ class _CompileLog(event.Listener):
 
 
 def pytest_configure(config) -> None:
-    import os
-
     path = os.environ.get("CARDLAB_COMPILE_LOG")
     if path:
         config._compile_log = _CompileLog(path)

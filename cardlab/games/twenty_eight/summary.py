@@ -52,7 +52,7 @@ def contract_outcome(finals: np.ndarray, returns: np.ndarray, seat: int) -> tupl
     players = int(finals[0, E.NUM_PLAYERS]) if len(finals) else 4
     bidder = finals[:, E.BIDDER]
     contract = (bidder >= 0) & (finals[:, E.OUTCOME] == E.PLAYED_OUT)
-    our_side = E.side_at_table(players, seat)
-    ours = contract & np.array([E.side_at_table(players, int(b)) == our_side for b in bidder], dtype=bool)
+    sides = np.array([E.side_at_table(players, s) for s in range(players)])  # the engine's, seat by seat
+    ours = contract & (sides[np.maximum(bidder, 0)] == sides[seat])
     made = contract & (returns[np.arange(len(finals)), np.maximum(bidder, 0)] > 0)
     return ours, made
