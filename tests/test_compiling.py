@@ -289,3 +289,91 @@ def test_cardlabs_kernels_are_inlined_once_each_and_compute_what_numbas_inlining
     assert sorted(ours) == [f"cardlab.inlining_probe:{name}" for name in ("bit_count", "lowest", "shape")]
     assert len(theirs) >= 11  # numba compiles a callee at every site, a nested one at each of its caller's
     assert sum(key[0].__module__ == "cardlab.inlining_probe" for key in inlining.UNTYPED_IR) == 3
+
+
+def _caller_and_callee(module: str) -> tuple:
+    """Two fresh kernels of ``module``: ``outer`` calls ``inner`` twice."""
+    from numba import njit
+
+    def inner(x):
+        return x * 2 + 1
+
+    def outer(x):
+        return inner(x) + inner(x + 1)
+
+    inner.__module__ = outer.__module__ = module
+    inner = njit(inner)  # noqa: F841  (the closure cell outer calls: now the kernel)
+    return njit(outer), inner
+
+
+def test_a_kernel_compiled_for_a_caller_is_optimized_in_it_and_compiled_again_for_python(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cardlab.core import optimizing
+    from cardlab.core.optimizing import linked_only
+
+    small_outer, small_inner = _caller_and_callee("cardlab.optimizing_probe")
+    assert small_outer(3) == 16  # a small module keeps the full passes
+    assert not any(linked_only(each.library) for each in small_inner.overloads.values())
+    monkeypatch.setattr(optimizing, "SMALL_MODULE", 0)  # every module is large
+    outer, inner = _caller_and_callee("cardlab.optimizing_probe")
+    assert outer(3) == 16
+    (for_outer,) = inner.overloads.values()
+    assert linked_only(for_outer.library), "compiled inside outer's compile: the cheap pass only"
+    assert not any(linked_only(each.library) for each in outer.overloads.values())
+    assert inner(3) == 7  # Python's first call finds no entry and compiles inner fully
+    (for_python,) = inner.overloads.values()
+    assert not linked_only(for_python.library) and for_python is not for_outer
+    assert outer(5) == 24 and inner(4) == 9
+    theirs_outer, theirs_inner = _caller_and_callee("optimizing_probe")  # numba's own: left as it is
+    assert theirs_outer(3) == 16
+    assert not any(linked_only(each.library) for each in theirs_inner.overloads.values())
+
+
+_CACHED_PROBE = """
+from numba import njit
+
+@njit(cache=True)
+def inner(x):
+    return x * 2 + 1
+
+@njit(cache=True)
+def outer(x):
+    return inner(x) + inner(x + 1)
+"""
+
+_CALL_FROM_PYTHON = """
+import json, sys
+from numba.core import event
+from cardlab.core import optimizing
+optimizing.PACKAGE = ("cardlab.", "cached_probe")  # the probe's module counts as cardlab's
+optimizing.SMALL_MODULE = 0  # and its one-function modules as large
+compiled = []
+class Record(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Record())
+import cached_probe
+result = getattr(cached_probe, sys.argv[1])(3)
+print(json.dumps([result, compiled, [optimizing.linked_only(each.library)
+                                     for each in cached_probe.inner.overloads.values()]]))
+"""
+
+
+@pytest.mark.integration  # four fresh processes sharing a cache folder
+def test_pythons_call_compiles_fully_a_kernel_the_disk_cache_holds_for_callers_only(tmp_path: Path) -> None:
+    (tmp_path / "cached_probe.py").write_text(_CACHED_PROBE)
+    (tmp_path / "call.py").write_text(_CALL_FROM_PYTHON)
+    env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+
+    def call(kernel: str) -> list:
+        done = subprocess.run([sys.executable, str(tmp_path / "call.py"), kernel], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert call("outer") == [16, ["outer", "inner"], [True]]  # inner cached for outer only
+    assert call("inner") == [7, ["inner"], [False]]  # loaded, found for callers only, compiled fully
+    assert call("inner") == [7, [], [False]]  # the full version, from the cache
+    assert call("outer") == [16, [], []]  # outer from the cache: inner is not needed

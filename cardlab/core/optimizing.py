@@ -1,0 +1,150 @@
+"""Optimizing a kernel's whole program once, in the kernel Python calls.
+
+numba compiles each kernel that another kernel calls as a library of its own,
+and finishes every library as if Python were going to call it: LLVM optimizes
+the library's module with every kernel it calls linked in (the module passes,
+at level 3) and makes machine code of it. The caller then links those
+libraries into its own module and runs the module passes over the lot again.
+So in a chain of calls each kernel's code is optimized once at every level
+above it, and only the last time, in the kernel Python calls, makes the code
+that runs: a cold Kaiser tournament of ``rules`` against ``ismcts`` spent 28
+of its 116 CPU seconds in module passes, 3.5 of them in the loop Python calls.
+
+:func:`optimize_at_entry` keeps the module passes for the kernels Python calls
+(a compile that no other compile started) and for small modules, and gives a
+large module compiled on a caller's behalf numba's cheap pass (inlining what
+must be inlined, pruning reference counts) only. The caller's module passes
+then optimize its callees with it, inlining across them as before, so the
+code that runs is optimized as fully, and the kernels' results are the same
+(``tests/same_results.py``).
+
+Python never runs that cheap code. A kernel compiled for a caller is not
+entered in the table numba's dispatcher looks Python's calls up in, so
+Python's first call with its argument types compiles it again, fully, in this
+process or the next (numba's disk cache keeps the mark, in the library's
+name). The large kernels that both Python and other kernels call (ISMCTS's
+``decide``, PIMC's) pay for a cheap compile and a full one; every other
+kernel compiles once, as before, for less.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The kernels whose linked modules are optimized only where Python calls them: this package's.
+PACKAGE = "cardlab."
+#: A kernel compiled for a caller keeps the full passes while its module holds at most this many
+#: functions (itself and what it calls). Optimized alone, a module inlines its callees as its
+#: callers' passes do not always: a callee called once there is inlined for certain, and in a
+#: caller's larger module it is one of many calls. With 16, Kaiser's batched random hands (whose
+#: step kernels hold 17 to 38) ran some 4% slower; with 40 they keep their code. Above it (ISMCTS's
+#: decide holds 81, its rollouts about 50) are most of the module passes this saves.
+SMALL_MODULE = 40
+#: Marks (in its name, which numba's disk cache keeps) a library compiled with the cheap pass only.
+LINKED_ONLY = "linked-only:"
+
+
+def _ours(dispatcher: Any) -> bool:
+    return getattr(getattr(dispatcher, "py_func", None), "__module__", "").startswith(PACKAGE)
+
+
+def linked_only(library: Any) -> bool:
+    """Was ``library`` compiled for its callers only (the cheap module pass, not the full one)?"""
+    return library.name.startswith(LINKED_ONLY)
+
+
+#: The dispatchers numba is compiling now, outermost first: it compiles a callee inside its caller.
+COMPILING: list[Any] = []
+
+
+def _for_a_caller(library: Any) -> bool:
+    """Is ``library`` the large module of one of our kernels, compiled because another kernel calls it?"""
+    if len(COMPILING) < 2 or not _ours(COMPILING[-1]):
+        return False
+    functions = sum(1 for function in library._final_module.functions if not function.is_declaration)
+    return functions > SMALL_MODULE
+
+
+def _optimize_for_linking(library: Any) -> None:
+    """numba's cheap module pass alone, and the library's name marked: callers optimize the rest."""
+    from numba.core import codegen, config
+
+    generator = library._codegen
+    cheap, builder = generator._module_pass_manager(
+        loop_vectorize=generator._loopvect, slp_vectorize=False, opt=generator._opt_level, cost="cheap")
+    cheap.run(library._final_module, builder)
+    if not config.LLVM_REFPRUNE_PASS:
+        library._final_module = codegen.remove_redundant_nrt_refct(library._final_module)
+    library._name = LINKED_ONLY + library._name
+
+
+def _forget_linked_only(dispatcher: Any, args: tuple) -> bool:
+    """Drop the dispatcher's version for callers of ``args``, if it has one; True if it had."""
+    found = dispatcher.overloads.get(args)
+    if found is None or not linked_only(found.library):
+        return False
+    del dispatcher.overloads[args]
+    return True
+
+
+def optimize_at_entry() -> bool:
+    """Patch numba (once per process) so that cardlab's kernels are optimized where Python calls
+    them; True if it is patched.
+
+    Returns False, leaving numba as it is, when numba's code library or
+    dispatcher is not the one this was written against.
+    """
+    from numba.core import codegen, dispatcher, event, sigutils
+
+    library_class, dispatcher_class = codegen.CPUCodeLibrary, dispatcher.Dispatcher
+    if not hasattr(library_class, "_optimize_final_module") or not all(
+            hasattr(dispatcher_class, name) for name in ("compile", "add_overload")):
+        return False
+    if getattr(library_class._optimize_final_module, "_cardlab", False):
+        return True
+    optimize_fully = library_class._optimize_final_module
+    compile_kernel = dispatcher_class.compile
+    add_overload = dispatcher_class.add_overload
+
+    class Compiling(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            COMPILING.append(ev.data.get("dispatcher"))
+
+        def on_end(self, ev: Any) -> None:
+            COMPILING.pop()
+
+    def optimize_final_module(library: Any) -> None:
+        if _for_a_caller(library):
+            _optimize_for_linking(library)
+        else:
+            optimize_fully(library)
+
+    def add(self: Any, cres: Any) -> None:
+        """A kernel compiled for its callers serves them, not Python: Python's first call with
+        its types finds no entry, and comes to :func:`compile`."""
+        if linked_only(cres.library):
+            self.overloads[tuple(cres.signature.args)] = cres
+        else:
+            add_overload(self, cres)
+
+    def compile(self: Any, sig: Any) -> Any:
+        """Python's call compiles fully a kernel it finds compiled, or cached, for callers only."""
+        if COMPILING or not _ours(self):
+            return compile_kernel(self, sig)
+        args = tuple(sigutils.normalize_signature(sig)[0])
+        _forget_linked_only(self, args)
+        entry = compile_kernel(self, sig)  # compiled now, or loaded from the disk cache
+        if not _forget_linked_only(self, args):
+            return entry
+        self._cache.load_overload = lambda *_: None  # the cache holds the callers' version: pass it by
+        try:
+            return compile_kernel(self, sig)
+        finally:
+            del self._cache.load_overload
+
+    event.register("numba:compile", Compiling())
+    optimize_final_module._cardlab = True  # type: ignore[attr-defined]
+    library_class._optimize_final_module = optimize_final_module
+    dispatcher_class.add_overload = add
+    dispatcher_class.compile = compile
+    return True
