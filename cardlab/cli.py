@@ -20,6 +20,7 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,6 +60,16 @@ def load(game: str, params: dict | None = None) -> pyspiel.Game:
         return spec.load(params)
     except (ValueError, TypeError, OverflowError, RuntimeError, pyspiel.SpielError) as error:
         raise CliError(str(error).splitlines()[0]) from error
+
+
+def game_choices(names: Iterable[str] | None = None) -> str:
+    """The games as help texts list them, from the specs: ``kaiser, twenty_eight (twenty-eight, 28) or
+    literature (fish)``; ``names`` (OpenSpiel names) keeps those games only."""
+    from cardlab.games import SPECS
+
+    listed = [spec.aliases[0] + (f" ({', '.join(spec.aliases[1:])})" if spec.aliases[1:] else "")
+              for spec in SPECS if names is None or spec.name in names]
+    return listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " or " + listed[-1]
 
 
 def _seed_in_range(seed: int, what: str) -> None:
@@ -478,7 +489,7 @@ def command_play(args: argparse.Namespace) -> int:
         hint_simulations = position.table["hint_simulations"]
     else:
         if args.game is None:
-            raise CliError("give the game to play (kaiser, twenty-eight, literature), or --resume FILE")
+            raise CliError(f"give the game to play ({game_choices()}), or --resume FILE")
         params = parse_params(args.param)
         if args.players is not None:
             params["players"] = args.players
@@ -715,7 +726,7 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
         description="Every pair of agents plays every deal from both sides (duplicate). Rerun the same "
         "command to resume an interrupted run.",
     )
-    tour.add_argument("--game", help="kaiser, twenty_eight (28) or literature")
+    tour.add_argument("--game", help=game_choices())
     tour.add_argument("--agents", help="specs, comma-separated: rules,ismcts:simulations=500,py:mod:fn")
     tour.add_argument("--deals", type=int, help=f"duplicate deals (default 1000, at most {MAX_DEALS:,})")
     tour.add_argument("--seed", type=int, help="tournament seed (default 0)")
@@ -753,7 +764,7 @@ def _add_exploit(sub: argparse._SubParsersAction) -> None:
         description="A local-best-response team plays the agent's team on duplicate deals and reports "
         "the points per deal the agent loses, with a 95%% interval (docs/evaluation.md).",
     )
-    exp.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")
+    exp.add_argument("--game", required=True, help=game_choices())
     exp.add_argument("--agent", required=True, help="an agent of the compiled arena: rules, ismcts:...")
     exp.add_argument("--deals", type=int, default=100, help="duplicate deals (default 100)")
     exp.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
@@ -771,7 +782,7 @@ def _add_exploit(sub: argparse._SubParsersAction) -> None:
 def _add_variants(sub: argparse._SubParsersAction) -> None:
     """``cardlab variants``."""
     var = sub.add_parser("variants", help="a game's parameters and named rule variants")
-    var.add_argument("--game", required=True, help="kaiser, twenty_eight (28) or literature")
+    var.add_argument("--game", required=True, help=game_choices())
     var.set_defaults(run=command_variants)
 
 
@@ -823,8 +834,10 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 def _add_solve(sub: argparse._SubParsersAction) -> None:
     """``cardlab solve``."""
+    from cardlab.games import double_dummy
+
     solve = sub.add_parser("solve", help="the double-dummy table and par of a deal")
-    solve.add_argument("--game", default="kaiser", help="kaiser or twenty_eight (28)")
+    solve.add_argument("--game", default="kaiser", help=game_choices(double_dummy.GAME_IDS))
     solve.add_argument("--deal-seed", type=int, default=0, help="the deal of this seed (default 0)")
     solve.add_argument("--hands", help='a typed deal, seats 0 to 3: "AS KS ... / ... / ... / ..."')
     solve.add_argument("--dealer", type=int, default=0, choices=range(4), help="dealer seat (default 0)")
@@ -836,7 +849,7 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
 def _add_play(sub: argparse._SubParsersAction) -> None:
     """``cardlab play``."""
     hand = sub.add_parser("play", help="play a hand against the bots at the terminal")
-    hand.add_argument("game", nargs="?", help="kaiser, twenty-eight (28) or literature")
+    hand.add_argument("game", nargs="?", help=game_choices())
     hand.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     hand.add_argument("--partner", default="rules", help="agent spec of your partners (default rules)")
     hand.add_argument("--opponents", default="rules", help="agent spec of the opponents (default rules)")
@@ -864,7 +877,7 @@ def _add_replay(sub: argparse._SubParsersAction) -> None:
 def _add_advise(sub: argparse._SubParsersAction) -> None:
     """``cardlab advise``."""
     adv = sub.add_parser("advise", help="what to bid (Kaiser, Twenty-Eight) or claim (Literature)")
-    adv.add_argument("game", help="kaiser, twenty-eight (28) or literature")
+    adv.add_argument("game", help=game_choices())
     adv.add_argument("--hand", help='your cards: "AS KS QH 5H ..." (Twenty-Eight: 4 or 8 cards)')
     adv.add_argument("--seat", type=int, help="your seat (Literature: default the player to move)")
     adv.add_argument("--bids", default="", help='the bids before yours, in turn: "pass 7" (default none)')

@@ -202,7 +202,8 @@ def test_every_builtin_agent_plays_every_game(spec: GameSpec, params: dict | Non
     for name in agents.BUILTIN_AGENTS:
         if name in ("cfr", "cfr-bidding", "net"):  # need policies or models trained on these parameters:
             continue  # tests/test_cfr_policy.py, tests/test_cfr_bidding.py, tests/test_net.py
-        options = {"simulations": 20} if name == "ismcts" else {}
+        # A pool of worlds the size of the budget: drawing the default 400 would be most of the time.
+        options = {"simulations": 20, "world_pool": 20} if name == "ismcts" else {}
         if name == "pimc":  # the double-dummy solver's games only, and the rules it models
             try:
                 check_pimc_game(game)

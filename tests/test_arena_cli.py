@@ -118,3 +118,16 @@ def test_variants_lists_every_parameter_then_the_named_variants(capsys):
 def test_variants_of_an_unknown_game_is_one_line_error(capsys):
     code, _, err = run(capsys, "variants", "--game", "chess")
     assert code == 2 and err.count("\n") == 1 and "unknown game" in err
+
+
+@pytest.mark.parametrize("command, solver_games_only", [("tournament", False), ("exploit", False),
+                                                        ("play", False), ("advise", False), ("solve", True)])
+def test_help_lists_the_games_from_their_specs(capsys, command, solver_games_only):
+    """A game added to ``games.SPECS`` appears in every command's help with all its aliases."""
+    from cardlab.games import SPECS, double_dummy
+
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for spec in SPECS:
+        listed = spec.name in double_dummy.GAME_IDS or not solver_games_only
+        assert all((alias in text) == listed for alias in spec.aliases), (spec.name, text)

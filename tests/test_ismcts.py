@@ -41,7 +41,7 @@ def test_every_move_is_legal_and_worlds_match_the_searchers_information(game_nam
     decisions = 0
     deals = 3 if game_name == "cardlab_literature" else 25  # a Literature game has ~150 decisions
     for deal_seed in range(deals):
-        bots = [agents.make("ismcts", game, seat, seed=deal_seed, simulations=40, debug=True,
+        bots = [agents.make("ismcts", game, seat, seed=deal_seed, simulations=40, world_pool=40, debug=True,
                             rollout="random" if seat % 2 else "rules")
                 for seat in range(game.num_players())]
         state = game.new_initial_state()

@@ -279,7 +279,9 @@ def test_a_hand_played_out_double_dummy_takes_the_solvers_points() -> None:
         state = random_play_state(game, rng, 5)
         expected = solve(state).points
         s = state.array.copy()
-        assert play_out(spec.kernel_id, agent_kinds([RULES]), s, np.full(4, RULES), empty_options(4), 7, True)
+        seed = np.uint64(7)  # a deal seed is unsigned, as advice passes it (no second compilation)
+        assert play_out(spec.kernel_id, agent_kinds([RULES]), s, np.full(4, RULES), empty_options(4), seed,
+                        True)
         assert (int(s[points]), int(s[points + 1])) == expected
 
 

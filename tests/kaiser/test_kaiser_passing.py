@@ -326,7 +326,7 @@ def test_ismcts_plays_through_the_giving_nodes():
     from cardlab import agents
 
     game = load(hearts_style_passing=True)
-    bots = [agents.make("ismcts", game, seat, seat, simulations=30) if seat % 2
+    bots = [agents.make("ismcts", game, seat, seat, simulations=30, world_pool=30) if seat % 2
             else agents.make("rules", game, seat, seat) for seat in range(4)]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 11)
     assert abs(sum(returns)) < 1e-9

@@ -469,7 +469,7 @@ def test_ismcts_and_the_compiled_arena_play_forced_declarations_and_challenges()
     from cardlab.games import kernels
 
     game = load(players=4, challenge=True, forced_claims=True, eights_in_play=True)
-    bots = [agents.make("ismcts", game, seat, seed=seat, simulations=20, debug=True,
+    bots = [agents.make("ismcts", game, seat, seed=seat, simulations=20, world_pool=20, debug=True,
                         rollout="random" if seat % 2 else "rules") for seat in range(4)]
     state = game.new_initial_state()
     for _ in decisions(state, np.random.default_rng(2), lambda s: bots[s.current_player()].step(s)):

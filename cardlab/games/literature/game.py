@@ -7,12 +7,13 @@ parameters, and writes the contract's strings.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
 import pyspiel
 
+from cardlab.core.bitboard import cards_in
 from cardlab.core.cards import card_string, cards_string
 from cardlab.core.engine import CHANCE_PLAYER, Engine
 from cardlab.core.openspiel import (
@@ -261,6 +262,13 @@ def _status_text(status: int) -> str:
 
 def event_string(s: np.ndarray, event: int) -> str:
     """One logged public event, as the table saw it."""
+    return _event_text(int(s[E.LAYOUT]), int(event))
+
+
+@lru_cache(maxsize=1 << 16)
+def _event_text(layout: int, event: int) -> str:
+    """An event's text depends on the deck's layout and the event word only, so a
+    perfect-recall view (every event of the log, at every step) decodes each once."""
     event = np.int64(event)
     actor = int(E.event_actor(event))
     kind = int(E.event_kind(event))
@@ -275,8 +283,7 @@ def event_string(s: np.ndarray, event: int) -> str:
     if kind == E.EVENT_FORCED and E.event_forced_kind(event) == E.FORCED_DECLARATION:
         return f"P{actor} declares after {int(E.event_passes(event))} passes"
     h = int(E.event_half_suit(event))
-    cards = [int(c) for c in np.flatnonzero([(int(E.half_suit_cards(s, h)) >> c) & 1
-                                             for c in range(54)])]
+    cards = cards_in(int(E.HALF_SUIT_MASKS[layout, h])).tolist()
     shown = " ".join(f"{card_string(c)}:P{int(E.event_holder(event, i))}"
                      for i, c in enumerate(cards))
     status = int(E.event_status(event))
