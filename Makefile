@@ -24,7 +24,8 @@ warmup: $(STAMP)
 	$(BIN)/cardlab warmup
 
 # The fast suite: every rule, agent and tool checked, in a few minutes on two cores. Its two
-# workers compile what they use (a warmup first would also compile what the suite never runs).
+# workers compile what they use; a warmup first would compile part of the same kernels on the
+# same two cores, and measured it saved no time (docs/performance.md#the-test-suite).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --durations=15
 
