@@ -133,3 +133,32 @@ def test_clone_and_serialize_keep_the_array() -> None:
     assert np.array_equal(copy.array, state.array) and copy.history() == state.history()
     clone = state.clone()
     assert np.array_equal(clone.array, state.array) and str(clone) == str(state)
+
+
+def test_an_events_text_lists_the_half_suit_of_the_states_deck() -> None:
+    """Event texts are decoded once per (layout, event): the same claim word read in a game without
+    the sevens lists that deck's cards of the half-suit, not the standard deck's."""
+    from cardlab.core.bitboard import cards_in
+    from cardlab.core.cards import card_string
+    from cardlab.games.literature.game import event_string
+
+    state = pyspiel.load_game("cardlab_literature").new_initial_state()
+    rng = np.random.default_rng(3)
+    claims: list[int] = []
+    while not claims:
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        s = state.array
+        claims = [int(e) for e in s[E.LOG:E.LOG + s[E.LOG_LENGTH]] if E.event_kind(e) == E.EVENT_CLAIM]
+        if state.is_terminal():
+            state = pyspiel.load_game("cardlab_literature").new_initial_state()
+    claim = claims[0]
+    half_suit = int(E.event_half_suit(claim))
+    without_sevens_game = pyspiel.load_game("cardlab_literature", {"sevens_removed": True})
+    without_sevens = without_sevens_game.new_initial_state().array
+    for s in (state.array, without_sevens):
+        expected = [card_string(c) for c in cards_in(int(HALF_SUIT_MASKS[s[E.LAYOUT], half_suit]))]
+        named = event_string(s, claim).split("[")[1].split("]")[0].split()
+        assert [entry.split(":")[0] for entry in named] == expected
+    assert HALF_SUIT_MASKS[state.array[E.LAYOUT], half_suit] != HALF_SUIT_MASKS[without_sevens[E.LAYOUT],
+                                                                                   half_suit]
