@@ -33,6 +33,7 @@ from cardlab.core.limits import (
     MAX_HINT_SIMULATIONS,
     MAX_INDEX,
     MAX_RESAMPLES,
+    MAX_SEARCH_DRAWS,
     MAX_SEED,
     MAX_WORKERS,
     MAX_WORLDS,
@@ -234,6 +235,9 @@ def command_report(args: argparse.Namespace) -> None:
 
     _count(args.resamples, "--resamples", MAX_RESAMPLES)
     _count(args.samples, "--samples", MAX_WORLDS)
+    _count(args.workers, "--workers", MAX_WORKERS)
+    _count(args.search_draws, "--search-draws", MAX_SEARCH_DRAWS, low=0)
+    _count(args.stand_in_budget, "--stand-in-budget", MAX_WORLDS, low=0)
     _seed_in_range(args.seed, "--seed")
     text, written = report(args.results, plots=not args.no_plots, resamples=args.resamples, seed=args.seed)
     print(text)
@@ -255,16 +259,19 @@ def _aivat_report(args: argparse.Namespace) -> str:
 
     columns = COLUMNS + [name for name in POLICY_COLUMNS if _has_column(args.results, name)]
     manifest, table = load_results(args.results, columns)
-    reduced = reduce(manifest, table, args.samples)
+    reduced = reduce(manifest, table, args.samples, args.search_draws, args.stand_in_budget, args.workers,
+                     progress=True)
     comparison = compare_estimators(reduced.plain, reduced.reduced, args.resamples, args.seed)
-    summary = {"estimator": "aivat", "samples": reduced.samples, "terms": reduced.terms,
-               "fallbacks": reduced.fallbacks, **comparison.to_json()}
+    summary = {"estimator": "aivat", "samples": reduced.samples, "search_draws": reduced.search_draws,
+               "stand_in_budget": reduced.stand_in_budget, "terms": reduced.terms,
+               "fallbacks": reduced.fallbacks, "notes": reduced.notes, "seconds": round(reduced.seconds, 1),
+               **comparison.to_json()}
     (Path(args.results) / "report" / "aivat.json").write_text(json.dumps(summary, indent=1))
-    note = (f"AIVAT: rule-based play-outs as the value function, {reduced.samples} samples a value; "
-            f"{reduced.terms} correction terms")
+    note = (f"AIVAT: play-outs as the value function, {reduced.samples} samples a value; "
+            f"{reduced.terms} correction terms in {reduced.seconds:.0f} s")
     if reduced.fallbacks:
         note += f"; {reduced.fallbacks} values kept the real cards (no consistent redraw)"
-    return format_comparison(comparison) + "\n" + note
+    return "\n".join([format_comparison(comparison), note, *reduced.notes])
 
 
 def _has_column(directory: str, name: str) -> bool:
@@ -754,6 +761,16 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
                      help="aivat: also the variance-reduced standings, side by side (docs/evaluation.md)")
     rep.add_argument("--samples", type=int, default=64,
                      help=f"AIVAT: play-outs per value (default 64, at most {MAX_WORLDS:,})")
+    rep.add_argument("--search-draws", type=int, default=0,
+                     help="AIVAT: rerun ISMCTS's and PIMC's search this many times at each of their "
+                     "decisions to correct them too (costs that many times their thinking time; default 0: "
+                     f"their decisions get no term; at most {MAX_SEARCH_DRAWS})")
+    rep.add_argument("--stand-in-budget", type=int, default=0,
+                     help="AIVAT: let ISMCTS and PIMC play themselves in the value function's play-outs with "
+                     "their simulations and worlds capped at this (default 0: the rule-based player plays "
+                     "for them)")
+    rep.add_argument("--workers", type=int, default=1,
+                     help="AIVAT: processes that compute the corrections (default 1)")
     rep.set_defaults(run=command_report)
 
 

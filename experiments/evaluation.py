@@ -14,6 +14,11 @@ Two parts, both resumable (a finished part is kept and skipped):
   pair on every deal (``aivat-<samples>.json``), the estimator's value
   function averaging ``--samples`` play-outs.
 
+- **aivat-search**: a duplicate match of :data:`SEARCH_AGENTS` (``search-tournament/``) and its
+  AIVAT scores under each of :data:`SEARCH_SETTINGS` on the same deals (``aivat-search.json``):
+  the searches' decisions corrected by rerunning them, the search playing itself cheaply in the
+  play-outs.
+
 - **exact**: on the game's small variants solved exactly
   (:data:`EXACT_VARIANTS`), LBR's value for each seat alone against the
   exact best response's and the agent's own (``exact.json``;
@@ -22,7 +27,8 @@ Two parts, both resumable (a finished part is kept and skipped):
 ``--results FILE`` then writes what the folder holds in brief (each LBR run
 without its per-deal scores, the check, and each AIVAT pair's two means,
 intervals and narrowing factor) as the JSON quoted in docs/evaluation.md
-(``experiments/results/evaluation-<game>.json``).
+(``experiments/results/evaluation-<game>.json``); the parts the folder does not
+hold keep what the file said of them.
 
 ``--scale`` multiplies every deal count (the tests' tiny datasets). The
 machine this ran on has 2 cores shared by several sessions, so the counts are
@@ -79,6 +85,11 @@ AIVAT_AGENTS = ("rules", "cfr-bidding", "ismcts-100", "pimc-4", "net")
 AIVAT_DEALS = 150
 #: Play-outs per value of the AIVAT estimator.
 SAMPLES = 256
+#: The search pair corrected at the search's decisions too (``aivat-search.json``), and the estimator's
+#: settings compared on the same deals: (reruns of the search at each of its decisions, the search's
+#: budget when it plays itself in the play-outs; 0: the rule-based player plays for it).
+SEARCH_AGENTS = ("rules", "ismcts-100")
+SEARCH_SETTINGS = ((0, 0), (8, 10))
 #: The small variants (experiments/small_games.py) LBR is checked on, by game, and the agents checked.
 EXACT_VARIANTS = {"kaiser": ("kaiser_1_short", "kaiser_1"),
                   "twenty_eight": ("twenty_eight_1_short", "twenty_eight_1"),
@@ -139,6 +150,35 @@ def run_aivat(game: str, out: Path, scale: float, samples: int, command: str, pr
         "notes": reduced.notes, "command": command}, indent=1))
 
 
+def run_aivat_search(game: str, out: Path, scale: float, samples: int, command: str, progress: bool) -> None:
+    """A duplicate match of :data:`SEARCH_AGENTS`, then its AIVAT scores under each of
+    :data:`SEARCH_SETTINGS` on the same deals (``aivat-search.json``)."""
+    import time
+
+    folder = out / "search-tournament"
+    deals = scaled(AIVAT_DEALS, scale)
+    entrants = tuple(agent_spec(game, label) for label in SEARCH_AGENTS)
+    settings = TournamentSettings(game_spec(game).name, {}, entrants, deals, SEED,
+                                  chunk_size=max(1, deals // 8))
+    run_tournament(settings, folder, backend="serial", workers=1, progress=progress, command=command)
+    path = out / "aivat-search.json"
+    if path.exists():
+        return
+    manifest, table = load_results(folder, aivat.COLUMNS + aivat.POLICY_COLUMNS)
+    runs = []
+    for draws, budget in SEARCH_SETTINGS:
+        start = time.process_time()
+        reduced = aivat.reduce(manifest, table, samples, draws, budget, progress=progress)
+        runs.append({"samples": samples, "search_draws": draws, "stand_in_budget": budget,
+                     "reduced": reduced.reduced.scores.tolist(), "terms": reduced.terms,
+                     "fallbacks": reduced.fallbacks, "notes": reduced.notes,
+                     "cpu_seconds": round(time.process_time() - start, 1)})
+    path.write_text(json.dumps({
+        "game": settings.game, "agents": settings.labels, "pairs": settings.pairs,
+        "deals": reduced.plain.deals.tolist(), "plain": reduced.plain.scores.tolist(), "runs": runs,
+        "command": command}, indent=1))
+
+
 def run_exact(game: str, out: Path, command: str) -> None:
     """LBR against the exact best response on the game's small variants (``exact.json``)."""
     path = out / "exact.json"
@@ -189,6 +229,24 @@ def summary(folder: Path) -> dict[str, Any]:
                           "narrower": list(narrowing(plain, reduced))})
         brief["aivat"] = {key: data[key] for key in ("game", "samples", "terms", "fallbacks", "notes",
                                                       "command")} | {"pairs": pairs}
+    if (folder / "aivat-search.json").exists():
+        data = json.loads((folder / "aivat-search.json").read_text())
+        plain = np.array(data["plain"])[:, 0]
+        runs = []
+        for run in data["runs"]:
+            reduced = np.array(run["reduced"])[:, 0]
+            estimates = {}
+            for name, values in (("plain", plain), ("aivat", reduced), ("correction", reduced - plain)):
+                (mean,), (low,), (high,) = bootstrap_mean_ci(values, resamples=1000)
+                estimates[name] = [float(mean), float(low), float(high)]
+            runs.append({key: run[key] for key in ("samples", "search_draws", "stand_in_budget", "terms",
+                                                   "fallbacks", "notes", "cpu_seconds")}
+                        | estimates | {"narrower": list(narrowing(plain, reduced))})
+        _, match = load_results(folder / "search-tournament", ["seat_seconds"])
+        thinking = float(np.sum(match.column("seat_seconds").to_pylist()))
+        brief["aivat_search"] = {"game": data["game"], "pair": data["agents"], "deals": len(plain),
+                                 "match_thinking_seconds": round(thinking, 1), "runs": runs,
+                                 "command": data["command"]}
     return brief
 
 
@@ -214,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m experiments.evaluation",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--game", required=True, choices=sorted(EXACT_VARIANTS))
-    parser.add_argument("--part", choices=("lbr", "aivat", "exact", "all"), default="all")
+    parser.add_argument("--part", choices=("lbr", "aivat", "aivat-search", "exact", "all"), default="all")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every deal count (default 1)")
     parser.add_argument("--samples", type=int, default=SAMPLES, help="AIVAT play-outs per value")
     parser.add_argument("--out", default=None,
@@ -228,7 +286,7 @@ def main(argv: list[str] | None = None) -> None:
         if not 0 < args.scale <= 100 or args.samples < 1:
             raise ValueError(f"--scale must be in (0, 100] and --samples positive, got {args.scale} and "
                              f"{args.samples}")
-        parts = ("lbr", "aivat", "exact") if args.part == "all" else (args.part,)
+        parts = ("lbr", "aivat", "aivat-search", "exact") if args.part == "all" else (args.part,)
         if args.game not in LBR_DEALS and set(parts) != {"exact"}:
             raise ValueError(f"{args.game} takes part in the exact check only (--part exact)")
         out.mkdir(parents=True, exist_ok=True)
@@ -236,10 +294,15 @@ def main(argv: list[str] | None = None) -> None:
             run_lbr(args.game, out, args.scale, command, not args.no_progress)
         if "aivat" in parts:
             run_aivat(args.game, out, args.scale, args.samples, command, not args.no_progress)
+        if "aivat-search" in parts:
+            run_aivat_search(args.game, out, args.scale, args.samples, command, not args.no_progress)
         if "exact" in parts:
             run_exact(args.game, out, command)
-        if args.results:
-            Path(args.results).write_text(json.dumps(summary(out), indent=1))
+        if args.results:  # the parts this folder lacks keep what the file already says of them
+            results = Path(args.results)
+            kept = json.loads(results.read_text()) if results.exists() else {}
+            results.write_text(json.dumps(kept | {key: value for key, value in summary(out).items() if value},
+                                          indent=1))
     except (ResultsError, ValueError) as error:
         raise SystemExit(f"error: {str(error).splitlines()[0]}") from None
     print(out)

@@ -302,6 +302,61 @@ def test_report_prints_both_estimators(tmp_path, capsys):
     summary = json.loads((tmp_path / "report" / "aivat.json").read_text())
     assert summary["deals"] == 6 and len(summary["pairs"]) == 1
     assert main(["report", str(tmp_path), "--estimator", "aivat", "--samples", "0"]) == 2
+    for bad in (["--search-draws", "-1"], ["--search-draws", "1001"], ["--stand-in-budget", "-1"],
+                ["--workers", "0"]):
+        assert main(["report", str(tmp_path), "--estimator", "aivat", *bad]) == 2
+        assert bad[0] in capsys.readouterr().err
+
+
+def _search_agents():
+    return [{"label": "rules", "name": "rules", "options": {}},
+            {"label": "ismcts-100", "name": "ismcts", "options": {"simulations": 100}},
+            {"label": "ismcts-timed", "name": "ismcts", "options": {"time_ms": 50.0, "world_pool": 0}},
+            {"label": "pimc-4", "name": "pimc", "options": {"worlds": 4}}]
+
+
+def test_each_search_plays_itself_in_the_play_outs_on_a_smaller_budget():
+    """A positive stand-in budget caps every budget of a search (a clock budget is dropped: play-outs
+    must not depend on the machine); at 0 the rule-based player plays for it, and the notes say which."""
+    agents = _search_agents()
+    tables, stand_ins, notes = aivat.value_tables("cardlab_kaiser", {}, agents, search_draws=8,
+                                                  stand_in_budget=10)
+    kinds, options = tables[0], tables[1]
+    assert list(stand_ins) == [0, 4, 5, 6] and len(kinds) == 7
+    assert kinds[2] == -1 and kinds[5] == kinds[1] == native.ISMCTS  # a clock budget plays in Python only
+    cheap = [aivat.stand_in_spec(AgentSpec(a["label"], a["name"], a["options"]), 10, "cardlab_kaiser")
+             for a in agents[1:]]
+    assert cheap[0].options == {"simulations": 10, "world_pool": 10}
+    assert cheap[1].options == {"simulations": 10, "world_pool": 0}  # uniform worlds stay uniform
+    assert cheap[2].options["worlds"] == 4 and cheap[2].options["bid_worlds"] == 8
+    for row, spec in zip(options[4:], cheap, strict=True):
+        assert np.array_equal(row, native_tables([spec], game_spec("kaiser").load({}))[1][0])
+    assert notes[:2] == ["ismcts-100: plays itself in the play-outs with simulations=10, world_pool=10; "
+                         "each of its decisions is corrected by 8 reruns of its search",
+                         "ismcts-timed: plays itself in the play-outs with simulations=10, world_pool=0, and "
+                         "its decisions get no term (not a native agent)"]
+    _, stand_ins, notes = aivat.value_tables("cardlab_kaiser", {}, agents)
+    assert list(stand_ins) == [0, -1, -1, -1] and len(notes) == 3
+    assert all("rule-based player stands in" in note and "get no term" in note for note in notes)
+
+
+@pytest.mark.integration  # compiles ISMCTS into the estimator's kernels
+def test_a_searchs_reruns_correct_its_decisions_without_bias(tmp_path):
+    """Reruns of ISMCTS at its decisions add terms, keep every correction's mean at zero (150 deals,
+    within four standard errors), and the chunks' split over processes changes nothing."""
+    agents = [AgentSpec("rules", "rules"), AgentSpec("ismcts", "ismcts", {"simulations": 20})]
+    manifest, table = _tournament(tmp_path, "cardlab_kaiser", agents, 150)
+    plain = aivat.reduce(manifest, table, samples=8)
+    reduced = aivat.reduce(manifest, table, samples=8, search_draws=3, stand_in_budget=5)
+    assert reduced.terms > plain.terms and reduced.fallbacks == 0
+    assert np.all(np.abs(_correction_z(reduced)) < 4)
+    assert reduced.notes == ["ismcts: plays itself in the play-outs with simulations=5, world_pool=5; each "
+                             "of its decisions is corrected by 3 reruns of its search"]
+    few = table.slice(0, 40)
+    alone = aivat.game_corrections("cardlab_kaiser", {}, manifest["settings"]["agents"], few, 8, 3, 5)
+    split = aivat.game_corrections("cardlab_kaiser", {}, manifest["settings"]["agents"], few, 8, 3, 5,
+                                   workers=2)
+    assert np.array_equal(alone[0], split[0]) and np.array_equal(alone[1], split[1])
 
 
 @pytest.mark.integration

@@ -341,6 +341,7 @@ def test_evaluation_notebook(tmp_path):
     assert all(values[f"{variant}_{agent}_lbr_share"]["value"] <= 1 + 1e-9
                for variant in evaluation.EXACT_VARIANTS["kaiser"] for agent in evaluation.EXACT_AGENTS)
     assert values["kaiser_aivat_rules_vs_cfr-bidding_narrower"]["deals"] == 3
+    assert values["kaiser_aivat_search_rules_vs_ismcts-100_draws8_budget10_narrower"]["deals"] == 3
 
 
 def test_evaluation_command_refuses_what_it_cannot_run(tmp_path):

@@ -24,6 +24,8 @@ MAX_DEALS = 10**9
 MAX_CHUNKS = 1_000_000
 #: Worker processes of any command.
 MAX_WORKERS = 256
+#: Reruns of a search at each of its decisions (``cardlab report --estimator aivat --search-draws``).
+MAX_SEARCH_DRAWS = 1_000
 #: Worlds of ``cardlab advise``: each is kept as a state and played out after every choice.
 MAX_WORLDS = 100_000
 #: ISMCTS simulations of a ``hint`` (the tree grows by one node per simulation, about 80 bytes).

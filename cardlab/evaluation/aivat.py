@@ -31,9 +31,11 @@ in the deal, the history is replayed (a shuffle under which the replay
 changes, e.g. a hand voided by four jacks, is drawn again), and the hand is
 played out, later deal stages at random. In the play-outs each seat plays as
 its agent where that agent is cheap and draws its moves from a known
-distribution (``random``, ``rules``, ``cfr-bidding``), and the rule-based
-player plays for the others (ISMCTS, PIMC): the closer the play-outs are to the
-real players, the more luck the terms remove. At a decision drawn from a known
+distribution (``random``, ``rules``, ``cfr-bidding``, ``net``); a search
+(ISMCTS, PIMC) plays itself with its budgets capped at ``stand_in_budget`` if
+that is positive (:func:`stand_in_spec`), else the rule-based player plays for
+it. The closer the play-outs are to the real players, the more luck the terms
+remove. At a decision drawn from a known
 distribution ``pi`` (recorded by the arena,
 :func:`cardlab.arena.native.known_policies`) the term is ``V(h.a) - sum_a'
 pi(a') V(h.a')``, on the same redrawn worlds and play-out streams for every
@@ -41,9 +43,19 @@ pi(a') V(h.a')``, on the same redrawn worlds and play-out streams for every
 terms then telescope, each taking up the luck of one step, and with exact
 values they would leave only the skill (valuing the decisions on the real
 cards instead, which is also unbiased, narrowed Kaiser's intervals half as
-much in a trial). Decisions of agents whose distribution is not
-known (a randomised search) get no term: the estimator stays unbiased, it only
-corrects less.
+much in a trial).
+
+**A search's decisions.** ISMCTS and PIMC draw their move from a distribution
+that nothing short of rerunning the search reveals (it is that of the search's
+result over its random stream). So rerun it: with ``search_draws`` K > 0, at
+each decision of a search the estimator runs the same search K more times from
+the same state on independent streams, and the term is ``V(h.a) - (1/K) sum_k
+V(h.a_k)``. The reruns are independent draws from the distribution the real
+move ``a`` was drawn from, so their mean value is an unbiased estimate of
+``sum_a' pi(a') V(h.a')`` and the term still has mean zero; a term whose reruns
+all chose ``a`` is zero and costs no play-out. It costs K times the searches'
+thinking time. With K = 0 a search's decisions get no term: the estimator
+stays unbiased, it only corrects less.
 
 A reveal's two values share their samples as far as they can: each sample
 draws the others' cards with the seat's real hand, then gives the seat a
@@ -62,7 +74,9 @@ terms then cancel exactly, as the deal does.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -81,8 +95,16 @@ from cardlab.games import kernels
 MAX_TRIES = 64
 #: Tags the estimator's streams apart from every other stream of a deal.
 STREAM_TAG = 0xA1FA7
+#: Tags the search reruns' streams apart from the play-outs'.
+DRAWS_TAG = 0xD2A3
 #: Agents the play-outs play as themselves: cheap, and their moves' distributions known.
 PLAYED_OUT = (native.RANDOM, native.RULES, native.CFR_BIDDING, native.NET)
+
+
+@njit(cache=True, inline="always")
+def played_out(kind):
+    """Whether the play-outs play an agent of ``kind`` as itself (:data:`PLAYED_OUT`)."""
+    return kind == native.RANDOM or kind == native.RULES or kind == native.CFR_BIDDING or kind == native.NET
 
 
 # ---- the history's structure -------------------------------------------------------
@@ -259,12 +281,14 @@ def redraw_hand(receivers, stages, first_stage, revealed, seat, upto, stream, dr
 
 
 @njit(cache=True)
-def play_out(game, allowed, world, x, action, seat_agents, kinds, options, policies, stream, scratch, out):
+def play_out(game, allowed, world, x, action, playing, kinds, options, policies, stream, scratch, out):
     """One play-out's returns from ``world`` (after ``action`` if it is >= 0), into ``out``.
 
-    Each seat plays as its agent where that is cheap and its move's distribution is
-    known (``random``, ``rules``, ``cfr-bidding``, ``net``: :func:`cardlab.arena.native.seat_action`
-    with ``stream``); the rule-based player stands in for the others (a search).
+    The seat ``q`` plays as agent ``playing[q]`` of the tables
+    (:func:`cardlab.arena.native.seat_action` with ``stream``): its own agent
+    where that is cheap and its move's distribution is known (``random``,
+    ``rules``, ``cfr-bidding``, ``net``), a smaller budget of its search if the
+    estimator was given one (:func:`value_tables`); at -1 the rule-based player.
     """
     copy_state(x, world)
     if action >= 0:
@@ -276,10 +300,8 @@ def play_out(game, allowed, world, x, action, seat_agents, kinds, options, polic
         if player == CHANCE_PLAYER:
             move = kernels.random_action(game, x, stream, scratch)
         else:
-            agent = seat_agents[player]
-            kind = kinds[agent]
-            if (kind == native.RANDOM or kind == native.RULES or kind == native.CFR_BIDDING
-                    or kind == native.NET):  # PLAYED_OUT
+            agent = playing[player]
+            if agent >= 0:
                 move = native.seat_action(game, allowed, agent, kinds, options, policies, x, stream, scratch)
             else:
                 move = kernels.rules_action(game, x, stream)
@@ -289,15 +311,43 @@ def play_out(game, allowed, world, x, action, seat_agents, kinds, options, polic
 
 # ---- one game's correction ------------------------------------------------------------
 @njit(cache=True)
+def rerun_search(game, allowed, agent, kinds, options, policies, real, event, draws, state, stream, scratch,
+                 choices, weights):
+    """The distribution of ``agent``'s move at ``real`` as ``draws`` reruns of its search on independent
+    streams estimate it: the distinct moves into ``choices[:n]``, their shares into ``weights``. Returns
+    n, or -1 if the agent does not run here (a kind outside ``allowed``)."""
+    n = 0
+    for k in range(draws):
+        copy_state(state, real)
+        native.seed_stream(stream, derive_seed(event, k))
+        action = native.seat_action(game, allowed, agent, kinds, options, policies, state, stream, scratch)
+        if action < 0:
+            return -1
+        found = False
+        for i in range(n):
+            if choices[i] == action:
+                weights[i] += 1.0 / draws
+                found = True
+                break
+        if not found:
+            choices[n] = action
+            weights[n] = 1.0 / draws
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def game_correction(game, allowed, initial, actions, known_steps, known_offsets, known_actions,
-                    known_probabilities, seat_agents, kinds, options, policies, samples, seed, correction,
-                    fallbacks):
+                    known_probabilities, seat_agents, stand_ins, kinds, options, policies, samples,
+                    search_draws, seed, correction, fallbacks):
     """The sum of one game's AIVAT terms, per seat, into ``correction`` (see the module docstring).
 
     ``known_steps[m]`` is a step of ``actions`` whose move was drawn from a known
     distribution: actions ``known_actions[known_offsets[m]:known_offsets[m + 1]]``
-    with their probabilities. ``fallbacks[0]`` counts values that could not
-    redraw the hidden cards. Returns the number of terms.
+    with their probabilities. A search's decisions are corrected from
+    ``search_draws`` reruns (none at 0). In the play-outs agent ``a`` plays as
+    agent ``stand_ins[a]`` (-1: the rule-based player). ``fallbacks[0]`` counts values that could
+    not redraw the hidden cards. Returns the number of terms.
 
     Long on purpose: one replay of the game, step by step, whose state, values and cursor into the known
     decisions are locals of a single compiled loop.
@@ -314,19 +364,25 @@ def game_correction(game, allowed, initial, actions, known_steps, known_offsets,
         revealed[stage, :] = True
     world = initial.copy()
     x = initial.copy()
+    real = initial.copy()  # the history's own state, for the searches' reruns
     drawn = np.empty(steps, dtype=np.int64)
     legal = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    choices = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+    weights = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.float64)
     out = np.zeros(initial.shape[0], dtype=np.float64)
     mean_with = np.zeros(num_players, dtype=np.float64)
     stream = np.zeros(1, dtype=np.uint64)
     play_stream = np.zeros(1, dtype=np.uint64)
+    playing = np.empty(num_players, dtype=np.int64)
     for seat in range(num_players):
         correction[seat] = 0.0
+        playing[seat] = stand_ins[seat_agents[seat]]
     terms = 0
     next_known = 0
     for j in range(steps):
         seat = movers[j]
         if seat < 0:
+            kernels.apply_action(game, real, actions[j])
             continue
         # A reveal: the seat's cards of every stage it has not acted after.
         after = revealed.copy()
@@ -348,7 +404,7 @@ def game_correction(game, allowed, initial, actions, known_steps, known_offsets,
                 native.seed_stream(play_stream, derive_seed(event, samples + m))
                 draw_world(game, initial, actions, movers, receivers, stages, first_stage, after, j, stream,
                            world, drawn, fallbacks)
-                play_out(game, allowed, world, x, -1, seat_agents, kinds, options, policies, play_stream,
+                play_out(game, allowed, world, x, -1, playing, kinds, options, policies, play_stream,
                          legal, out)
                 for q in range(num_players):
                     mean_with[q] += out[q]
@@ -362,7 +418,7 @@ def game_correction(game, allowed, initial, actions, known_steps, known_offsets,
                     draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, j,
                                stream, world, drawn, fallbacks)
                 native.seed_stream(play_stream, derive_seed(event, samples + m))
-                play_out(game, allowed, world, x, -1, seat_agents, kinds, options, policies, play_stream,
+                play_out(game, allowed, world, x, -1, playing, kinds, options, policies, play_stream,
                          legal, out)
                 for q in range(num_players):
                     mean_with[q] -= out[q]
@@ -370,46 +426,63 @@ def game_correction(game, allowed, initial, actions, known_steps, known_offsets,
                 correction[q] += mean_with[q] / samples
             terms += 1
         revealed[:, :] = after
-        # A move drawn from a known distribution, valued on the same redrawn worlds as the reveals
-        # (one value function throughout: the terms then add up to the luck, step by step).
+        # The move's distribution: recorded if known, else estimated by rerunning a search.
+        count = 0
         while next_known < known_steps.shape[0] and known_steps[next_known] < j:
             next_known += 1
         if next_known < known_steps.shape[0] and known_steps[next_known] == j:
             low, high = known_offsets[next_known], known_offsets[next_known + 1]
-            if high - low > 1:
+            count = high - low
+            for k in range(count):
+                choices[k] = known_actions[low + k]
+                weights[k] = known_probabilities[low + k]
+        elif search_draws > 0 and kinds[seat_agents[seat]] >= 0 and not played_out(kinds[seat_agents[seat]]):
+            count = rerun_search(game, allowed, seat_agents[seat], kinds, options, policies, real,
+                                 derive_seed(derive_seed(seed, DRAWS_TAG), j), search_draws, x, stream,
+                                 legal, choices, weights)
+            if count == 1 and choices[0] == actions[j]:
+                count = 0  # every rerun chose the real move: the term is zero
+        # The move's term, valued on the same redrawn worlds as the reveals (one value function
+        # throughout: the terms then add up to the luck, step by step).
+        if count > 1 or (count == 1 and choices[0] != actions[j]):
+            for q in range(num_players):
+                mean_with[q] = 0.0
+            event = derive_seed(seed, 2 * j + 1)
+            for m in range(samples):
+                native.seed_stream(stream, derive_seed(event, m))
+                draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, j,
+                           stream, world, drawn, fallbacks)
+                play_seed = derive_seed(event, samples + m)
+                native.seed_stream(play_stream, play_seed)
+                play_out(game, allowed, world, x, actions[j], playing, kinds, options, policies,
+                         play_stream, legal, out)
                 for q in range(num_players):
-                    mean_with[q] = 0.0
-                event = derive_seed(seed, 2 * j + 1)
-                for m in range(samples):
-                    native.seed_stream(stream, derive_seed(event, m))
-                    draw_world(game, initial, actions, movers, receivers, stages, first_stage, revealed, j,
-                               stream, world, drawn, fallbacks)
-                    play_seed = derive_seed(event, samples + m)
-                    native.seed_stream(play_stream, play_seed)
-                    play_out(game, allowed, world, x, actions[j], seat_agents, kinds, options, policies,
-                             play_stream, legal, out)
-                    for q in range(num_players):
-                        mean_with[q] += out[q]
-                    for k in range(low, high):
-                        if known_probabilities[k] > 0.0:
-                            native.seed_stream(play_stream, play_seed)
-                            play_out(game, allowed, world, x, known_actions[k], seat_agents, kinds, options,
-                                     policies, play_stream, legal, out)
-                            for q in range(num_players):
-                                mean_with[q] -= known_probabilities[k] * out[q]
-                for q in range(num_players):
-                    correction[q] += mean_with[q] / samples
-                terms += 1
+                    mean_with[q] += out[q]
+                for k in range(count):
+                    if weights[k] > 0.0:
+                        native.seed_stream(play_stream, play_seed)
+                        play_out(game, allowed, world, x, choices[k], playing, kinds, options,
+                                 policies, play_stream, legal, out)
+                        for q in range(num_players):
+                            mean_with[q] -= weights[k] * out[q]
+            for q in range(num_players):
+                correction[q] += mean_with[q] / samples
+            terms += 1
+        kernels.apply_action(game, real, actions[j])
     return terms
 
 
 @njit(cache=True)
 def corrections(game, allowed, initial, actions, offsets, deal_seeds, known_game_offsets, known_steps,
-                known_offsets, known_actions, known_probabilities, seat_agents, kinds, options, policies,
-                samples):
+                known_offsets, known_actions, known_probabilities, seat_agents, stand_ins, kinds, options,
+                policies, samples, search_draws):
     """Every game's correction per seat (game g: ``actions[offsets[g]:offsets[g + 1]]``, the agent at
     each seat ``seat_agents[g]`` in the tables ``kinds``, ``options``, ``policies``), the number
-    of terms, and the values that fell back to the real cards."""
+    of terms, and the values that fell back to the real cards.
+
+    The offsets index the whole flat arrays, so a slice of ``offsets``,
+    ``deal_seeds``, ``known_game_offsets`` and ``seat_agents`` is a chunk of the
+    games (:func:`game_corrections` feeds them to workers that way)."""
     num_games = offsets.shape[0] - 1
     num_players = initial[NUM_PLAYERS]
     out = np.zeros((num_games, num_players), dtype=np.float64)
@@ -422,8 +495,8 @@ def corrections(game, allowed, initial, actions, offsets, deal_seeds, known_game
         terms[g] = game_correction(game, allowed, initial, actions[offsets[g]:offsets[g + 1]],
                                    known_steps[low:high], known_offsets[low:high + 1] - first,
                                    known_actions[first:last], known_probabilities[first:last], seat_agents[g],
-                                   kinds, options, policies,
-                                   samples, derive_seed(deal_seeds[g], STREAM_TAG), row, fallbacks)
+                                   stand_ins, kinds, options, policies, samples, search_draws,
+                                   derive_seed(deal_seeds[g], STREAM_TAG), row, fallbacks)
         out[g] = row
     return out, terms, fallbacks[0]
 
@@ -439,11 +512,16 @@ class Reduced:
     terms: int  # AIVAT terms over all games
     fallbacks: int  # values that kept the real cards (no consistent redraw in MAX_TRIES)
     notes: list[str]  # agents the rule-based player stands in for in the play-outs, and why
+    search_draws: int = 0  # reruns of a search at each of its decisions (0: its decisions get no term)
+    stand_in_budget: int = 0  # a search's budget when it plays itself in the play-outs (0: rules play)
+    seconds: float = 0.0  # wall time of the corrections
 
 
 #: The columns the estimator reads (the three policy columns are absent from older folders).
 COLUMNS = ["deal", "seating", "returns", "actions", "deal_seed", "seat_agents"]
 POLICY_COLUMNS = ["policy_steps", "policy_actions", "policy_probabilities"]
+#: Games a task of :func:`game_corrections` corrects (the progress bar's step).
+CHUNK_GAMES = 16
 
 
 def _flat(column: pa.ChunkedArray) -> pa.Array:
@@ -462,42 +540,117 @@ def _known(table: pa.Table) -> tuple[np.ndarray, ...]:
             probabilities.flatten().flatten().to_numpy().astype(np.float64))
 
 
-def value_tables(game_name: str, parameters: dict[str, Any],
-                 agents: list[dict[str, Any]]) -> tuple[tuple[np.ndarray, ...], list[str]]:
-    """The compiled tables of the play-outs' agents (``kinds``, ``options``, ``policies``), and why any
-    agent is played by the rule-based player instead: not cheap and known, or not loadable here."""
+#: A search's options that a stand-in budget caps, by agent name.
+BUDGET_OPTIONS = {"ismcts": ("simulations", "world_pool"), "pimc": ("worlds", "bid_worlds")}
+
+
+def stand_in_spec(spec: Any, budget: int, game_name: str) -> Any:
+    """The cheaper copy of a search that plays for it in the play-outs: each of its budgets
+    (:data:`BUDGET_OPTIONS`) capped at ``budget``, and no clock budget (play-outs must not depend on
+    the machine)."""
+    from dataclasses import replace
+
+    from cardlab.agents.builtin import BUILTIN
+    from cardlab.games import game_spec
+
+    resolved = BUILTIN[spec.name].options.resolve(spec.options, game_spec(game_name))
+    options = {key: value for key, value in spec.options.items() if key != "time_ms"}
+    for name in BUDGET_OPTIONS[spec.name]:
+        own = resolved[name]
+        options[name] = min(own, budget) if own else own  # world_pool 0 (uniform worlds) stays 0
+    return replace(spec, label=f"{spec.label} (play-outs)", options=options)
+
+
+def value_tables(game_name: str, parameters: dict[str, Any], agents: list[dict[str, Any]],
+                 search_draws: int = 0, stand_in_budget: int = 0
+                 ) -> tuple[tuple[np.ndarray, ...], np.ndarray, list[str]]:
+    """The compiled tables of the agents and of their stand-ins in the play-outs, the index each
+    agent plays as in them (``stand_ins``), and a note on each agent not played out as itself.
+
+    The tables' first rows are ``agents`` (kind -1 for one that cannot be loaded
+    here); each search (ISMCTS, PIMC) gets a row after them with its budgets
+    capped at ``stand_in_budget`` (:func:`stand_in_spec`) if that is positive;
+    otherwise, or for any other agent not cheap and known, ``stand_ins`` is -1:
+    the rule-based player plays for it.
+    """
     from cardlab.arena.entrants import NATIVE_AGENTS, AgentSpec, behaviour_tables
     from cardlab.games import game_spec
 
     game = game_spec(game_name).load(parameters)
-    specs, notes = [], []
-    for agent in agents:
-        spec = AgentSpec(agent["label"], agent["name"], dict(agent["options"]))
+    specs = [AgentSpec(agent["label"], agent["name"], dict(agent["options"])) for agent in agents]
+    stand_ins = np.full(len(specs), -1, dtype=np.int64)
+    cheaper, notes = [], []
+    for i, spec in enumerate(specs):
         kind = NATIVE_AGENTS[spec.name].kind_for(spec.options) if spec.name in NATIVE_AGENTS else -1
-        if kind not in PLAYED_OUT:
-            notes.append(f"{spec.label}: the rule-based player stands in for it in the play-outs")
-            spec = None
-        specs.append(spec)
-    tables, failures = behaviour_tables(specs, game)
-    notes += [f"{specs[i].label}: {reason}; the rule-based player stands in for it" for i, reason in failures]
-    return tables, notes
+        if kind in PLAYED_OUT:
+            stand_ins[i] = i
+        elif stand_in_budget and spec.name in BUDGET_OPTIONS:
+            stand_ins[i] = len(specs) + len(cheaper)
+            cheaper.append(stand_in_spec(spec, stand_in_budget, game_name))
+    tables, failures = behaviour_tables(specs + cheaper, game)
+    failed = dict(failures)
+    for i, spec in enumerate(specs):
+        if stand_ins[i] == i and i not in failed:
+            continue
+        if i in failed or stand_ins[i] in failed:
+            stand_ins[i] = -1
+        if i in failed:
+            notes.append(f"{spec.label}: {failed[i]}; the rule-based player stands in for it, and its "
+                         "decisions get no term")
+            continue
+        if stand_ins[i] >= 0:
+            budget = ", ".join(f"{name}={cheaper[stand_ins[i] - len(specs)].options[name]}"
+                               for name in BUDGET_OPTIONS[spec.name])
+            note = f"{spec.label}: plays itself in the play-outs with {budget}"
+        else:
+            note = f"{spec.label}: the rule-based player stands in for it in the play-outs"
+        if tables[0][i] < 0:
+            note += ", and its decisions get no term (not a native agent)"
+        elif search_draws:
+            note += f"; each of its decisions is corrected by {search_draws} reruns of its search"
+        else:
+            note += "; its decisions get no term (search_draws=K reruns its search K times to correct them)"
+        notes.append(note)
+    return tables, stand_ins, notes
+
+
+def _correct_chunk(task: tuple) -> tuple[np.ndarray, np.ndarray, int]:
+    game, allowed, initial, arrays, stand_ins, tables, samples, search_draws = task
+    return corrections(game, allowed, initial, *arrays, stand_ins, *tables, samples, search_draws)
 
 
 def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[dict[str, Any]],
-                     table: pa.Table, samples: int = 64) -> tuple[np.ndarray, np.ndarray, int, list[str]]:
+                     table: pa.Table, samples: int = 64, search_draws: int = 0, stand_in_budget: int = 0,
+                     workers: int = 1, progress: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray, int, list[str]]:
     """Each row's AIVAT correction per seat, its number of terms, the values that fell back to the
-    real cards, and notes on the play-outs' agents (:func:`value_tables`)."""
+    real cards, and notes on the play-outs' agents (:func:`value_tables`).
+
+    ``search_draws`` reruns a search K times at each of its decisions to correct
+    it (K times its thinking time); ``stand_in_budget`` lets each search play
+    itself in the play-outs with its budgets capped there (0: the rule-based
+    player plays for it). The rows are corrected in chunks of
+    :data:`CHUNK_GAMES` over ``workers`` processes; the result does not depend on
+    the split.
+    """
     from cardlab.games import SPECS, game_spec
 
     if game_spec(game_name).cards_change_hands:
         covered = " and ".join(spec.name for spec in SPECS if not spec.cards_change_hands)
         raise ValueError(f"the AIVAT estimator covers {covered}, whose hidden cards only the holder's own "
                          f"choices depend on; not {game_name}")
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    for label, value, low in (("samples", samples, 1), ("search_draws", search_draws, 0),
+                              ("stand_in_budget", stand_in_budget, 0), ("workers", workers, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{label} must be an integer of at least {low}, got {value!r}")
     spec = game_spec(game_name)
     initial = spec.load(parameters).new_initial_state().array.copy()
-    (kinds, options, policies), notes = value_tables(game_name, parameters, agents)
+    tables, stand_ins, notes = value_tables(game_name, parameters, agents, search_draws, stand_in_budget)
+    kinds = tables[0]
+    # Compiled in: the kinds the play-outs play, and the searches if they are rerun.
+    played = kinds[stand_ins[stand_ins >= 0]]
+    allowed = native.agent_kinds(np.concatenate([played, kinds[:len(agents)][kinds[:len(agents)] >= 0]])
+                                 if search_draws else played)
     labels = pa.array([agent["label"] for agent in agents])
     seat_labels = _flat(table.column("seat_agents"))
     seat_agents = pc.index_in(seat_labels.flatten(), value_set=labels).to_numpy(zero_copy_only=False)
@@ -506,27 +659,70 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
     offsets = actions.offsets.to_numpy().astype(np.int64)
     history = actions.flatten().to_numpy().astype(np.int64)
     seeds = table.column("deal_seed").to_numpy().astype(np.uint64)
-    allowed = native.agent_kinds(kinds[kinds >= 0])
-    out, terms, fallbacks = corrections(spec.kernel_id, allowed, initial, history, offsets, seeds,
-                                        *_known(table), seat_agents, kinds, options, policies, samples)
-    return out, terms, int(fallbacks), notes
+    known = _known(table)
+    tasks = {}
+    for first in range(0, table.num_rows, CHUNK_GAMES):
+        stop = min(first + CHUNK_GAMES, table.num_rows)
+        arrays = (history, offsets[first:stop + 1], seeds[first:stop], known[0][first:stop + 1], *known[1:],
+                  seat_agents[first:stop])
+        tasks[first] = (spec.kernel_id, allowed, initial, arrays, stand_ins, tables, samples, search_draws)
+    results = dict(_run(tasks, workers, progress, table.num_rows))
+    ordered = [results[first] for first in sorted(results)]
+    out = np.concatenate([r[0] for r in ordered]) if ordered else np.zeros((0, initial[NUM_PLAYERS]))
+    terms = np.concatenate([r[1] for r in ordered]) if ordered else np.zeros(0, dtype=np.int64)
+    return out, terms, int(sum(r[2] for r in ordered)), notes
 
 
-def reduce(manifest: dict[str, Any], table: pa.Table, samples: int = 64) -> Reduced:
+def _run(tasks: dict[int, tuple], workers: int, progress: bool, games: int) -> Iterator[tuple[int, Any]]:
+    """Each chunk's corrections as it finishes, with a progress bar over the games if ``progress``."""
+    from cardlab.core.compiling import announce
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=games, desc="aivat", unit="game")
+    try:
+        with announce("the AIVAT estimator's kernels", write=None if bar is None else bar.write):
+            # The first chunk runs here: it compiles the kernels once, and the workers load them.
+            chunks = iter(tasks.items())
+            finished: Iterable[tuple[int, Any]] = ((first, _correct_chunk(task)) for first, task in chunks)
+            if workers > 1 and len(tasks) > 1:
+                from cardlab.arena.pool import run_tasks
+
+                first, task = next(chunks)
+                finished = chain([(first, _correct_chunk(task))],
+                                 run_tasks(_correct_chunk, dict(chunks), workers, what="chunk of games"))
+            for first, result in finished:
+                if bar is not None:
+                    bar.update(len(result[0]))
+                yield first, result
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def reduce(manifest: dict[str, Any], table: pa.Table, samples: int = 64, search_draws: int = 0,
+           stand_in_budget: int = 0, workers: int = 1, progress: bool = False) -> Reduced:
     """The plain and AIVAT duplicate tables of a tournament's rows (``manifest`` its settings)."""
+    import time
+
     settings = manifest["settings"]
     agents = [agent["label"] for agent in settings["agents"]]
     pairs = [tuple(pair) for pair in settings["pairs"]]
     sides = settings.get("sides")
+    start = time.perf_counter()
     out, terms, fallbacks, notes = game_corrections(settings["game"], settings["parameters"],
-                                                    settings["agents"], table, samples)
+                                                    settings["agents"], table, samples, search_draws,
+                                                    stand_in_budget, workers, progress)
+    seconds = time.perf_counter() - start
     returns = seat_returns(table) - out
     corrected = pa.table({"deal": table.column("deal"), "seating": table.column("seating"),
                           "returns": pa.FixedSizeListArray.from_arrays(pa.array(returns.ravel()),
                                                                        returns.shape[1])})
     return Reduced(duplicate_table(table, agents, pairs, sides),
                    duplicate_table(corrected, agents, pairs, sides), samples, int(terms.sum()), fallbacks,
-                   notes)
+                   notes, search_draws, stand_in_budget, seconds)
 
 
 __all__ = ["COLUMNS", "POLICY_COLUMNS", "Reduced", "corrections", "game_corrections", "reduce"]
