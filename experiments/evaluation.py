@@ -260,7 +260,8 @@ def load_lbr(folder: Path) -> list[dict[str, Any]]:
 
 def load_aivat(folder: Path) -> dict[str, Any] | None:
     """The largest-sample AIVAT scores of a dataset folder, as arrays (None if not made yet)."""
-    paths = sorted(folder.glob("aivat-*.json"), key=lambda p: int(p.stem.split("-")[1]))
+    paths = sorted((path for path in folder.glob("aivat-*.json") if path.stem.split("-")[1].isdigit()),
+                   key=lambda path: int(path.stem.split("-")[1]))  # not aivat-search.json
     if not paths:
         return None
     data = json.loads(paths[-1].read_text())
