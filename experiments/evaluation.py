@@ -130,14 +130,22 @@ def run_lbr(game: str, out: Path, scale: float, command: str, progress: bool) ->
         path.write_text(json.dumps({**result.to_json(), "label": label, "command": command}, indent=1))
 
 
-def run_aivat(game: str, out: Path, scale: float, samples: int, command: str, progress: bool) -> None:
-    """The round robin (resumed if cut short), then both estimators' scores of every pair and deal."""
-    folder = out / "tournament"
+def play_round_robin(game: str, labels: tuple[str, ...], folder: Path, scale: float, command: str,
+                     progress: bool) -> TournamentSettings:
+    """A duplicate round robin of the agents ``labels`` on :data:`AIVAT_DEALS` deals (scaled) into
+    ``folder``, resumed if cut short; its settings."""
     deals = scaled(AIVAT_DEALS, scale)
-    entrants = tuple(agent_spec(game, label) for label in AIVAT_AGENTS)
+    entrants = tuple(agent_spec(game, label) for label in labels)
     settings = TournamentSettings(game_spec(game).name, {}, entrants, deals, SEED,
                                   chunk_size=max(1, deals // 8))
     run_tournament(settings, folder, backend="serial", workers=1, progress=progress, command=command)
+    return settings
+
+
+def run_aivat(game: str, out: Path, scale: float, samples: int, command: str, progress: bool) -> None:
+    """The round robin (resumed if cut short), then both estimators' scores of every pair and deal."""
+    folder = out / "tournament"
+    settings = play_round_robin(game, AIVAT_AGENTS, folder, scale, command, progress)
     path = out / f"aivat-{samples}.json"
     if path.exists():
         return
@@ -156,11 +164,7 @@ def run_aivat_search(game: str, out: Path, scale: float, samples: int, command: 
     import time
 
     folder = out / "search-tournament"
-    deals = scaled(AIVAT_DEALS, scale)
-    entrants = tuple(agent_spec(game, label) for label in SEARCH_AGENTS)
-    settings = TournamentSettings(game_spec(game).name, {}, entrants, deals, SEED,
-                                  chunk_size=max(1, deals // 8))
-    run_tournament(settings, folder, backend="serial", workers=1, progress=progress, command=command)
+    settings = play_round_robin(game, SEARCH_AGENTS, folder, scale, command, progress)
     path = out / "aivat-search.json"
     if path.exists():
         return

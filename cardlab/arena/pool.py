@@ -15,7 +15,8 @@ import multiprocessing
 import signal
 import traceback
 from collections import deque
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from itertools import chain
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -149,3 +150,36 @@ def run_tasks(
                 process.join()
         for connection in [*(c for c, _ in idle), *busy]:
             connection.close()
+
+
+def run_chunks(function: Callable[[Any], Any], tasks: Mapping[Hashable, Any], workers: int,
+               progress: bool = False, total: int = 0, unit: str = "deal", description: str = "",
+               what: str = "chunk", size: Callable[[Any], int] = lambda result: len(result[0])
+               ) -> Iterator[tuple[Hashable, Any]]:
+    """Yield ``(key, function(tasks[key]))`` for chunks of a long computation, with a progress bar.
+
+    With one worker every chunk runs here. With more, the first chunk runs
+    here and the rest over ``workers`` processes (:func:`run_tasks`): the first
+    compiles the kernels they share once, to the disk cache, and the workers
+    load them instead of each compiling its own. The bar (if ``progress``)
+    counts to ``total``, each finished chunk adding ``size(result)``.
+    """
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, desc=description, unit=unit)
+    try:
+        chunks = iter(tasks.items())
+        finished: Iterable[tuple[Hashable, Any]] = ((key, function(task)) for key, task in chunks)
+        if workers > 1 and len(tasks) > 1:
+            key, task = next(chunks)
+            finished = chain([(key, function(task))], run_tasks(function, dict(chunks), workers, what=what))
+        for key, result in finished:
+            if bar is not None:
+                bar.update(size(result))
+            yield key, result
+    finally:
+        if bar is not None:
+            bar.close()
+

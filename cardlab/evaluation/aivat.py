@@ -74,9 +74,8 @@ terms then cancel exactly, as the deal does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -673,33 +672,15 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
     return out, terms, int(sum(r[2] for r in ordered)), notes
 
 
-def _run(tasks: dict[int, tuple], workers: int, progress: bool, games: int) -> Iterator[tuple[int, Any]]:
-    """Each chunk's corrections as it finishes, with a progress bar over the games if ``progress``."""
+def _run(tasks: dict[int, tuple], workers: int, progress: bool, games: int) -> Iterator[tuple[Any, Any]]:
+    """Each chunk's corrections as it finishes (:func:`cardlab.arena.pool.run_chunks`), saying so if
+    the kernels compile first."""
+    from cardlab.arena.pool import run_chunks
     from cardlab.core.compiling import announce
 
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=games, desc="aivat", unit="game")
-    try:
-        with announce("the AIVAT estimator's kernels", write=None if bar is None else bar.write):
-            # The first chunk runs here: it compiles the kernels once, and the workers load them.
-            chunks = iter(tasks.items())
-            finished: Iterable[tuple[int, Any]] = ((first, _correct_chunk(task)) for first, task in chunks)
-            if workers > 1 and len(tasks) > 1:
-                from cardlab.arena.pool import run_tasks
-
-                first, task = next(chunks)
-                finished = chain([(first, _correct_chunk(task))],
-                                 run_tasks(_correct_chunk, dict(chunks), workers, what="chunk of games"))
-            for first, result in finished:
-                if bar is not None:
-                    bar.update(len(result[0]))
-                yield first, result
-    finally:
-        if bar is not None:
-            bar.close()
+    with announce("the AIVAT estimator's kernels"):
+        yield from run_chunks(_correct_chunk, tasks, workers, progress, games, "game", "aivat",
+                              "chunk of games")
 
 
 def reduce(manifest: dict[str, Any], table: pa.Table, samples: int = 64, search_draws: int = 0,

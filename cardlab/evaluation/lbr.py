@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +53,7 @@ from cardlab.analysis.stats import normal_mean_ci
 from cardlab.arena import native
 from cardlab.arena.clock import cpu_ns
 from cardlab.arena.entrants import AgentSpec, is_native, native_tables
+from cardlab.arena.pool import run_chunks
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import derive_seed, next_u64, random_below, random_unit
@@ -385,35 +385,14 @@ def exploit(game: str, parameters: dict[str, Any], agent: AgentSpec, deals: int,
     tasks = {first: (spec.name, parameters, agent, given, int(seed), first, min(first + chunk_size, deals))
              for first in range(0, deals, chunk_size)}
     start = time.perf_counter()
-    results = dict(_run(tasks, workers, progress, deals))
+    results = dict(run_chunks(_play_chunk, tasks, workers, progress, deals, "deal", "exploit",
+                              "chunk of deals"))
     scores = np.concatenate([results[first][0] for first in sorted(results)])
     return ExploitResult(spec.name, parameters, agent.text(), responder.settings, int(seed), scores,
                          responder_seconds=sum(r[1] for r in results.values()),
                          agent_seconds=sum(r[2] for r in results.values()),
                          responder_decisions=sum(r[3] for r in results.values()),
                          wall_seconds=time.perf_counter() - start)
-
-
-def _run(tasks: dict[int, tuple], workers: int, progress: bool, deals: int) -> Iterable[tuple[int, Any]]:
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=deals, desc="exploit", unit="deal")
-    try:
-        if workers == 1:
-            finished = ((first, _play_chunk(task)) for first, task in tasks.items())
-        else:
-            from cardlab.arena.pool import run_tasks
-
-            finished = run_tasks(_play_chunk, tasks, workers, what="chunk of deals")
-        for first, result in finished:
-            if bar is not None:
-                bar.update(len(result[0]))
-            yield first, result
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 __all__ = ["OPTIONS", "ExploitResult", "Responder", "exploit", "make_responder",
