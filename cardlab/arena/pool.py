@@ -154,32 +154,44 @@ def run_tasks(
 
 def run_chunks(function: Callable[[Any], Any], tasks: Mapping[Hashable, Any], workers: int,
                progress: bool = False, total: int = 0, unit: str = "deal", description: str = "",
-               what: str = "chunk", size: Callable[[Any], int] = lambda result: len(result[0])
-               ) -> Iterator[tuple[Hashable, Any]]:
+               what: str = "chunk", size: Callable[[Any], int] = lambda result: len(result[0]),
+               compiling: str | None = None) -> Iterator[tuple[Hashable, Any]]:
     """Yield ``(key, function(tasks[key]))`` for chunks of a long computation, with a progress bar.
 
     With one worker every chunk runs here. With more, the first chunk runs
     here and the rest over ``workers`` processes (:func:`run_tasks`): the first
     compiles the kernels they share once, to the disk cache, and the workers
     load them instead of each compiling its own. The bar (if ``progress``)
-    counts to ``total``, each finished chunk adding ``size(result)``.
+    counts to ``total``, each finished chunk adding ``size(result)``; if the
+    kernels compile here, one line says so (``compiling`` names them) above it.
     """
+    from contextlib import nullcontext
+
+    from cardlab.core.compiling import announce
+
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=total, desc=description, unit=unit)
     try:
-        chunks = iter(tasks.items())
-        finished: Iterable[tuple[Hashable, Any]] = ((key, function(task)) for key, task in chunks)
-        if workers > 1 and len(tasks) > 1:
-            key, task = next(chunks)
-            finished = chain([(key, function(task))], run_tasks(function, dict(chunks), workers, what=what))
-        for key, result in finished:
-            if bar is not None:
-                bar.update(size(result))
-            yield key, result
+        with (nullcontext() if compiling is None else
+              announce(compiling, write=None if bar is None else bar.write)):
+            yield from _finished_chunks(function, tasks, workers, what, bar, size)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _finished_chunks(function: Callable[[Any], Any], tasks: Mapping[Hashable, Any], workers: int, what: str,
+                     bar: Any, size: Callable[[Any], int]) -> Iterator[tuple[Hashable, Any]]:
+    chunks = iter(tasks.items())
+    finished: Iterable[tuple[Hashable, Any]] = ((key, function(task)) for key, task in chunks)
+    if workers > 1 and len(tasks) > 1:
+        key, task = next(chunks)
+        finished = chain([(key, function(task))], run_tasks(function, dict(chunks), workers, what=what))
+    for key, result in finished:
+        if bar is not None:
+            bar.update(size(result))
+        yield key, result
 

@@ -74,7 +74,6 @@ terms then cancel exactly, as the deal does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -665,22 +664,14 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
         arrays = (history, offsets[first:stop + 1], seeds[first:stop], known[0][first:stop + 1], *known[1:],
                   seat_agents[first:stop])
         tasks[first] = (spec.kernel_id, allowed, initial, arrays, stand_ins, tables, samples, search_draws)
-    results = dict(_run(tasks, workers, progress, table.num_rows))
+    from cardlab.arena.pool import run_chunks
+
+    results = dict(run_chunks(_correct_chunk, tasks, workers, progress, table.num_rows, "game", "aivat",
+                              "chunk of games", compiling="the AIVAT estimator's kernels"))
     ordered = [results[first] for first in sorted(results)]
     out = np.concatenate([r[0] for r in ordered]) if ordered else np.zeros((0, initial[NUM_PLAYERS]))
     terms = np.concatenate([r[1] for r in ordered]) if ordered else np.zeros(0, dtype=np.int64)
     return out, terms, int(sum(r[2] for r in ordered)), notes
-
-
-def _run(tasks: dict[int, tuple], workers: int, progress: bool, games: int) -> Iterator[tuple[Any, Any]]:
-    """Each chunk's corrections as it finishes (:func:`cardlab.arena.pool.run_chunks`), saying so if
-    the kernels compile first."""
-    from cardlab.arena.pool import run_chunks
-    from cardlab.core.compiling import announce
-
-    with announce("the AIVAT estimator's kernels"):
-        yield from run_chunks(_correct_chunk, tasks, workers, progress, games, "game", "aivat",
-                              "chunk of games")
 
 
 def reduce(manifest: dict[str, Any], table: pa.Table, samples: int = 64, search_draws: int = 0,
