@@ -339,6 +339,11 @@ def test_each_search_plays_itself_in_the_play_outs_on_a_smaller_budget():
     _, stand_ins, notes = aivat.value_tables("cardlab_kaiser", {}, agents)
     assert list(stand_ins) == [0, -1, -1, -1] and len(notes) == 3
     assert all("rule-based player stands in" in note and "get no term" in note for note in notes)
+    missing = [{"label": "lost", "name": "cfr-bidding", "options": {"policy": "no/such/policy.npz"}}]
+    _, stand_ins, notes = aivat.value_tables("cardlab_kaiser", {}, missing, 8, 10)
+    assert list(stand_ins) == [-1] and len(notes) == 1
+    assert notes[0].startswith("lost: ")
+    assert notes[0].endswith("the rule-based player stands in for it in the play-outs")
 
 
 @pytest.mark.integration  # compiles ISMCTS into the estimator's kernels

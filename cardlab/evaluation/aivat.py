@@ -74,6 +74,7 @@ terms then cancel exactly, as the deal does.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,7 @@ from cardlab.analysis.scores import DuplicateTable, duplicate_table, seat_return
 from cardlab.arena import native
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import CARDS_DEALT, DEALT, NUM_PLAYERS, UNDEALT, copy_state
+from cardlab.core.limits import MAX_SEARCH_DRAWS, MAX_WORKERS, MAX_WORLDS, check_count
 from cardlab.core.rng import derive_seed, random_below
 from cardlab.games import kernels
 
@@ -593,8 +595,8 @@ def value_tables(game_name: str, parameters: dict[str, Any], agents: list[dict[s
         if i in failed or stand_ins[i] in failed:
             stand_ins[i] = -1
         if i in failed:
-            notes.append(f"{spec.label}: {failed[i]}; the rule-based player stands in for it, and its "
-                         "decisions get no term")
+            notes.append(f"{spec.label}: {failed[i]}; the rule-based player stands in for it in the "
+                         "play-outs")
             continue
         if stand_ins[i] >= 0:
             budget = ", ".join(f"{name}={cheaper[stand_ins[i] - len(specs)].options[name]}"
@@ -637,18 +639,19 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
         covered = " and ".join(spec.name for spec in SPECS if not spec.cards_change_hands)
         raise ValueError(f"the AIVAT estimator covers {covered}, whose hidden cards only the holder's own "
                          f"choices depend on; not {game_name}")
-    for label, value, low in (("samples", samples, 1), ("search_draws", search_draws, 0),
-                              ("stand_in_budget", stand_in_budget, 0), ("workers", workers, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{label} must be an integer of at least {low}, got {value!r}")
+    check_count(samples, "samples", MAX_WORLDS)
+    check_count(search_draws, "search_draws", MAX_SEARCH_DRAWS, low=0)
+    check_count(stand_in_budget, "stand_in_budget", MAX_WORLDS, low=0)
+    check_count(workers, "workers", MAX_WORKERS)
     spec = game_spec(game_name)
     initial = spec.load(parameters).new_initial_state().array.copy()
     tables, stand_ins, notes = value_tables(game_name, parameters, agents, search_draws, stand_in_budget)
     kinds = tables[0]
-    # Compiled in: the kinds the play-outs play, and the searches if they are rerun.
-    played = kinds[stand_ins[stand_ins >= 0]]
-    allowed = native.agent_kinds(np.concatenate([played, kinds[:len(agents)][kinds[:len(agents)] >= 0]])
-                                 if search_draws else played)
+    # Compiled in: the kinds the play-outs play, and the agents' own if their searches are rerun.
+    compiled = list(kinds[stand_ins[stand_ins >= 0]])
+    if search_draws:
+        compiled += [kind for kind in kinds[:len(agents)] if kind >= 0]
+    allowed = native.agent_kinds(compiled)
     labels = pa.array([agent["label"] for agent in agents])
     seat_labels = _flat(table.column("seat_agents"))
     seat_agents = pc.index_in(seat_labels.flatten(), value_set=labels).to_numpy(zero_copy_only=False)
@@ -677,8 +680,6 @@ def game_corrections(game_name: str, parameters: dict[str, Any], agents: list[di
 def reduce(manifest: dict[str, Any], table: pa.Table, samples: int = 64, search_draws: int = 0,
            stand_in_budget: int = 0, workers: int = 1, progress: bool = False) -> Reduced:
     """The plain and AIVAT duplicate tables of a tournament's rows (``manifest`` its settings)."""
-    import time
-
     settings = manifest["settings"]
     agents = [agent["label"] for agent in settings["agents"]]
     pairs = [tuple(pair) for pair in settings["pairs"]]
