@@ -60,6 +60,21 @@ def test_exploring_imitation_plays_random_legal_moves_and_still_learns_the_teach
     assert "explore" not in make_settings(SMALL).to_json()  # older runs' records, so that they resume
 
 
+def test_imitation_on_the_learners_own_moves_still_learns_the_teacher(two_cards, tmp_path) -> None:
+    """DAgger: half the moves are the learner's own, every label the teacher's; seeded, so a
+    second run is the same, and the moves played are not the teacher's games."""
+    settings = make_settings({**SMALL, "own_moves": 0.5})
+    run = Run(two_cards, "bc", 30 * ROUND, seed=3, checkpoint_every=100, eval_deals=0, settings=settings)
+    model = train(run, tmp_path / "own.npz", progress=False)
+    again = train(run, tmp_path / "again.npz", progress=False)
+    teacher_only = train(small_run(two_cards, "bc", 30), tmp_path / "teacher.npz", progress=False)
+    assert model.metadata["training"]["run"]["settings"]["own_moves"] == 0.5
+    assert model.metadata["training"]["last_update"]["agreement"] > 0.9
+    assert all(np.array_equal(model.arrays[name], again.arrays[name]) for name in model.arrays)
+    assert not np.array_equal(model.arrays["policy_w"], teacher_only.arrays["policy_w"])
+    assert "own_moves" not in make_settings(SMALL).to_json()
+
+
 def test_ppo_improves_its_loss_and_its_play(two_cards, tmp_path) -> None:
     """A few hundred gradient steps (60 updates of 8) against random players: the value loss falls,
     and the network beats the random players by more on a fixed duplicate set."""
@@ -140,6 +155,7 @@ def test_the_command_line_trains_measures_and_plays_the_model(tmp_path, capsys) 
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "batch"], "KEY=VALUE"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "explore=0.1"], "explore is for --algo bc"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "explore=2"], "setting explore must be in"),
+    (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "own_moves=0.5"], "own_moves is for --algo bc"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--set", "hidden=0x4"], "hidden layers must be"),
     (["--steps", "100", "--out", "{tmp}/m.npz", "--opponents", "nobody"], "nobody"),
     (["--steps", "100", "--out", "{tmp}/none/m.npz"], "does not exist"),
@@ -154,3 +170,36 @@ def test_bad_training_arguments_are_one_line_errors(argv, message, tmp_path, cap
         code, err = exit_.code, capsys.readouterr().err
     assert code != 0 and message in err
     assert len([line for line in err.splitlines() if line.startswith("cardlab")]) <= 1
+
+
+def test_the_collector_speaks_the_movers_frame() -> None:
+    """Literature's actions name seats: the collector hands the network legal masks, and takes
+    its actions, with seats counted from the player to move (as its observation counts them)."""
+    from cardlab.games import kernels
+    from cardlab.learn.rollouts import Collector, Teacher
+    game = game_spec("literature").load()
+    collector = Collector(game, 8, seed=1)
+    teacher = Teacher("rules", game, 8, seed=2)
+    collector.reset(1)
+    rng = np.random.default_rng(0)
+    turned = 0
+    for _ in range(200):
+        _, masks, players = collector.observation()
+        states = collector.states()
+        expected = np.zeros_like(masks)
+        actions = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
+        for i, (s, player) in enumerate(zip(states, players, strict=True)):
+            for action in actions[:kernels.legal_actions(kernels.LITERATURE, s, actions)]:
+                expected[i, kernels.mover_action(kernels.LITERATURE, s, player, action)] = True
+        assert np.array_equal(masks, expected)
+        framed = collector.framed(teacher.actions(states))
+        assert masks[np.arange(8), framed].all()
+        chosen = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        after = states.copy()
+        for i, (s, player) in enumerate(zip(after, players, strict=True)):
+            absolute = kernels.absolute_action(kernels.LITERATURE, s, player, chosen[i])
+            turned += absolute != chosen[i]
+            kernels.apply_action(kernels.LITERATURE, s, absolute)
+        ended, _ = collector.step(chosen)
+        assert np.array_equal(collector.states()[~ended], after[~ended])
+    assert turned > 100

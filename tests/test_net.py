@@ -12,8 +12,16 @@ from conftest import play_to_the_end
 import cardlab.agents as agents
 import cardlab.rl as rl
 from cardlab.agents.net import NetBot
-from cardlab.agents.network import flat_weights, forward, load_model, model_metadata, save_model
+from cardlab.agents.network import (
+    action_links,
+    flat_weights,
+    forward,
+    load_model,
+    model_metadata,
+    save_model,
+)
 from cardlab.games import SPECS, game_spec, kernels
+from cardlab.learn.rollouts import fill_absolute_actions
 
 jax = pytest.importorskip("jax")
 from cardlab.learn.network import apply, init_params, to_model  # noqa: E402  (needs the learn extra)
@@ -24,9 +32,11 @@ BY_GAME = [pytest.param(spec.aliases[0], id=spec.aliases[0]) for spec in SPECS]
 def random_model(game, seed: int, hidden=(64, 32), scale: float = 1.0):
     """A model of ``game`` with random weights and biases; ``scale`` > 1 makes its outputs large."""
     metadata = model_metadata(game, "observation", hidden)
-    params = init_params(jax.random.PRNGKey(seed), metadata["inputs"], hidden, metadata["actions"])
+    params = init_params(jax.random.PRNGKey(seed), metadata["inputs"], hidden, metadata["actions"],
+                         action_links(game))
     rng = np.random.default_rng(seed)
-    params = {name: scale * (np.asarray(value) + 0.1 * rng.standard_normal(value.shape))
+    params = {name: value if name == "link_inputs" else scale * (np.asarray(value)
+                                                                 + 0.1 * rng.standard_normal(value.shape))
               for name, value in params.items()}
     return to_model(params, metadata)
 
@@ -59,8 +69,12 @@ def exact_forward(model, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for k in range(len(model.hidden)):
         h = np.maximum(h @ model.arrays[f"hidden_w{k}"] + model.arrays[f"hidden_b{k}"], 0)
         h = h.astype(np.float32).astype(np.float64)
-    return (h @ model.arrays["policy_w"] + model.arrays["policy_b"],
-            h @ model.arrays["value_w"] + model.arrays["value_b"][0])
+    logits = h @ model.arrays["policy_w"] + model.arrays["policy_b"]
+    if model.links:
+        entries = model.arrays["link_inputs"].astype(np.int64)
+        linked = np.where(entries >= 0, xs[:, np.maximum(entries, 0)].astype(np.float64), 0.0)
+        logits = logits + (linked * model.arrays["link_w"]).sum(axis=-1)
+    return logits, h @ model.arrays["value_w"] + model.arrays["value_b"][0]
 
 
 @pytest.mark.parametrize("game_name", BY_GAME)
@@ -86,6 +100,9 @@ def test_the_bot_reads_the_observation_tensor_of_its_state(game_name: str) -> No
     state = game.new_initial_state()
     rng = np.random.default_rng(0)
     bot = NetBot(game, 0, 5, model)
+    # the head names actions in the mover's frame: frame[player, a] is the game's id of its a
+    frame = np.empty((game.num_players(), model.actions), dtype=np.int64)
+    fill_absolute_actions(game_spec(game_name).kernel_id, state.array, frame)
     while not state.is_terminal():
         if not state.is_chance_node():
             player = state.current_player()
@@ -93,8 +110,107 @@ def test_the_bot_reads_the_observation_tensor_of_its_state(game_name: str) -> No
             expected = np.empty(model.actions, dtype=np.float32)
             x = np.asarray(state.observation_tensor(player), dtype=np.float32)
             expected_value = forward(*flat_weights(model), x, expected)
-            assert np.array_equal(logits, expected) and value == pytest.approx(expected_value, abs=0)
+            assert np.array_equal(logits[frame[player]], expected)
+            assert value == pytest.approx(expected_value, abs=0)
         state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+def preferring(model, action: int):
+    """``model`` with its policy head fixed on ``action`` (of its own frame), whatever it sees."""
+    arrays = dict(model.arrays)
+    arrays["policy_w"] = np.zeros_like(arrays["policy_w"])
+    arrays["policy_b"] = np.where(np.arange(model.actions) == action, 10.0, 0.0).astype(np.float32)
+    if model.links:
+        arrays["link_w"] = np.zeros_like(arrays["link_w"])
+    return type(model)(arrays, model.metadata)
+
+
+def test_each_literature_action_reads_its_own_entries_of_the_observation(tmp_path) -> None:
+    """An ask of seat t for card c reads "t may hold c" and t's hand size; a claim's next seat reads
+    whether that seat may hold the card being named: each one weight, added to that logit alone."""
+    from cardlab.games.literature.observation import action_links as literature_links
+    from cardlab.games.literature.rules import ASSIGN, ask_action
+    game = game_spec("literature").load()
+    state = game.new_initial_state()
+    links = literature_links(state.array, game.num_distinct_actions())
+    possible_holders, holder_counts, hand_sizes = 54, 54 + 6 * 54, 54 + 7 * 54  # where the pieces start
+    assert list(links[ask_action(2, 9)]) == [possible_holders + 2 * 54 + 9, hand_sizes + 2, holder_counts + 9]
+    assert (links[ask_action(0, 9)] == -1).all() and (links[ask_action(6, 9)] == -1).all()
+    model = random_model(game, seed=5)
+    assert model.links == 3 and np.array_equal(model.arrays["link_inputs"], links)
+    rng = np.random.default_rng(1)
+    while state.is_chance_node():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    x = np.asarray(state.observation_tensor(state.current_player()), dtype=np.float32)
+    assert x[links[ask_action(1, 9), 0]] == 1.0  # before any ask, every other seat may hold any card
+    weights, shape = flat_weights(model)
+    plain = np.empty(model.actions, dtype=np.float32)
+    forward(weights, shape, x, plain)
+    arrays = dict(model.arrays)
+    arrays["link_w"] = arrays["link_w"].copy()
+    arrays["link_w"][ask_action(1, 9), 0] += 2.5
+    arrays["link_w"][ASSIGN + 1, 0] += 7.0  # no claim is being made: its entry reads 0
+    moved = np.empty(model.actions, dtype=np.float32)
+    forward(*flat_weights(type(model)(arrays, model.metadata)), x, moved)
+    changed = np.flatnonzero(moved != plain)
+    assert list(changed) == [ask_action(1, 9)] and moved[changed[0]] == pytest.approx(plain[changed[0]] + 2.5)
+    # a model whose links are not the game's (an observation laid out since) is refused
+    save_model(model, tmp_path / "m.npz")
+    _rewrite(tmp_path / "m.npz", lambda a: a.__setitem__("link_inputs", np.roll(a["link_inputs"], 1)))
+    with pytest.raises(ValueError, match="corrupt"):
+        load_model(tmp_path / "m.npz", game)
+    shifted = dict(model.arrays, link_inputs=np.roll(model.arrays["link_inputs"], 64, axis=0))
+    save_model(type(model)(shifted, model.metadata), tmp_path / "m.npz")
+    with pytest.raises(ValueError, match="action links are not"):
+        load_model(tmp_path / "m.npz", game)
+
+
+def test_a_literature_network_names_seats_counted_from_the_mover() -> None:
+    """Literature's actions name seats (ask P4, P2 holds this card) and its tensor counts seats
+    from the observer: a head fixed on "ask the next seat for the 5H" asks the seat after
+    whoever moves, and a model of the older absolute frame asks P1 whoever moves."""
+    from cardlab.core.cards import card_id
+    from cardlab.games.literature.rules import ask_action
+    game = game_spec("literature").load()
+    five_hearts = card_id(2, 3)
+    model = random_model(game, seed=2)
+    assert model.action_frame == "mover"
+    mover_frame = preferring(model, ask_action(1, five_hearts))
+    absolute = preferring(type(model)(model.arrays, {**model.metadata, "action_frame": "absolute"}),
+                          ask_action(1, five_hearts))
+    rng = np.random.default_rng(4)
+    movers = set()
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            player = state.current_player()
+            if not state.is_chance_node() and all(
+                    ask_action(target, five_hearts) in legal for target in ((player + 1) % 6, 1)):
+                chosen = NetBot(game, player, 0, mover_frame).step(state)
+                assert chosen == ask_action((player + 1) % 6, five_hearts)
+                assert NetBot(game, player, 0, absolute).step(state) == ask_action(1, five_hearts)
+                assert kernels.mover_action(kernels.LITERATURE, state.array, player, chosen) == \
+                    ask_action(1, five_hearts)
+                movers.add(player)
+            state.apply_action(int(rng.choice(legal)))
+    assert len(movers) >= 3
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+def test_the_movers_frame_turns_every_action_id_one_to_one(players: int) -> None:
+    game = game_spec("literature").load({"players": players})
+    state = game.new_initial_state()
+    for player in range(players):
+        ids = np.arange(game.num_distinct_actions())
+        own = np.array([kernels.mover_action(kernels.LITERATURE, state.array, player, a) for a in ids])
+        back = np.array([kernels.absolute_action(kernels.LITERATURE, state.array, player, a) for a in own])
+        assert np.array_equal(np.sort(own), ids) and np.array_equal(back, ids)
+        # seat s of the game is seat (s - player) mod players of the mover's frame; seats
+        # beyond the table, claims and the variants' actions are not moved
+        assert own[64 * ((player + 2) % players) + 7] == 64 * 2 + 7
+        assert own[1040 + player] == 1040 and own[1056 + (player + 1) % players] == 1056 + 1
+        assert own[64 * 15 + 3] == 64 * 15 + 3 and own[1027] == 1027
 
 
 def test_save_load_gives_identical_outputs(tmp_path) -> None:

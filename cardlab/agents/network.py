@@ -13,10 +13,15 @@ into one ``float32`` vector (:func:`flat_weights`).
 File format (one ``.npz``, read without pickle): for hidden layer ``k`` the
 arrays ``hidden_w{k}`` (``[inputs, width]``) and ``hidden_b{k}``; the heads
 ``policy_w`` (``[width, actions]``), ``policy_b``, ``value_w`` (``[width]``)
-and ``value_b`` (``[1]``), all ``float32``; a training checkpoint adds the
+and ``value_b`` (``[1]``); for a game with linked entries (Literature),
+``link_inputs`` (``[actions, links]``: the observation entries each action's
+logit reads, -1 for none, whole numbers) and ``link_w`` (their weights), the
+logit adding ``link_w[a, k] * x[link_inputs[a, k]]``; all ``float32``; a training checkpoint adds the
 arrays its run resumes from, named ``state_...``; and ``metadata``, a JSON text with
 ``format``, ``version``, ``game``, ``parameters``, ``observation``,
-``inputs``, ``actions``, ``hidden`` (the widths), ``commit`` and ``checksum``
+``inputs``, ``actions``, ``hidden`` (the widths), ``action_frame`` (``mover``:
+the policy head names seats counted from the mover, as its observation does),
+``links`` (entries per action, 0 for none), ``commit`` and ``checksum``
 (SHA-256 of the arrays), plus what the trainer records (``training``). A model
 loaded for a game is refused (``ValueError`` naming what differs) if it was
 trained on another game or other parameters, and so is a file that is not a
@@ -42,18 +47,26 @@ from cardlab.games import kernels
 FORMAT = "cardlab-network"
 VERSION = 1
 OBSERVATIONS = ("observation", "information_state")
+#: How the policy head names actions: as the game does (``absolute``), or in the mover's own
+#: frame, seats counted from itself as its observation counts them (``mover``, every model
+#: trained since; files without the key are ``absolute``).
+ACTION_FRAMES = ("absolute", "mover")
 #: The most hidden layers a model may have (the numba forward pass holds their widths in a row).
 MAX_HIDDEN_LAYERS = 4
 #: The widest layer a model may have, and the most inputs: far above what plays at numba speed.
 MAX_WIDTH = 4096
 MAX_INPUTS = 1 << 16
+#: The most observation entries one action's logit may read (:func:`action_links`).
+MAX_LINKS = 8
 
 # ---- the shape row the numba kernels read -------------------------------------------------------
 INPUTS = 0  # observation entries
 ACTIONS = 1  # action ids (the policy head's width)
 LAYERS = 2  # hidden layers
 PERFECT_RECALL = 3  # 1: the input is the information-state tensor
-HIDDEN = 4  # the widths of the hidden layers, one column each
+MOVER_FRAME = 4  # 1: the policy head names actions in the mover's own frame (``kernels.mover_action``)
+LINKS = 5  # observation entries linked to each action's logit (0: none)
+HIDDEN = 6  # the widths of the hidden layers, one column each
 SHAPE_WIDTH = HIDDEN + MAX_HIDDEN_LAYERS
 
 
@@ -90,8 +103,17 @@ class NetworkModel:
     def game(self) -> str:
         return str(self.metadata["game"])
 
+    @property
+    def action_frame(self) -> str:
+        return str(self.metadata.get("action_frame", "absolute"))
 
-def array_shapes(inputs: int, hidden: tuple[int, ...], actions: int) -> dict[str, tuple[int, ...]]:
+    @property
+    def links(self) -> int:
+        return int(self.metadata.get("links", 0))
+
+
+def array_shapes(inputs: int, hidden: tuple[int, ...], actions: int, links: int = 0
+                 ) -> dict[str, tuple[int, ...]]:
     """The name and shape of every weight array of a network, in the order the forward pass reads them."""
     shapes: dict[str, tuple[int, ...]] = {}
     width = inputs
@@ -100,7 +122,19 @@ def array_shapes(inputs: int, hidden: tuple[int, ...], actions: int) -> dict[str
         shapes[f"hidden_b{k}"] = (size,)
         width = size
     shapes.update(policy_w=(width, actions), policy_b=(actions,), value_w=(width,), value_b=(1,))
+    if links:
+        shapes.update(link_inputs=(actions, links), link_w=(actions, links))
     return shapes
+
+
+def action_links(game: pyspiel.Game) -> np.ndarray | None:
+    """The observation entries linked to each action of ``game`` (``int64 [actions, links]``, -1 for
+    none), or None for a game without links (:attr:`GameSpec.action_links`)."""
+    from cardlab.games import game_spec  # the specs import the agents that import this module
+    spec = game_spec(game.get_type().short_name)
+    if spec.action_links is None:
+        return None
+    return spec.action_links(game.new_initial_state().array, game.num_distinct_actions())
 
 
 def check_architecture(inputs: int, hidden: tuple[int, ...] | list[int], actions: int) -> tuple[int, ...]:
@@ -116,18 +150,23 @@ def check_architecture(inputs: int, hidden: tuple[int, ...] | list[int], actions
     return tuple(int(w) for w in hidden)
 
 
-def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...],
-                   **extra: Any) -> dict[str, Any]:
-    """The metadata of a network for ``game``: what it plays, its shapes, and ``extra`` (training)."""
+def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...], action_frame: str = "mover",
+                   links: bool = True, **extra: Any) -> dict[str, Any]:
+    """The metadata of a network for ``game``: what it plays, its shapes, and ``extra`` (training).
+    ``links``: whether its logits read the game's linked entries (:func:`action_links`), if it has them."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+    if action_frame not in ACTION_FRAMES:
+        raise ValueError(f"action_frame must be one of {ACTION_FRAMES}, got {action_frame!r}")
     state = game.new_initial_state()
     inputs = len(state.information_state_tensor(0) if observation == "information_state"
                  else state.observation_tensor(0))
     actions = game.num_distinct_actions()
     hidden = check_architecture(inputs, hidden, actions)
+    table = action_links(game) if links and action_frame == "mover" else None
     return {**game_identity(game), "observation": observation, "inputs": inputs, "actions": actions,
-            "hidden": list(hidden), **extra}
+            "hidden": list(hidden), "action_frame": action_frame,
+            "links": 0 if table is None else int(table.shape[1]), **extra}
 
 
 def _arrays_problem(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> str | None:
@@ -139,7 +178,12 @@ def _arrays_problem(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> 
         return f"has no valid architecture ({str(error).splitlines()[0] if str(error) else error!r})"
     if metadata.get("observation") not in OBSERVATIONS:
         return f"names no observation kind (got {metadata.get('observation')!r:.40})"
-    shapes = array_shapes(int(metadata["inputs"]), hidden, int(metadata["actions"]))
+    if metadata.get("action_frame", "absolute") not in ACTION_FRAMES:
+        return f"names no action frame (got {metadata.get('action_frame')!r:.40})"
+    links = metadata.get("links", 0)
+    if isinstance(links, bool) or not isinstance(links, int) or not 0 <= links <= MAX_LINKS:
+        return f"has no valid link count (got {links!r:.40})"
+    shapes = array_shapes(int(metadata["inputs"]), hidden, int(metadata["actions"]), links)
     if set(arrays) != set(shapes):
         return f"holds arrays {sorted(arrays)}, not {sorted(shapes)}"
     for name, shape in shapes.items():
@@ -148,6 +192,11 @@ def _arrays_problem(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> 
             return f"array {name} is {array.dtype}{list(array.shape)}, not float32{list(shape)}"
         if not np.isfinite(array).all():
             return f"array {name} holds values that are not finite"
+    if links:
+        entries = arrays["link_inputs"]
+        inputs = int(metadata["inputs"])
+        if (entries != np.round(entries)).any() or entries.min() < -1 or entries.max() >= inputs:
+            return "array link_inputs holds entries that are not observation indices"
     return None
 
 
@@ -181,9 +230,11 @@ def load_model(path: str | Path, game: pyspiel.Game | None = None) -> NetworkMod
     problem = _arrays_problem(arrays, metadata)
     if problem is not None:
         raise ValueError(f"{path}: network file {problem}")
+    model = NetworkModel(arrays, metadata, state)
     if game is not None:
         check_model_game(metadata, game, path)
-    return NetworkModel(arrays, metadata, state)
+        check_model_links(model, game, path)
+    return model
 
 
 def check_model_game(metadata: dict[str, Any], game: pyspiel.Game, path: str | Path) -> None:
@@ -198,13 +249,21 @@ def check_model_game(metadata: dict[str, Any], game: pyspiel.Game, path: str | P
             raise ValueError(f"{path}: the model has {metadata[key]} {key}, {game} has {expected[key]}")
 
 
+def check_model_links(model: NetworkModel, game: pyspiel.Game, path: str | Path) -> None:
+    """``ValueError`` unless a model's linked entries are the game's (an observation laid out since)."""
+    if model.links and not np.array_equal(model.arrays["link_inputs"], action_links(game)):
+        raise ValueError(f"{path}: the model's action links are not {game}'s (its observation has changed)")
+
+
 def flat_weights(model: NetworkModel) -> tuple[np.ndarray, np.ndarray]:
     """``(weights, shape)``: every array in forward order in one ``float32`` vector, and the shape row."""
-    shapes = array_shapes(model.inputs, model.hidden, model.actions)
+    shapes = array_shapes(model.inputs, model.hidden, model.actions, model.links)
     weights = np.concatenate([model.arrays[name].ravel() for name in shapes]).astype(np.float32)
     shape = np.zeros(SHAPE_WIDTH, dtype=np.int64)
     shape[INPUTS], shape[ACTIONS], shape[LAYERS] = model.inputs, model.actions, len(model.hidden)
     shape[PERFECT_RECALL] = int(model.perfect_recall)
+    shape[MOVER_FRAME] = int(model.action_frame == "mover")
+    shape[LINKS] = model.links
     shape[HIDDEN:HIDDEN + len(model.hidden)] = model.hidden
     return weights, shape
 
@@ -249,6 +308,15 @@ def forward(weights, shape, x, logits):
                 current[np.uint64(j)] = max(np.float32(following[np.uint64(j)]), np.float32(0.0))
             size = out
         else:
+            links = shape[LINKS]
+            if links > 0:  # each action's linked entries, after the policy and value heads' arrays
+                table = bias + out + size + 1
+                scale = table + out * links
+                for j in range(out * links):
+                    entry = np.int64(weights[np.uint64(table + j)])
+                    if entry >= 0:
+                        following[np.uint64(j // links)] += (np.float64(weights[np.uint64(scale + j)])
+                                                             * np.float64(x[entry]))
             for j in range(out):
                 logits[np.uint64(j)] = following[np.uint64(j)]
         at = bias + out
@@ -260,10 +328,17 @@ def forward(weights, shape, x, logits):
 
 @njit(cache=True, inline="always")
 def evaluate_state(game, weights, shape, s, player, logits):
-    """``player``'s observation of ``s`` through the network: logits written, value returned."""
+    """``player``'s observation of ``s`` through the network: the logits written by action id (a
+    head in the mover's frame turned to the game's), the value returned."""
     x = np.empty(shape[INPUTS], dtype=np.float32)
     kernels.encode(game, s, player, shape[PERFECT_RECALL] != 0, x)
-    return forward(weights, shape, x, logits)
+    if shape[MOVER_FRAME] == 0:
+        return forward(weights, shape, x, logits)
+    own = np.empty(shape[ACTIONS], dtype=np.float32)
+    value = forward(weights, shape, x, own)
+    for action in range(shape[ACTIONS]):
+        logits[kernels.absolute_action(game, s, player, action)] = own[action]
+    return value
 
 
 @njit(cache=True, inline="always")

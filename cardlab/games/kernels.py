@@ -246,6 +246,19 @@ def _literature_observed_action(s, action, observer):
 #: rule (11.32-11.35) the cards given.
 observed_action = _per_game("observed_action", _kaiser_observed_action, _twenty_eight_observed_action,
                             _literature_observed_action)
+
+
+@njit(cache=True)
+def _same_action(s, player, action):
+    return action
+
+
+#: ``action`` in ``player``'s own frame, seats counted from itself as in its observation tensor,
+#: and back: what a network that reads the tensor chooses among. Only Literature's actions name
+#: seats; Kaiser's and Twenty-Eight's are the same in every frame.
+mover_action = _per_game("mover_action", _same_action, _same_action, literature_observation.mover_action)
+absolute_action = _per_game("absolute_action", _same_action, _same_action,
+                            literature_observation.absolute_action)
 #: What ``player`` observes when ``action`` is applied in ``s``: a token of
 #: :mod:`cardlab.core.infostate`. Unlike :func:`observed_action` (the action alone, for search
 #: edges), the token carries everything the step tells the player: its hand at the end of a

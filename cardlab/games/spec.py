@@ -60,6 +60,10 @@ class GameSpec:
     #: Do cards pass from hand to hand in play (Literature's asks)? Then a seat's hidden cards depend
     #: on others' choices, and the AIVAT estimator's chance corrections do not apply.
     cards_change_hands: bool = False
+    #: For a game whose actions each have an entry of the observation that speaks of them
+    #: (Literature's asks and claims): ``action_links(state_array, num_actions)``, the entries linked
+    #: to each action id, -1 for none (:mod:`cardlab.agents.network`'s links).
+    action_links: Callable[[np.ndarray, int], np.ndarray] | None = None
     #: The table sizes the game is played at (its ``players`` parameter's values).
     player_counts: tuple[int, ...] = ()
     #: The number of cards a seat may hold when it bids (Twenty-Eight: four in the first round).

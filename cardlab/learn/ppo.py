@@ -47,12 +47,17 @@ class Settings:
     #: teacher's, so that the value head also learns positions the teacher never reaches (a
     #: search's leaves: a bid of 12 no-trump); the policy still learns the teacher's move
     explore: float = 0.0
+    #: bc: the chance that a decision plays the learner's own move (drawn from its policy) instead
+    #: of the teacher's, its label still the teacher's: imitation on the states the learner's own
+    #: play reaches (DAgger, Ross et al. 2011), where a long game's small errors compound
+    own_moves: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         values = asdict(self)
         values["hidden"] = list(self.hidden)
-        if not self.explore:  # as runs recorded their settings before it existed, so they resume
-            del values["explore"]
+        for later in ("explore", "own_moves"):  # as runs recorded them before they existed, to resume
+            if not values[later]:
+                del values[later]
         return values
 
 
@@ -62,6 +67,7 @@ RANGES: dict[str, tuple[type, float, float]] = {
     "minibatch": (int, 1, 1 << 20), "epochs": (int, 1, 100), "learning_rate": (float, 1e-8, 1.0),
     "clip": (float, 0.0, 10.0), "entropy": (float, 0.0, 10.0), "value_weight": (float, 0.0, 100.0),
     "trace": (float, 0.0, 1.0), "max_grad_norm": (float, 1e-6, 1e6), "explore": (float, 0.0, 1.0),
+    "own_moves": (float, 0.0, 1.0),
 }
 
 

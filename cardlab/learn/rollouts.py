@@ -127,6 +127,14 @@ def episode_targets(envs, players, values, ends, rewards, num_envs, num_players,
 
 
 @njit(cache=True)
+def fill_absolute_actions(game, s, out):
+    """``out[player, action]``: the game's id of ``action`` named in ``player``'s own frame."""
+    for player in range(out.shape[0]):
+        for action in range(out.shape[1]):
+            out[player, action] = kernels.absolute_action(game, s, player, action)
+
+
+@njit(cache=True)
 def teacher_actions(game, allowed, kinds, options, policies, states, streams, out):
     """What native agent 0 of the tables would play for the player to move in each of ``states``."""
     scratch = np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64)
@@ -153,9 +161,16 @@ class Teacher:
 
 class Collector:
     """The learner's decisions in ``num_envs`` games at once: self-play (``opponents`` None) or one
-    batch per side of the table against the native agent ``opponents``."""
+    batch per side of the table against the native agent ``opponents``.
 
-    def __init__(self, game: pyspiel.Game, num_envs: int, seed: int, opponents: str | None = None):
+    It speaks the network's ``action_frame``: with ``mover`` (every model trained
+    now) the legal masks it gives and the actions it takes name seats counted from
+    the player to move, as that player's observation does; the environments get
+    the game's action ids.
+    """
+
+    def __init__(self, game: pyspiel.Game, num_envs: int, seed: int, opponents: str | None = None,
+                 action_frame: str = "mover"):
         self.game = game
         name = game.get_type().short_name
         parameters = {key: value for key, value in game.get_parameters().items()}
@@ -181,23 +196,40 @@ class Collector:
                                                          game.new_initial_state().array))
         self._offsets = np.cumsum([0] + [batch.num_envs for batch in self.batches])
         self._steps: list = []
+        # to_absolute[player, action]: the game's id of an action the network names in player's frame
+        self.to_absolute = np.tile(np.arange(self.num_actions, dtype=np.int64), (self.num_players, 1))
+        if action_frame == "mover":
+            fill_absolute_actions(game_spec(name).kernel_id, game.new_initial_state().array, self.to_absolute)
+        self.to_mover = np.argsort(self.to_absolute, axis=1)
 
     def reset(self, seed: int) -> None:
         """Start every environment's game again under ``seed``."""
         self._steps = [batch.reset(seed=seed) for batch in self.batches]
 
+    def players(self) -> np.ndarray:
+        """The player to move in every environment."""
+        return np.concatenate([s.current_player for s in self._steps])
+
     def observation(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The current decisions: compact observations, legal masks and the players to move."""
-        steps = self._steps
-        return (np.concatenate([s.observation for s in steps]), np.concatenate([s.legal_mask for s in steps]),
-                np.concatenate([s.current_player for s in steps]))
+        """The current decisions: compact observations, legal masks (in the network's frame) and the
+        players to move."""
+        steps, players = self._steps, self.players()
+        masks = np.concatenate([s.legal_mask for s in steps])
+        return (np.concatenate([s.observation for s in steps]),
+                np.take_along_axis(masks, self.to_absolute[players], axis=1), players)
+
+    def framed(self, actions: np.ndarray) -> np.ndarray:
+        """The game's action ids ``actions`` (a native teacher's) in the network's frame."""
+        return self.to_mover[self.players(), actions]
 
     def states(self) -> np.ndarray:
         """A copy of every environment's engine state (for a teacher's kernel)."""
         return np.concatenate([batch.states for batch in self.batches])
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``actions``; returns which games ended and every seat's scaled return in them."""
+        """Play ``actions`` (in the network's frame); returns which games ended and every seat's
+        scaled return in them."""
+        actions = self.to_absolute[self.players(), actions]
         self._steps = [batch.step(actions[low:high])
                        for batch, low, high in zip(self.batches, self._offsets[:-1], self._offsets[1:],
                                                    strict=True)]

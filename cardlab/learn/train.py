@@ -35,7 +35,7 @@ import numpy as np
 import pyspiel
 from tqdm import tqdm
 
-from cardlab.agents.network import NetworkModel, load_model, model_metadata, save_model
+from cardlab.agents.network import NetworkModel, action_links, load_model, model_metadata, save_model
 from cardlab.cfr.train import TrainingStopped
 from cardlab.core.files import check_checkpoint_path, keep_previous, load_or_previous
 from cardlab.core.interrupt import StopRequest
@@ -50,7 +50,7 @@ ALGORITHMS = ("ppo", "bc")
 #: The most decisions one run may learn from.
 MAX_STEPS = 10**13
 #: Seeds of the parts of a run, drawn from its seed: so none repeats another's stream.
-_TEACHER, _SHUFFLE, _POLICY, _EXPLORE = 1 << 40, 2 << 40, 3 << 40, 4 << 40
+_TEACHER, _SHUFFLE, _POLICY, _EXPLORE, _OWN_MOVES = 1 << 40, 2 << 40, 3 << 40, 4 << 40, 5 << 40
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,10 @@ class Run:
             raise ValueError(f"eval_minutes must be in 0..1000000, got {self.eval_minutes!r}")
         if not self.eval_opponents:
             raise ValueError("give at least one agent to measure the model against")
-        if self.settings.explore and self.algo != "bc":
-            raise ValueError(f"the setting explore is for --algo bc (its teacher's games), not {self.algo}")
+        for name in ("explore", "own_moves"):
+            if getattr(self.settings, name) and self.algo != "bc":
+                raise ValueError(f"the setting {name} is for --algo bc (its teacher's games), "
+                                 f"not {self.algo}")
 
     def identity(self) -> dict[str, Any]:
         """What a resumed run must share with the saved one, or its streams would fork."""
@@ -128,24 +130,28 @@ class Trainer:
         check_run_out(out, resume)
         self.run, self.out, self.command = run, Path(out), command
         settings = run.settings
-        self.collector = Collector(run.game, settings.num_envs, run.seed, run.opponents)
-        c = self.collector
-        hidden = settings.hidden
+        hidden, frame = settings.hidden, "mover"
         start = None
-        if run.init is not None:
+        if run.init is not None:  # a model trained before the mover's frame goes on in its own
             start = load_model(run.init, run.game)
-            hidden = start.hidden
-        self.metadata = model_metadata(run.game, "observation", hidden)
-        self.progress = Progress()
+            hidden, frame = start.hidden, start.action_frame
         if resume:
             saved = load_checkpoint(out, run.game)
+            frame = saved.action_frame
+        self.collector = Collector(run.game, settings.num_envs, run.seed, run.opponents, frame)
+        c = self.collector
+        # a run goes on with the links of the model it starts from (none before they existed)
+        links = start.links > 0 if start is not None else saved.links > 0 if resume else True
+        self.metadata = model_metadata(run.game, "observation", hidden, frame, links)
+        self.progress = Progress()
+        if resume:
             self._check_resumable(saved)
             params = from_model(saved)
         elif start is not None:
             params = from_model(start)
         else:
             params = init_params(jax.random.PRNGKey(int(derive_seed(run.seed, 0)) >> 33), c.inputs, hidden,
-                                 c.num_actions)
+                                 c.num_actions, action_links(run.game) if self.metadata["links"] else None)
         self.learner = Learner(run.algo, settings, params)
         if resume:
             try:
@@ -241,17 +247,21 @@ class Trainer:
         """One decision in every environment: the learner's (PPO) or the teacher's (imitation).
 
         ``at`` (the segment's first update, the step in it) seeds imitation's
-        exploring moves, so that they too depend only on where the run is.
+        exploring and own moves, so that they too depend only on where the run is.
         """
-        c, buffer = self.collector, self.buffer
+        c, buffer, settings = self.collector, self.buffer, self.run.settings
         observations, masks, players = c.observation()
         n = len(players)
         played = None
         if self.teacher is not None:
-            actions = self.teacher.actions(c.states())
+            actions = c.framed(self.teacher.actions(c.states()))
             log_probabilities = values = np.zeros(n, dtype=np.float32)
-            if self.run.settings.explore:
-                played = exploring_moves(actions, masks, self.run.settings.explore,
+            if settings.own_moves:
+                own, _, _ = self.learner.act(c.floats(observations), masks, key)
+                taken = np.random.default_rng([self.run.seed, _OWN_MOVES, *at]).random(n) < settings.own_moves
+                played = np.where(taken, own, actions)
+            if settings.explore:
+                played = exploring_moves(actions if played is None else played, masks, settings.explore,
                                          np.random.default_rng([self.run.seed, _EXPLORE, *at]))
         else:
             actions, log_probabilities, values = self.learner.act(c.floats(observations), masks, key)

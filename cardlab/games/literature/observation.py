@@ -25,6 +25,7 @@ from cardlab.core.rng import mix64
 from cardlab.games.literature import engine as E
 from cardlab.games.literature import knowledge as K
 from cardlab.games.literature.rules import (
+    ASSIGN,
     CHALLENGE,
     CLAIM,
     DECLINE,
@@ -32,6 +33,8 @@ from cardlab.games.literature.rules import (
     HALF_SUIT_OF,
     HALF_SUIT_SIZE,
     MAX_HALF_SUITS,
+    PASS_TURN,
+    UNRESOLVED,
 )
 
 NUM_CARDS = 54
@@ -39,6 +42,7 @@ NUM_CARDS = 54
 PIECE_MEANINGS = {
     "hand": "the cards the player holds",
     "possible_holders": "for each seat, the cards it may hold as far as the player can tell",
+    "holder_counts": "for each card, how many seats may hold it (/ players)",
     "hand_sizes": "how many cards each seat holds (/ cards dealt each)",
     "half_suit_minimums": "the fewest cards of each half-suit each seat is known to hold (/ half-suit size)",
     "half_suit_status": "each half-suit: in play, claimed by own team, by the others, out of play",
@@ -47,6 +51,9 @@ PIECE_MEANINGS = {
     "phase": "the phase: asking, claiming, ...",
     "claim_half_suit": "the half-suit being claimed",
     "claim_named_seats": "the seats named so far in the claim being made, one per card",
+    "certain_claims": "each half-suit in play whose every card the player places with a seat of its team",
+    "team_holds": "each half-suit in play no card of which the other team may hold",
+    "next_card_holders": "in a claim, the seats that may hold the card to be named next",
     "dealer": "the dealer",
     "asks_made": "the asks made so far (/ max_asks)",
     "dealt_hand": "the player's hand as dealt",
@@ -64,14 +71,18 @@ def observation_pieces(num_players: int, half_suit_size: int = 6) -> tuple[tuple
     return (
         ("hand", NUM_CARDS),
         ("possible_holders", n * NUM_CARDS),
+        ("holder_counts", NUM_CARDS),
         ("hand_sizes", n),
         ("half_suit_minimums", n * MAX_HALF_SUITS),
         ("half_suit_status", MAX_HALF_SUITS * 4),
+        ("certain_claims", MAX_HALF_SUITS),
+        ("team_holds", MAX_HALF_SUITS),
         ("scores", 2),
         ("to_move", n),
         ("phase", 4),
         ("claim_half_suit", MAX_HALF_SUITS),
         ("claim_named_seats", half_suit_size * n),
+        ("next_card_holders", n),
         ("dealer", n),
         ("asks_made", 1),
     )
@@ -172,6 +183,7 @@ def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
     size = int(HALF_SUIT_SIZE[s[E.LAYOUT]])
     passes = float(n * MAX_HALF_SUITS)
     ratios = {start["hand_sizes"] + seat: float(s[E.CARDS_EACH]) for seat in range(n)}
+    ratios |= {start["holder_counts"] + card: float(n) for card in range(NUM_CARDS)}
     ratios |= {start["half_suit_minimums"] + k: float(size) for k in range(n * MAX_HALF_SUITS)}
     ratios |= {start["scores"]: SCORE_DIVISOR, start["scores"] + 1: SCORE_DIVISOR,
                start["asks_made"]: float(s[E.MAX_ASKS])}
@@ -188,6 +200,41 @@ def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
     return ratio_divisors(sum(size for _, size in pieces), ratios)
 
 
+#: Observation entries linked to each action (:func:`action_links`).
+LINKS_PER_ACTION = 3
+
+
+def action_links(s: np.ndarray, num_actions: int) -> np.ndarray:
+    """``links[a]``: the observation entries that speak of action ``a`` (in the mover's frame,
+    :func:`mover_action`), -1 for none; a network adds each, times a weight of its own, to
+    ``a``'s logit.
+
+    An ask of seat t for card c is hopeless unless t may hold c, and a claim's
+    next seat must be one that may hold the card: one entry of the tensor each
+    decides the action. A layer of a few hundred units, between those entries
+    and the logits, would have to carry every such pair through itself; the
+    link hands each logit its own entries: for an ask, whether the target may
+    hold the card, its hand size and how many seats may hold the card (its
+    odds, as the deduction player reckons them, follow from the three); for a
+    claim, certain and held by the team; for a claim's seat, whether it may
+    hold the card named next; for a hand-off, the receiver's hand size.
+    """
+    start = piece_starts(pieces_of_state(s, False))
+    n, layout = int(s[E.NUM_PLAYERS]), int(s[E.LAYOUT])
+    links = np.full((num_actions, LINKS_PER_ACTION), -1, dtype=np.int64)
+    for seat in range(1, n):  # one never asks oneself
+        for card in range(NUM_CARDS):
+            if HALF_SUIT_OF[layout, card] >= 0:
+                links[64 * seat + card] = (start["possible_holders"] + seat * NUM_CARDS + card,
+                                           start["hand_sizes"] + seat, start["holder_counts"] + card)
+    for h in range(MAX_HALF_SUITS):
+        links[CLAIM + h, :2] = start["certain_claims"] + h, start["team_holds"] + h
+    for seat in range(n):
+        links[ASSIGN + seat, 0] = start["next_card_holders"] + seat
+        links[PASS_TURN + seat, 0] = start["hand_sizes"] + seat
+    return links
+
+
 @borrowing_kernel
 def has_windows(s):
     return s[E.CLAIM_ANY_TIME] == 1 or s[E.CHALLENGES] == 1
@@ -196,6 +243,41 @@ def has_windows(s):
 @borrowing_kernel
 def has_forced_procedure(s):
     return s[E.FORCED_CLAIMS] == 1 or s[E.CHALLENGES] == 1
+
+
+@njit(cache=True)
+def _turned_action(num_players, action, turn):
+    """``action`` with the seat it names (an ask's target, a claim's named holder, a hand-off's
+    receiver) moved ``turn`` places round the table; actions that name no seat are unchanged."""
+    if action < CLAIM:
+        target, card = action >> 6, action & 63
+        if target < num_players:
+            return ((target + turn) % num_players << 6) | card
+    elif ASSIGN <= action < ASSIGN + 16 or PASS_TURN <= action < PASS_TURN + 16:
+        family = ASSIGN if action < PASS_TURN else PASS_TURN
+        if action - family < num_players:
+            return family + (action - family + turn) % num_players
+    return action
+
+
+@njit(cache=True)
+def mover_action(s, player, action):
+    """``action`` as ``player`` names it in its own frame, where seat 0 is itself and seat k the
+    k-th seat after it, as in its observation tensor.
+
+    The actions of Literature name seats (ask seat t, seat s holds this card,
+    hand the turn to s), and the tensor names seats relative to the observer;
+    a network reading the one and choosing among the others would have to
+    learn each seat's own mapping. A network that speaks this frame learns
+    one policy for every seat; :func:`absolute_action` turns its choice back.
+    """
+    return _turned_action(s[E.NUM_PLAYERS], action, -player)
+
+
+@njit(cache=True)
+def absolute_action(s, player, action):
+    """The action id of ``action`` given in ``player``'s own frame (the inverse of :func:`mover_action`)."""
+    return _turned_action(s[E.NUM_PLAYERS], action, player)
 
 
 @njit(cache=True)
@@ -213,6 +295,12 @@ def encode(s, player, perfect_recall, out):
         for card in cards_in(view[K.MAY_HOLD + seat]):
             out[o + relative * NUM_CARDS + card] = 1.0
     o += n * NUM_CARDS
+    for card in range(NUM_CARDS):  # an ask's odds: the target's share of the card's possible holders
+        holders = 0
+        for seat in range(n):
+            holders += (view[K.MAY_HOLD + seat] >> card) & 1
+        put_ratio(out, o + card, holders, n)
+    o += NUM_CARDS
     for seat in range(n):
         put_ratio(out, o + (seat - player) % n, view[K.HAND_SIZE + seat], s[E.CARDS_EACH])
     o += n
@@ -235,6 +323,14 @@ def encode(s, player, perfect_recall, out):
             slot = 3
         out[o + 4 * h + slot] = 1.0
     o += 4 * MAX_HALF_SUITS
+    # The claims the player's own deductions allow: what rule 1 of the deduction player reads.
+    others_may_hold = K.team_may_hold(view, 1 - own)
+    for h in range(MAX_HALF_SUITS):
+        cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
+        if s[E.STATUS + h] == UNRESOLVED and cards != 0:
+            out[o + h] = 1.0 if K.claim_is_certain(view, h, own) else 0.0
+            out[o + MAX_HALF_SUITS + h] = 1.0 if cards & others_may_hold == 0 else 0.0
+    o += 2 * MAX_HALF_SUITS
     put_ratio(out, o, s[E.SCORES + own], SCORE_DIVISOR)
     put_ratio(out, o + 1, s[E.SCORES + 1 - own], SCORE_DIVISOR)
     o += 2
@@ -249,6 +345,12 @@ def encode(s, player, perfect_recall, out):
     for i in range(s[E.CLAIM_COUNT]):
         out[o + i * n + (s[E.CLAIM_SEATS + i] - player) % n] = 1.0
     o += size * n
+    if s[E.PHASE] == E.CLAIMING:
+        card = E.card_being_named(s)
+        for seat in range(n):
+            if K.may_hold(view, seat, card):
+                out[o + (seat - player) % n] = 1.0
+    o += n
     out[o + (s[E.DEALER] - player) % n] = 1.0
     o += n
     put_ratio(out, o, s[E.ASKS], s[E.MAX_ASKS])

@@ -1,7 +1,7 @@
 """Literature as the rest of cardlab sees it (see :mod:`cardlab.games.spec`)."""
 
 from cardlab.games import kernels
-from cardlab.games.literature import deductions, engine, rules, strategy, summary
+from cardlab.games.literature import deductions, engine, observation, rules, strategy, summary
 from cardlab.games.literature.game import GAME_NAME, LiteratureGame
 from cardlab.games.literature.variants import VARIANTS
 from cardlab.games.spec import GameSpec
@@ -29,4 +29,5 @@ SPEC = GameSpec(
     move_prompt=deductions.claim_prompt,
     deductions=deductions.knows_text,
     claim_odds=deductions.claim_odds,
+    action_links=observation.action_links,
 )
