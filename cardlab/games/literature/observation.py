@@ -280,6 +280,28 @@ def absolute_action(s, player, action):
     return _turned_action(s[E.NUM_PLAYERS], action, player)
 
 
+@njit(cache=True, inline="always")
+def _mark_holder_counts(view, n, out, o):
+    """For each card, how many seats may hold it: with the target's hand size, an ask's odds."""
+    for card in range(NUM_CARDS):
+        holders = 0
+        for seat in range(n):
+            holders += (view[K.MAY_HOLD + seat] >> card) & 1
+        put_ratio(out, o + card, holders, n)
+
+
+@njit(cache=True, inline="always")
+def _mark_claims_in_reach(s, view, own, out, o):
+    """The claims the player's deductions allow (what rule 1 of the deduction player reads): each
+    half-suit in play placed card by card with its team, then each no opponent may hold."""
+    others_may_hold = K.team_may_hold(view, 1 - own)
+    for h in range(MAX_HALF_SUITS):
+        cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
+        if s[E.STATUS + h] == UNRESOLVED and cards != 0:
+            out[o + h] = 1.0 if K.claim_is_certain(view, h, own) else 0.0
+            out[o + MAX_HALF_SUITS + h] = 1.0 if cards & others_may_hold == 0 else 0.0
+
+
 @njit(cache=True)
 def encode(s, player, perfect_recall, out):
     """Fill ``out`` (zeroed here) with what ``player`` sees."""
@@ -295,11 +317,7 @@ def encode(s, player, perfect_recall, out):
         for card in cards_in(view[K.MAY_HOLD + seat]):
             out[o + relative * NUM_CARDS + card] = 1.0
     o += n * NUM_CARDS
-    for card in range(NUM_CARDS):  # an ask's odds: the target's share of the card's possible holders
-        holders = 0
-        for seat in range(n):
-            holders += (view[K.MAY_HOLD + seat] >> card) & 1
-        put_ratio(out, o + card, holders, n)
+    _mark_holder_counts(view, n, out, o)
     o += NUM_CARDS
     for seat in range(n):
         put_ratio(out, o + (seat - player) % n, view[K.HAND_SIZE + seat], s[E.CARDS_EACH])
@@ -323,13 +341,7 @@ def encode(s, player, perfect_recall, out):
             slot = 3
         out[o + 4 * h + slot] = 1.0
     o += 4 * MAX_HALF_SUITS
-    # The claims the player's own deductions allow: what rule 1 of the deduction player reads.
-    others_may_hold = K.team_may_hold(view, 1 - own)
-    for h in range(MAX_HALF_SUITS):
-        cards = HALF_SUIT_MASKS[s[E.LAYOUT], h]
-        if s[E.STATUS + h] == UNRESOLVED and cards != 0:
-            out[o + h] = 1.0 if K.claim_is_certain(view, h, own) else 0.0
-            out[o + MAX_HALF_SUITS + h] = 1.0 if cards & others_may_hold == 0 else 0.0
+    _mark_claims_in_reach(s, view, own, out, o)
     o += 2 * MAX_HALF_SUITS
     put_ratio(out, o, s[E.SCORES + own], SCORE_DIVISOR)
     put_ratio(out, o + 1, s[E.SCORES + 1 - own], SCORE_DIVISOR)
