@@ -130,18 +130,16 @@ class Trainer:
         check_run_out(out, resume)
         self.run, self.out, self.command = run, Path(out), command
         settings = run.settings
-        hidden, frame = settings.hidden, "mover"
-        start = None
-        if run.init is not None:  # a model trained before the mover's frame goes on in its own
-            start = load_model(run.init, run.game)
-            hidden, frame = start.hidden, start.action_frame
-        if resume:
-            saved = load_checkpoint(out, run.game)
-            frame = saved.action_frame
+        start = load_model(run.init, run.game) if run.init is not None else None
+        saved = load_checkpoint(out, run.game) if resume else None
+        # A run goes on in the shape, action frame and links of the model it continues (a model
+        # trained before the mover's frame and the links existed keeps its own); a new one has all.
+        previous = saved if saved is not None else start
+        hidden = settings.hidden if previous is None else previous.hidden
+        frame = "mover" if previous is None else previous.action_frame
+        links = previous is None or previous.links > 0
         self.collector = Collector(run.game, settings.num_envs, run.seed, run.opponents, frame)
         c = self.collector
-        # a run goes on with the links of the model it starts from (none before they existed)
-        links = start.links > 0 if start is not None else saved.links > 0 if resume else True
         self.metadata = model_metadata(run.game, "observation", hidden, frame, links)
         self.progress = Progress()
         if resume:

@@ -158,3 +158,35 @@ def test_resample_from_infostate_through_openspiel() -> None:
     # The world is a real state: its history deals its hands and replays to it.
     assert len(world.history()) == len(state.history())
     np.testing.assert_array_equal(world.get_game().replay(world.history()).array, world.array)
+
+
+def test_the_observation_spells_out_the_claims_in_reach_and_the_next_cards_holders() -> None:
+    """P0 is dealt the whole of the low clubs with 9C and TC: the low clubs are a certain claim
+    held by his team, the high clubs neither; a card of his is held by one seat, one he lacks by
+    any of the five others; and once he claims, the 2C's only possible holder is himself."""
+    from conftest import deal
+
+    from cardlab.core.cards import cards_string, mask_of
+    from cardlab.core.encoding import piece_starts
+    from cardlab.games.literature.observation import pieces_of_state
+    from cardlab.games.literature.rules import CLAIM, DECKS
+
+    game = pyspiel.load_game("cardlab_literature")
+    own = "2C 3C 4C 5C 6C 7C 9C TC"
+    rest = cards_string(int(DECKS[0]) & ~mask_of(own.split())).split()
+    state = deal(game.new_initial_state(), {0: own, **{seat: " ".join(rest[8 * (seat - 1):8 * seat])
+                                                       for seat in range(1, 6)}})
+    start = piece_starts(pieces_of_state(state.array, False))
+    x = np.asarray(state.observation_tensor(0), dtype=np.float64)
+    low_clubs, high_clubs, two_clubs, two_diamonds = 0, 1, 0, 13
+    assert x[start["certain_claims"] + low_clubs] == 1 and x[start["team_holds"] + low_clubs] == 1
+    assert x[start["certain_claims"] + high_clubs] == 0 and x[start["team_holds"] + high_clubs] == 0
+    holders = x[start["holder_counts"]:start["holder_counts"] + 54] * 6  # how many seats may hold each card
+    assert round(holders[two_clubs]) == 1 and round(holders[two_diamonds]) == 5
+    assert not x[start["next_card_holders"]:start["next_card_holders"] + 6].any()  # no claim is being made
+    state.apply_action(CLAIM + low_clubs)
+    x = np.asarray(state.observation_tensor(0))
+    assert list(x[start["next_card_holders"]:start["next_card_holders"] + 6]) == [1, 0, 0, 0, 0, 0]
+    seen_by_the_next_seat = np.asarray(state.observation_tensor(1))  # P1 cannot place the 2C: P0 or P2..P5
+    assert list(seen_by_the_next_seat[start["next_card_holders"]:start["next_card_holders"] + 6]) == [
+        0, 1, 1, 1, 1, 1]
