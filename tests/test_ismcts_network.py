@@ -91,8 +91,7 @@ def test_the_value_at_a_leaf_is_the_heads_for_the_movers_side_and_zero_sum(game_
     network = network_of(OPTIONS.resolve({"value": "net"}), game)
     seat_returns = np.zeros(search.MAX_SEATS)
     search.network_value(game_id, state.array.copy(), OPTIONS.resolve({"value": "net"}).row(), make_stream(0),
-                         np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64), seat_returns, network,
-                         np.empty(network[1][1], dtype=np.float32))
+                         np.empty(kernels.MAX_LEGAL_ACTIONS, dtype=np.int64), seat_returns, network)
     scale = kernels.utility_scale(game_id, state.array)
     players = game.num_players()
     assert seat_returns[mover] == pytest.approx(value * scale, rel=1e-5)

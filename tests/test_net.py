@@ -16,6 +16,7 @@ from cardlab.agents.network import (
     action_links,
     flat_weights,
     forward,
+    forward_at,
     load_model,
     model_metadata,
     save_model,
@@ -91,6 +92,26 @@ def test_numba_forward_matches_jax_on_many_observations(game_name: str) -> None:
     exact_logits, exact_values = exact_forward(model, xs)
     assert (np.abs(logits - exact_logits) <= 1e-6 * np.maximum(1, np.abs(exact_logits))).all()
     assert (np.abs(values - exact_values) <= 1e-6 * np.maximum(1, np.abs(exact_values))).all()
+
+
+@pytest.mark.parametrize("game_name", BY_GAME)
+def test_the_head_at_the_legal_actions_gives_the_whole_heads_logits_to_the_last_bit(game_name: str) -> None:
+    """A decision evaluates its legal actions only (the head's transposed copy): the same sums in the
+    same order, so the same float32 logits and value as the whole head's, with and without links."""
+    game = game_spec(game_name).load()
+    model = random_model(game, seed=11, hidden=(96, 80))
+    weights, shape = flat_weights(model)
+    xs, masks = observations(game_name, 600, seed=5)
+    whole, values = numba_forward(model, xs)
+    chosen = np.empty(model.actions, dtype=np.float64)
+    for x, mask, row, value in zip(xs, masks, whole, values, strict=True):
+        legal = np.flatnonzero(mask)
+        assert forward_at(weights, shape, x, legal, len(legal), chosen) == value
+        assert np.array_equal(chosen[:len(legal)], row[legal])
+    every = np.arange(model.actions)  # and every head id, the ones no position allows included
+    assert forward_at(weights, shape, xs[-1], every, len(every), chosen) == values[-1]
+    assert np.array_equal(chosen, whole[-1])
+    assert forward_at(weights, shape, xs[0], every, 0, chosen) == values[0]  # the value alone
 
 
 @pytest.mark.parametrize("game_name", BY_GAME)

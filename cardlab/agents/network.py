@@ -41,6 +41,7 @@ from numba import njit
 
 from cardlab.cfr.policy import check_game, code_commit, game_identity
 from cardlab.core.files import load_checked_npz, save_checked_npz
+from cardlab.core.layout import DECK
 from cardlab.core.rng import random_unit
 from cardlab.games import kernels
 
@@ -51,6 +52,11 @@ OBSERVATIONS = ("observation", "information_state")
 #: frame, seats counted from itself as its observation counts them (``mover``, every model
 #: trained since; files without the key are ``absolute``).
 ACTION_FRAMES = ("absolute", "mover")
+#: What a network's first head gives: the logits of every action id (``policy``, with a value
+#: head: what ``net`` plays) or, for each card and each seat after the observer's, the logit that
+#: this seat holds the card (``holders``: a hand-inference model, its value head zero,
+#: :mod:`cardlab.agents.inference`). Files without the key are ``policy``.
+HEADS = ("policy", "holders")
 #: The most hidden layers a model may have (the numba forward pass holds their widths in a row).
 MAX_HIDDEN_LAYERS = 4
 #: The widest layer a model may have, and the most inputs: far above what plays at numba speed.
@@ -67,7 +73,9 @@ PERFECT_RECALL = 3  # 1: the input is the information-state tensor
 MOVER_FRAME = 4  # 1: the policy head names actions in the mover's own frame (``kernels.mover_action``)
 LINKS = 5  # observation entries linked to each action's logit (0: none)
 HIDDEN = 6  # the widths of the hidden layers, one column each
-SHAPE_WIDTH = HIDDEN + MAX_HIDDEN_LAYERS
+#: Where the policy head's transposed copy starts (one row of hidden weights per action, :func:`forward_at`).
+POLICY_BY_ACTION = HIDDEN + MAX_HIDDEN_LAYERS
+SHAPE_WIDTH = POLICY_BY_ACTION + 1
 
 
 #: Arrays of a training run's checkpoint beside the network (an optimizer's moments) start with this.
@@ -111,6 +119,10 @@ class NetworkModel:
     def links(self) -> int:
         return int(self.metadata.get("links", 0))
 
+    @property
+    def head(self) -> str:
+        return str(self.metadata.get("head", "policy"))
+
 
 def array_shapes(inputs: int, hidden: tuple[int, ...], actions: int, links: int = 0
                  ) -> dict[str, tuple[int, ...]]:
@@ -150,10 +162,22 @@ def check_architecture(inputs: int, hidden: tuple[int, ...] | list[int], actions
     return tuple(int(w) for w in hidden)
 
 
+def holder_outputs(game: pyspiel.Game) -> tuple[int, int]:
+    """``(cards, others)`` of a hand-inference head for ``game``: a row per card id of its deck, a
+    column per seat after the observer's (the seat ``k + 1`` places on)."""
+    deck = int(game.new_initial_state().array[DECK])
+    return deck.bit_length(), game.num_players() - 1
+
+
 def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...], action_frame: str = "mover",
-                   links: bool = True, **extra: Any) -> dict[str, Any]:
+                   links: bool = True, head: str = "policy", **extra: Any) -> dict[str, Any]:
     """The metadata of a network for ``game``: what it plays, its shapes, and ``extra`` (training).
-    ``links``: whether its logits read the game's linked entries (:func:`action_links`), if it has them."""
+    ``links``: whether its logits read the game's linked entries (:func:`action_links`), if it has them;
+    ``head``: one of :data:`HEADS` (a ``holders`` head names no action: no frame, no links)."""
+    if head not in HEADS:
+        raise ValueError(f"head must be one of {HEADS}, got {head!r}")
+    if head == "holders":
+        action_frame, links = "absolute", False
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
     if action_frame not in ACTION_FRAMES:
@@ -162,10 +186,14 @@ def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...]
     inputs = len(state.information_state_tensor(0) if observation == "information_state"
                  else state.observation_tensor(0))
     actions = game.num_distinct_actions()
+    extra_head = {}
+    if head == "holders":
+        cards, others = holder_outputs(game)
+        actions, extra_head = cards * others, {"cards": cards, "others": others}
     hidden = check_architecture(inputs, hidden, actions)
     table = action_links(game) if links and action_frame == "mover" else None
     return {**game_identity(game), "observation": observation, "inputs": inputs, "actions": actions,
-            "hidden": list(hidden), "action_frame": action_frame,
+            "hidden": list(hidden), "action_frame": action_frame, "head": head, **extra_head,
             "links": 0 if table is None else int(table.shape[1]), **extra}
 
 
@@ -178,6 +206,8 @@ def _arrays_problem(arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> 
         return f"has no valid architecture ({str(error).splitlines()[0] if str(error) else error!r})"
     if metadata.get("observation") not in OBSERVATIONS:
         return f"names no observation kind (got {metadata.get('observation')!r:.40})"
+    if metadata.get("head", "policy") not in HEADS:
+        return f"names no head kind (got {metadata.get('head')!r:.40})"
     if metadata.get("action_frame", "absolute") not in ACTION_FRAMES:
         return f"names no action frame (got {metadata.get('action_frame')!r:.40})"
     links = metadata.get("links", 0)
@@ -221,9 +251,11 @@ def save_model(model: NetworkModel, path: str | Path) -> Path:
                                            "version": VERSION})
 
 
-def load_model(path: str | Path, game: pyspiel.Game | None = None) -> NetworkModel:
+def load_model(path: str | Path, game: pyspiel.Game | None = None, head: str | None = "policy"
+               ) -> NetworkModel:
     """Read a model file, every array checked; with ``game``, refuse one trained on another game or
-    parameters. Any fault is a one-line ``ValueError`` naming the file."""
+    parameters, and with ``head`` one whose head is another kind (None: any). Any fault is a
+    one-line ``ValueError`` naming the file."""
     path = Path(path)
     arrays, metadata = load_checked_npz(path, "model", FORMAT, VERSION)
     state = {name: arrays.pop(name) for name in list(arrays) if name.startswith(STATE_PREFIX)}
@@ -231,6 +263,10 @@ def load_model(path: str | Path, game: pyspiel.Game | None = None) -> NetworkMod
     if problem is not None:
         raise ValueError(f"{path}: network file {problem}")
     model = NetworkModel(arrays, metadata, state)
+    if head is not None and model.head != head:
+        what = {"policy": "a policy network", "holders": "a hand-inference model"}
+        raise ValueError(f"{path}: {what[model.head]}, not {what[head]} (trained with cardlab train "
+                         f"--algo {'holders' if head == 'holders' else 'ppo or bc'})")
     if game is not None:
         check_model_game(metadata, game, path)
         check_model_links(model, game, path)
@@ -243,7 +279,8 @@ def check_model_game(metadata: dict[str, Any], game: pyspiel.Game, path: str | P
         check_game(metadata, game, what="model")
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
-    expected = model_metadata(game, metadata["observation"], tuple(metadata["hidden"]))
+    expected = model_metadata(game, metadata["observation"], tuple(metadata["hidden"]),
+                              head=metadata.get("head", "policy"))
     for key in ("inputs", "actions"):
         if expected[key] != metadata[key]:
             raise ValueError(f"{path}: the model has {metadata[key]} {key}, {game} has {expected[key]}")
@@ -256,10 +293,13 @@ def check_model_links(model: NetworkModel, game: pyspiel.Game, path: str | Path)
 
 
 def flat_weights(model: NetworkModel) -> tuple[np.ndarray, np.ndarray]:
-    """``(weights, shape)``: every array in forward order in one ``float32`` vector, and the shape row."""
+    """``(weights, shape)``: every array in forward order in one ``float32`` vector, then the policy
+    head's transposed copy (:func:`forward_at`), and the shape row."""
     shapes = array_shapes(model.inputs, model.hidden, model.actions, model.links)
-    weights = np.concatenate([model.arrays[name].ravel() for name in shapes]).astype(np.float32)
+    parts = [model.arrays[name].ravel() for name in shapes]
+    weights = np.concatenate([*parts, model.arrays["policy_w"].T.ravel()]).astype(np.float32)
     shape = np.zeros(SHAPE_WIDTH, dtype=np.int64)
+    shape[POLICY_BY_ACTION] = sum(part.size for part in parts)
     shape[INPUTS], shape[ACTIONS], shape[LAYERS] = model.inputs, model.actions, len(model.hidden)
     shape[PERFECT_RECALL] = int(model.perfect_recall)
     shape[MOVER_FRAME] = int(model.action_frame == "mover")
@@ -269,10 +309,10 @@ def flat_weights(model: NetworkModel) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---- the forward pass in numba ------------------------------------------------------------------
-@njit(cache=True)
-def forward(weights, shape, x, logits):
-    """The network of ``(weights, shape)`` (:func:`flat_weights`) on input ``x``: writes the action
-    logits to ``logits`` and returns the value.
+@njit(cache=True, inline="always")
+def _hidden_layers(weights, shape, x):
+    """The hidden layers of the network on ``x``: ``(current, size, at)``, the last layer's output in
+    ``current[:size]`` (float64 holding float32 values) and where the heads' weights start.
 
     A layer adds the weight rows of its non-zero inputs to its bias: observations
     are mostly zeros (a Kaiser tensor has 15 to 50 non-zero entries of 693) and
@@ -281,8 +321,8 @@ def forward(weights, shape, x, logits):
     network's, whatever the order of the sums (the training framework's
     float32 matrix products differ from them by their own rounding only).
     """
-    inputs, actions, layers = shape[INPUTS], shape[ACTIONS], shape[LAYERS]
-    width = max(inputs, actions)
+    inputs, layers = shape[INPUTS], shape[LAYERS]
+    width = inputs
     for k in range(layers):
         width = max(width, shape[HIDDEN + k])
     current = np.empty(width, dtype=np.float64)
@@ -292,8 +332,8 @@ def forward(weights, shape, x, logits):
     # and that test in the inner loops keeps LLVM from vectorizing them (8x slower).
     size = inputs
     at = 0  # where the next layer's weights start
-    for k in range(layers + 1):
-        out = shape[HIDDEN + k] if k < layers else actions
+    for k in range(layers):
+        out = shape[HIDDEN + k]
         bias = at + size * out
         for j in range(out):
             following[np.uint64(j)] = weights[np.uint64(bias + j)]
@@ -303,27 +343,87 @@ def forward(weights, shape, x, logits):
                 row = at + i * out
                 for j in range(out):
                     following[np.uint64(j)] += value * weights[np.uint64(row + j)]
-        if k < layers:
-            for j in range(out):  # the layer's float32 output, through the ReLU
-                current[np.uint64(j)] = max(np.float32(following[np.uint64(j)]), np.float32(0.0))
-            size = out
-        else:
-            links = shape[LINKS]
-            if links > 0:  # each action's linked entries, after the policy and value heads' arrays
-                table = bias + out + size + 1
-                scale = table + out * links
-                for j in range(out * links):
-                    entry = np.int64(weights[np.uint64(table + j)])
-                    if entry >= 0:
-                        following[np.uint64(j // links)] += (np.float64(weights[np.uint64(scale + j)])
-                                                             * np.float64(x[entry]))
-            for j in range(out):
-                logits[np.uint64(j)] = following[np.uint64(j)]
+        for j in range(out):  # the layer's float32 output, through the ReLU
+            current[np.uint64(j)] = max(np.float32(following[np.uint64(j)]), np.float32(0.0))
+        size = out
         at = bias + out
-    value = np.float64(weights[at + size])
+    return current, size, at
+
+
+@njit(cache=True, inline="always")
+def _value_head(weights, shape, current, size, at):
+    """The value head on the last hidden layer ``current[:size]`` (the heads' weights start at ``at``)."""
+    start = at + size * shape[ACTIONS] + shape[ACTIONS]
+    value = np.float64(weights[start + size])
     for i in range(size):
-        value += current[i] * weights[at + i]
+        value += current[i] * weights[start + i]
     return np.float32(value)
+
+
+@njit(cache=True, inline="always")
+def _add_links(weights, shape, x, size, at, action, score):
+    """``score`` plus the linked entries of ``action`` (none without links), in the table after the
+    value head's arrays."""
+    links, actions = shape[LINKS], shape[ACTIONS]
+    table = at + size * actions + actions + size + 1
+    scale = table + actions * links
+    for k in range(action * links, action * links + links):
+        entry = np.int64(weights[np.uint64(table + k)])
+        if entry >= 0:
+            score += np.float64(weights[np.uint64(scale + k)]) * np.float64(x[entry])
+    return score
+
+
+@njit(cache=True)
+def forward(weights, shape, x, logits):
+    """The network of ``(weights, shape)`` (:func:`flat_weights`) on input ``x``: writes the action
+    logits to ``logits`` and returns the value."""
+    current, size, at = _hidden_layers(weights, shape, x)
+    actions = shape[ACTIONS]
+    scores = np.empty(actions, dtype=np.float64)
+    bias = at + size * actions
+    for j in range(actions):
+        scores[np.uint64(j)] = weights[np.uint64(bias + j)]
+    for i in range(size):
+        value = current[i]
+        if value != 0.0:
+            row = at + i * actions
+            for j in range(actions):
+                scores[np.uint64(j)] += value * weights[np.uint64(row + j)]
+    for j in range(actions):
+        score = scores[j]
+        if shape[LINKS] > 0:
+            score = _add_links(weights, shape, x, size, at, j, score)
+        logits[np.uint64(j)] = score
+    return _value_head(weights, shape, current, size, at)
+
+
+@njit(cache=True)
+def forward_at(weights, shape, x, heads, n, logits):
+    """:func:`forward` at the ``n`` head ids ``heads`` only: ``logits[i]`` is the logit of
+    ``heads[i]``, equal to the last bit to :func:`forward`'s, and the value is returned.
+
+    A decision needs the logits of its legal actions only, a few dozen of
+    Literature's 1,072 ids; each is read from the head's transposed copy (one
+    contiguous row per action, after every other array, :data:`POLICY_BY_ACTION`)
+    adding the hidden units in :func:`forward`'s order, so the sums are the same.
+    """
+    current, size, at = _hidden_layers(weights, shape, x)
+    actions = shape[ACTIONS]
+    bias = at + size * actions
+    by_action = shape[POLICY_BY_ACTION]
+    for h in range(n):  # the hidden units in :func:`forward`'s order (it vectorizes over actions)
+        action = heads[h]
+        score = np.float64(weights[np.uint64(bias + action)])
+        row = by_action + action * size
+        for i in range(size):
+            value = current[i]
+            if value != 0.0:
+                score += value * weights[np.uint64(row + i)]
+        if shape[LINKS] > 0:
+            score = _add_links(weights, shape, x, size, at, action, score)
+        logits[h] = np.float32(score)  # float32 as the whole head's logits, whatever ``logits`` holds
+    return _value_head(weights, shape, current, size, at)
 
 
 @njit(cache=True, inline="always")
@@ -342,24 +442,45 @@ def evaluate_state(game, weights, shape, s, player, logits):
 
 
 @njit(cache=True, inline="always")
-def legal_policy(logits, legal, n, temperature, probabilities):
-    """The softmax of ``logits / temperature`` over the ``n`` legal actions ``legal``, into
-    ``probabilities[:n]``; temperature 0 puts all on the first most likely action."""
+def evaluate_legal(game, weights, shape, s, player, legal, n, scores):
+    """:func:`evaluate_state` at the ``n`` action ids ``legal`` only: ``scores[i]`` is the logit of
+    ``legal[i]``, the value returned (``n`` = 0: the value alone)."""
+    x = np.empty(shape[INPUTS], dtype=np.float32)
+    kernels.encode(game, s, player, shape[PERFECT_RECALL] != 0, x)
+    heads = np.empty(max(n, 1), dtype=np.int64)
+    for i in range(n):
+        heads[i] = legal[i] if shape[MOVER_FRAME] == 0 else kernels.mover_action(game, s, player, legal[i])
+    return forward_at(weights, shape, x, heads, n, scores)
+
+
+@njit(cache=True, inline="always")
+def softmax_scores(scores, n, temperature):
+    """``scores[:n]`` turned in place to their softmax at ``temperature``; temperature 0 puts all
+    on the first highest."""
     best = 0
     for i in range(1, n):
-        if logits[legal[i]] > logits[legal[best]]:
+        if scores[i] > scores[best]:
             best = i
     if temperature <= 0.0:
         for i in range(n):
-            probabilities[i] = 1.0 if i == best else 0.0
+            scores[i] = 1.0 if i == best else 0.0
         return
-    top = np.float64(logits[legal[best]])
+    top = np.float64(scores[best])
     total = 0.0
     for i in range(n):
-        probabilities[i] = np.exp((np.float64(logits[legal[i]]) - top) / temperature)
-        total += probabilities[i]
+        scores[i] = np.exp((np.float64(scores[i]) - top) / temperature)
+        total += scores[i]
     for i in range(n):
-        probabilities[i] /= total
+        scores[i] /= total
+
+
+@njit(cache=True, inline="always")
+def legal_policy(logits, legal, n, temperature, probabilities):
+    """The softmax of ``logits / temperature`` over the ``n`` legal actions ``legal``, into
+    ``probabilities[:n]``; temperature 0 puts all on the first most likely action."""
+    for i in range(n):
+        probabilities[i] = logits[legal[i]]
+    softmax_scores(probabilities, n, temperature)
 
 
 @njit(cache=True)
@@ -370,9 +491,8 @@ def network_policy(game, weights, shape, temperature, s, actions, probabilities)
     if n == 1:
         probabilities[0] = 1.0
         return n
-    logits = np.empty(shape[ACTIONS], dtype=np.float32)
-    evaluate_state(game, weights, shape, s, kernels.current_player(game, s), logits)
-    legal_policy(logits, actions, n, temperature, probabilities)
+    evaluate_legal(game, weights, shape, s, kernels.current_player(game, s), actions, n, probabilities)
+    softmax_scores(probabilities, n, temperature)
     return n
 
 
@@ -384,10 +504,9 @@ def network_action(game, weights, shape, temperature, s, stream, scratch):
     n = kernels.legal_actions(game, s, scratch)
     if n == 1:
         return scratch[0]
-    logits = np.empty(shape[ACTIONS], dtype=np.float32)
-    evaluate_state(game, weights, shape, s, player, logits)
     probabilities = np.empty(n, dtype=np.float64)
-    legal_policy(logits, scratch, n, temperature, probabilities)
+    evaluate_legal(game, weights, shape, s, player, scratch, n, probabilities)
+    softmax_scores(probabilities, n, temperature)
     draw = random_unit(stream) if temperature > 0.0 else 0.0
     total = 0.0
     for i in range(n):

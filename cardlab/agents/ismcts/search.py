@@ -84,7 +84,7 @@ from cardlab.agents.ismcts.options import (
     WIDENING,
     WORLD_POOL,
 )
-from cardlab.agents.network import ACTIONS, SHAPE_WIDTH, evaluate_state, legal_policy
+from cardlab.agents.network import SHAPE_WIDTH, evaluate_legal, softmax_scores
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import random_below, random_unit
@@ -293,13 +293,13 @@ def best_unexpanded(children, n, scores, stream):
 
 @njit(cache=True, forceinline=True)
 def rules_expansion_choice(game, world, player, options, legal, n, children, unexpanded, stream,
-                           scores, network, logits):
+                           scores, network):
     """The index of the action to add to the tree, among the ``unexpanded`` ones.
 
     With widening, the rule-based player's preferences come first: in its
     order of preference (ties at random) where it scores every action, else
     its choice; otherwise, or when its choice is already in the tree, at random.
-    (``network`` and ``logits`` are unused: the signature of :data:`expansion_choice`.)
+    (``network`` is unused: the signature of :data:`expansion_choice`.)
     """
     widening = options[WIDENING]
     chosen = -1
@@ -324,20 +324,20 @@ def rules_expansion_choice(game, world, player, options, legal, n, children, une
 
 @njit(cache=True, forceinline=True)
 def network_expansion_choice(game, world, player, options, legal, n, children, unexpanded, stream,
-                             scores, network, logits):
+                             scores, network):
     """:func:`rules_expansion_choice`, or with ``prior=net`` the unexpanded action the network's
     policy for ``player`` likes best (ties at random); ``scores[chosen]`` is its probability."""
     if np.int64(options[PRIOR]) == PRIOR_RULES:
         return rules_expansion_choice(game, world, player, options, legal, n, children, unexpanded,
-                                      stream, scores, network, logits)
+                                      stream, scores, network)
     weights, shape = network
-    evaluate_state(game, weights, shape, world, player, logits)
-    legal_policy(logits, legal, n, 1.0, scores)
+    evaluate_legal(game, weights, shape, world, player, legal, n, scores)
+    softmax_scores(scores, n, 1.0)
     return best_unexpanded(children, n, scores, stream)
 
 
 #: ``expansion_choice(networked, game, world, player, options, legal, n, children, unexpanded,
-#: stream, scores, network, logits)``: the index of the legal action to add to the tree, its
+#: stream, scores, network)``: the index of the legal action to add to the tree, its
 #: prior probability left in ``scores[chosen]`` (1 where no network orders the actions).
 expansion_choice = by_key("expansion_choice", {WITHOUT_NETWORK: rules_expansion_choice,
                                                WITH_NETWORK: network_expansion_choice})
@@ -374,14 +374,13 @@ def child_choice(nodes, reward, children, n, options):
 @njit(cache=True, forceinline=True)
 def select_and_expand(game, world, searcher, options, root, nodes, reward, size, stream,
                       legal, observed, children, scores, child_of, laid_out, path,
-                      networked, network, logits):
+                      networked, network):
     """Play ``world`` down the tree from ``root``, adding one node; return the path's length.
 
     ``path`` receives the nodes entered, the new one last if the tree had
     room; ``world`` is left at the leaf. ``legal`` .. ``laid_out`` are buffers
     (the last two of :func:`known_children`); ``network`` is the flat weights
-    and shape row of the network that ``networked`` searches read, ``logits``
-    room for its output.
+    and shape row of the network that ``networked`` searches read.
     """
     node = root
     depth = 0
@@ -417,7 +416,7 @@ def select_and_expand(game, world, searcher, options, root, nodes, reward, size,
         if (unexpanded > 0 and not expanded
                 and n - unexpanded < widened_width(options[WIDENING], nodes[node, VISITS], n)):
             chosen = expansion_choice(networked, game, world, player, options, legal, n, children,
-                                      unexpanded, stream, scores, network, logits)
+                                      unexpanded, stream, scores, network)
             child = add_child(nodes, reward, size, node, observed[chosen], player)
             kernels.apply_action(game, world, legal[chosen])
             if child != NO_NODE:
@@ -470,17 +469,17 @@ def rollout(game, world, policy, depth, stream, legal, seat_returns):
 
 
 @njit(cache=True, forceinline=True)
-def rollout_value(game, world, options, stream, legal, seat_returns, network, logits):
+def rollout_value(game, world, options, stream, legal, seat_returns, network):
     """Fill ``seat_returns`` with each seat's return at the end of a rollout from ``world``.
 
-    (``network`` and ``logits`` are unused: the signature of :data:`evaluate_leaf`.)
+    (``network`` is unused: the signature of :data:`evaluate_leaf`.)
     """
     rollout(game, world, np.int64(options[ROLLOUT]), np.int64(options[ROLLOUT_DEPTH]), stream,
             legal, seat_returns)
 
 
 @njit(cache=True, forceinline=True)
-def network_value(game, world, options, stream, legal, seat_returns, network, logits):
+def network_value(game, world, options, stream, legal, seat_returns, network):
     """:func:`rollout_value`, or with ``value=net`` the network's value of ``world``.
 
     Chance moves are sampled up to the next decision (or the end, scored by
@@ -489,7 +488,7 @@ def network_value(game, world, options, stream, legal, seat_returns, network, lo
     seats share its negative equally, the returns being zero-sum.
     """
     if np.int64(options[VALUE]) == VALUE_ROLLOUT:
-        rollout_value(game, world, options, stream, legal, seat_returns, network, logits)
+        rollout_value(game, world, options, stream, legal, seat_returns, network)
         return
     player = kernels.current_player(game, world)
     while player == CHANCE_PLAYER:
@@ -499,7 +498,8 @@ def network_value(game, world, options, stream, legal, seat_returns, network, lo
         kernels.returns(game, world, seat_returns)
         return
     weights, shape = network
-    value = evaluate_state(game, weights, shape, world, player, logits) * kernels.utility_scale(game, world)
+    value = evaluate_legal(game, weights, shape, world, player, legal, 0, seat_returns)  # the value only
+    value *= kernels.utility_scale(game, world)
     players = kernels.num_players(game, world)
     side = kernels.side_of(game, world, player)
     own = 0
@@ -513,9 +513,9 @@ def network_value(game, world, options, stream, legal, seat_returns, network, lo
             seat_returns[seat] = -value * own / (players - own)
 
 
-#: ``evaluate_leaf(networked, game, world, options, stream, legal, seat_returns, network,
-#: logits)``: fill ``seat_returns`` with the value of the leaf ``world`` to each seat, by the
-#: evaluator the ``value`` option chooses. The one place a leaf evaluator plugs in.
+#: ``evaluate_leaf(networked, game, world, options, stream, legal, seat_returns, network)``: fill
+#: ``seat_returns`` with the value of the leaf ``world`` to each seat, by the evaluator the
+#: ``value`` option chooses. The one place a leaf evaluator plugs in.
 evaluate_leaf = by_key("evaluate_leaf", {WITHOUT_NETWORK: rollout_value, WITH_NETWORK: network_value})
 
 
@@ -552,7 +552,6 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
     path = np.empty(MAX_DEPTH, dtype=np.int64)
     seat_returns = np.empty(MAX_SEATS, dtype=np.float64)
     world_buffer = np.empty(root_state.shape[0], dtype=np.int64)
-    logits = np.empty(network[1][ACTIONS], dtype=np.float32)
     scale = kernels.utility_scale(game, root_state)
     if networked == WITHOUT_NETWORK and (options[PRIOR] != PRIOR_RULES or options[VALUE] != VALUE_ROLLOUT):
         raise ValueError("ismcts: prior=net and value=net need a search given the network")
@@ -562,8 +561,8 @@ def run_iterations(game, root_state, searcher, options, iterations, root, nodes,
             worlds_out[iteration, :] = world
         depth = select_and_expand(game, world, searcher, options, root, nodes, reward, size, stream,
                                   legal, observed, children, scores, child_of, laid_out, path,
-                                  networked, network, logits)
-        evaluate_leaf(networked, game, world, options, stream, legal, seat_returns, network, logits)
+                                  networked, network)
+        evaluate_leaf(networked, game, world, options, stream, legal, seat_returns, network)
         back_up(nodes, reward, root, path, depth, seat_returns, scale)
     return iterations
 
