@@ -361,7 +361,7 @@ def command_train(args: argparse.Namespace) -> int:
 
 
 def _learn(args: argparse.Namespace) -> int:
-    """``cardlab train --algo ppo|bc``: a policy-and-value network (the ``learn`` extra)."""
+    """``cardlab train --algo ppo|bc|holders``: a network (the ``learn`` extra)."""
     from cardlab.cfr.train import TrainingStopped
 
     try:
@@ -390,8 +390,9 @@ def _learn(args: argparse.Namespace) -> int:
         raise CliError(str(error).splitlines()[0]) from error
     progress = model.metadata["training"]["progress"]
     history = progress["history"]
-    last = "".join(f", vs {entry['opponent']} {entry['mean']:+.3f} per deal" for entry in history
-                   if entry["updates"] == history[-1]["updates"])
+    last = "".join(f", log-loss {entry['log_loss']:.4f} (the sampler's {entry['sampler_log_loss']:.4f})"
+                   if "log_loss" in entry else f", vs {entry['opponent']} {entry['mean']:+.3f} per deal"
+                   for entry in history if entry["updates"] == history[-1]["updates"])
     print(f"{args.out}: {args.algo} on {game.get_type().short_name}, {progress['decisions']} decisions{last}")
     return 0
 
@@ -833,18 +834,21 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
     tra.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="game parameter")
     tra.add_argument("--quiet", action="store_true", help="no progress bar")
     net = tra.add_argument_group("policy-and-value networks (--algo; the learn extra), docs/learning.md")
-    net.add_argument("--algo", choices=["ppo", "bc"],
-                     help="ppo: self-play PPO with action masks; bc: imitate --teacher (a warm start)")
+    net.add_argument("--algo", choices=["ppo", "bc", "holders"],
+                     help="ppo: self-play PPO with action masks; bc: imitate --teacher (a warm start); "
+                     "holders: a hand-inference model, where each hidden card is, from --teacher's games")
     net.add_argument("--steps", type=int, help="decisions to learn from, in all")
     net.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="a learning setting (num_envs, batch, learning_rate, hidden=256x256, ...)")
     net.add_argument("--opponents", help="a native agent the learner plays against (default: self-play)")
-    net.add_argument("--teacher", default="rules", help="the native agent --algo bc imitates")
+    net.add_argument("--teacher", default="rules",
+                     help="the native agent --algo bc imitates (and whose games --algo holders labels)")
     net.add_argument("--init", help="a model file to start from")
     net.add_argument("--checkpoint-every", type=int, default=20, help="updates between checkpoints")
     net.add_argument("--eval-opponent", action="append",
                      help="an agent strength is measured against (default rules; repeat for several)")
-    net.add_argument("--eval-deals", type=int, default=500, help="duplicate deals of each measurement")
+    net.add_argument("--eval-deals", type=int, default=500,
+                     help="duplicate deals of each measurement (--algo holders: held-out positions)")
     net.add_argument("--eval-minutes", type=float, default=10.0, help="minutes between measurements")
     tra.set_defaults(run=command_train)
 

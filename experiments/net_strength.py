@@ -34,7 +34,7 @@ def match(game_alias: str, deals: int, seed: int, directory: Path, workers: int,
           agent: str = "net", opponent: str = "rules") -> dict:
     """``agent`` (by default the committed model) against ``opponent`` on ``deals`` duplicate deals."""
     from cardlab.analysis.report import build_report
-    from cardlab.arena.entrants import AgentSpec, parse_agent
+    from cardlab.arena.entrants import AgentSpec, input_files, parse_agent
     from cardlab.arena.tournament import TournamentSettings, default_chunk_size, run_tournament
 
     spec = game_spec(game_alias)
@@ -44,8 +44,10 @@ def match(game_alias: str, deals: int, seed: int, directory: Path, workers: int,
                    progress=False)
     report = build_report(directory)
     sign = 1 if report.agents.index("agent") == 0 else -1
-    model = load_model(MODELS / f"{spec.name}.npz", spec.load())
-    training = model.metadata["training"]
+    game = spec.load()
+    read = input_files(entrants[0], game) if entrants[0].name != "net" else {}
+    models = {"model": MODELS / f"{spec.name}.npz"} if entrants[0].name == "net" or "model" in read else {}
+    models.update({what: path for what, path in read.items() if what == "inference_model"})
     milliseconds = dict(zip(report.agents, report.ms_per_decision, strict=True))
     return {"game": spec.name, "agent": agent, "opponent": opponent, "deals": deals, "seed": seed,
             "agent_minus_opponent_points_per_deal": round(float(report.pair_mean[0]) * sign, 4),
@@ -53,11 +55,16 @@ def match(game_alias: str, deals: int, seed: int, directory: Path, workers: int,
             "cpu_ms_per_decision": {"agent": round(float(milliseconds["agent"]), 5),
                                     "opponent": round(float(milliseconds["opponent"]), 5)},
             "cpu_time_ratio": round(float(milliseconds["agent"] / milliseconds["opponent"]), 5),
-            "model": {"file": f"cardlab/agents/models/{spec.name}.npz",
-                      "commit": model.metadata.get("commit"),
-                      "decisions": training["progress"]["decisions"],
-                      "cpu_seconds": training["progress"]["cpu_seconds"],
-                      "zoo": model.metadata.get("zoo")}}
+            **{what: model_record(path, game) for what, path in models.items()}}
+
+
+def model_record(path: Path, game) -> dict:
+    """What the match's agent read: a committed model's file, commit, training size and zoo record."""
+    model = load_model(path, game, head=None)
+    progress = model.metadata["training"]["progress"]
+    return {"file": f"cardlab/agents/models/{path.name}", "commit": model.metadata.get("commit"),
+            "decisions": progress["decisions"], "cpu_seconds": progress["cpu_seconds"],
+            "zoo": model.metadata.get("zoo")}
 
 
 def main(argv: list[str] | None = None) -> int:

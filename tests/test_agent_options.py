@@ -245,10 +245,11 @@ def test_the_row_holds_each_option_at_its_named_column():
 def test_the_compiled_arena_runs_exactly_the_options_declared_with_a_column(kaiser):
     compiled = {option.name for option in OPTIONS if option.compiled}
     assert compiled == {"simulations", "exploration", "rollout", "world_pool", "epsilon",
-                        "widening", "rollout_depth", "value", "prior", "puct"}
+                        "widening", "rollout_depth", "value", "prior", "puct", "inference",
+                        "inference_weight"}
     for option in OPTIONS:
         value = option.default if option.default is not None else 5.0
-        runs_compiled = option.compiled or option.name == "model"  # the network goes in as a table
+        runs_compiled = option.compiled or option.name in ("model", "inference_model")  # networks: tables
         assert is_native(AgentSpec("ismcts", "ismcts", {option.name: value}), kaiser) == runs_compiled
 
 

@@ -75,7 +75,13 @@ LINKS = 5  # observation entries linked to each action's logit (0: none)
 HIDDEN = 6  # the widths of the hidden layers, one column each
 #: Where the policy head's transposed copy starts (one row of hidden weights per action, :func:`forward_at`).
 POLICY_BY_ACTION = HIDDEN + MAX_HIDDEN_LAYERS
-SHAPE_WIDTH = POLICY_BY_ACTION + 1
+#: The columns that describe one network.
+NETWORK_COLUMNS = POLICY_BY_ACTION + 1
+#: A searcher's second network, its hand-inference model (:func:`with_beliefs`): where its weights
+#: start in the flat vector (-1: none), and its own shape row, after this column.
+BELIEFS_AT = NETWORK_COLUMNS
+BELIEFS_SHAPE = BELIEFS_AT + 1
+SHAPE_WIDTH = BELIEFS_SHAPE + NETWORK_COLUMNS
 
 
 #: Arrays of a training run's checkpoint beside the network (an optimizer's moments) start with this.
@@ -305,7 +311,35 @@ def flat_weights(model: NetworkModel) -> tuple[np.ndarray, np.ndarray]:
     shape[MOVER_FRAME] = int(model.action_frame == "mover")
     shape[LINKS] = model.links
     shape[HIDDEN:HIDDEN + len(model.hidden)] = model.hidden
+    shape[BELIEFS_AT] = -1
     return weights, shape
+
+
+def no_network_weights() -> tuple[np.ndarray, np.ndarray]:
+    """``(weights, shape)`` of no network: what a search holds where it reads none."""
+    shape = np.zeros(SHAPE_WIDTH, dtype=np.int64)
+    shape[BELIEFS_AT] = -1
+    return np.zeros(1, dtype=np.float32), shape
+
+
+def with_beliefs(network: tuple[np.ndarray, np.ndarray], beliefs: NetworkModel
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``network`` (:func:`flat_weights`, or :func:`no_network_weights`) with the hand-inference
+    model ``beliefs`` after it in one flat vector and one shape row (:func:`beliefs_network`)."""
+    if beliefs.head != "holders":
+        raise ValueError("the beliefs of a search come from a hand-inference model (--algo holders)")
+    weights, shape = network
+    second, second_shape = flat_weights(beliefs)
+    stacked = shape.copy()
+    stacked[BELIEFS_AT] = len(weights)
+    stacked[BELIEFS_SHAPE:] = second_shape[:NETWORK_COLUMNS]
+    return np.concatenate([weights, second]), stacked
+
+
+@njit(cache=True, inline="always")
+def beliefs_network(weights, shape):
+    """The hand-inference network stacked by :func:`with_beliefs`: its weights and shape row."""
+    return weights[shape[BELIEFS_AT]:], shape[BELIEFS_SHAPE:]
 
 
 # ---- the forward pass in numba ------------------------------------------------------------------

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from cardlab.games.spec import GameSpec
 
 #: Width of an agent's options row: a compiled agent reads the columns it declares.
-ROW_WIDTH = 10
+ROW_WIDTH = 12
 
 Kind = Literal["int", "float", "bool", "choice", "text"]
 

@@ -41,8 +41,8 @@ from cardlab.agents import cfr_bidding, net
 from cardlab.agents.builtin import BUILTIN, BuiltinAgent
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import OPTIONS as ISMCTS_OPTIONS
-from cardlab.agents.ismcts import uses_network
-from cardlab.agents.ismcts.bot import network_of
+from cardlab.agents.ismcts.bot import beliefs_path, network_of
+from cardlab.agents.ismcts.options import uses_beliefs, uses_policy_network
 from cardlab.agents.network import flat_weights
 from cardlab.agents.options import OptionSet, parse_options
 from cardlab.agents.pimc.bot import check_pimc_game
@@ -157,8 +157,11 @@ def input_files(spec: AgentSpec, game: pyspiel.Game) -> dict[str, Path]:
             files[option.name] = Path(spec.options[option.name])
     if spec.name == "cfr-bidding" and "policy" not in files:
         files["policy"] = cfr_bidding.policy_path(None, game)
-    if "model" not in files and (spec.name == "net" or spec.name == "ismcts" and uses_network(spec.options)):
+    searching = spec.name == "ismcts"
+    if "model" not in files and (spec.name == "net" or searching and uses_policy_network(spec.options)):
         files["model"] = net.model_path(None, game)
+    if searching and uses_beliefs(spec.options) and "inference_model" not in files:
+        files["inference_model"] = beliefs_path(None, game)
     return files
 
 

@@ -206,6 +206,25 @@ def _literature_resample(s, seat, stream):
     return world
 
 
+@njit(cache=True, inline="always")
+def _kaiser_hand(s, seat):
+    return s[kaiser_engine.HANDS + seat]
+
+
+@njit(cache=True, inline="always")
+def _twenty_eight_hand(s, seat):
+    return s[twenty_eight_engine.HANDS + seat]  # a hidden trump indicator is in nobody's hand
+
+
+@njit(cache=True, inline="always")
+def _literature_hand(s, seat):
+    return s[literature_engine.HANDS + seat]
+
+
+#: The cards ``seat`` holds in ``s`` (a mask): where a world puts each card, whatever the game.
+hand = _per_game("hand", _kaiser_hand, _twenty_eight_hand, _literature_hand)
+
+
 #: A world ``seat`` cannot tell from ``s``, drawn by the game's belief-consistent sampler.
 resample = _per_game("resample", kaiser_sampling.resample_hidden_hands,
                      twenty_eight_sampling.resample_hidden_hands, _literature_resample)

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from cardlab.learn.holders import holder_loss
 from cardlab.learn.network import Params, apply, masked_log_policy
 
 
@@ -141,7 +142,7 @@ def imitation_loss(params: Params, batch: dict[str, jax.Array], settings: Settin
     return loss, {"loss": loss, "policy_loss": policy_loss, "value_loss": value_loss, "agreement": agreement}
 
 
-LOSSES = {"ppo": ppo_loss, "bc": imitation_loss}
+LOSSES = {"ppo": ppo_loss, "bc": imitation_loss, "holders": holder_loss}
 
 
 class Learner:
@@ -175,7 +176,7 @@ class Learner:
         ``batch["observations"]`` are compact counts: each minibatch's are divided by
         ``divisors`` into the float32 tensors the network reads.
         """
-        size = len(batch["actions"])
+        size = len(batch["observations"])
         minibatch = self.settings.minibatch
         totals: dict[str, float] = {}
         count = 0

@@ -35,18 +35,37 @@ import numpy as np
 import pyspiel
 from tqdm import tqdm
 
-from cardlab.agents.network import NetworkModel, action_links, load_model, model_metadata, save_model
+from cardlab.agents.network import (
+    NetworkModel,
+    action_links,
+    holder_outputs,
+    load_model,
+    model_metadata,
+    save_model,
+)
 from cardlab.cfr.train import TrainingStopped
 from cardlab.core.files import check_checkpoint_path, keep_previous, load_or_previous
 from cardlab.core.interrupt import StopRequest
 from cardlab.core.limits import check_count, check_seed
 from cardlab.core.rng import derive_seed
 from cardlab.learn.evaluate import duplicate_strength
+from cardlab.learn.holders import (
+    Positions,
+    collect_positions,
+    labelled_step,
+    sampler_counts,
+    sampler_score,
+    score_holders,
+)
 from cardlab.learn.network import from_model, init_params, to_model
 from cardlab.learn.ppo import Learner, Settings
 from cardlab.learn.rollouts import Collector, Teacher, Transitions, episode_targets
 
-ALGORITHMS = ("ppo", "bc")
+ALGORITHMS = ("ppo", "bc", "holders")
+#: The head each algorithm trains (:data:`cardlab.agents.network.HEADS`).
+HEAD_OF = {"ppo": "policy", "bc": "policy", "holders": "holders"}
+#: The algorithms whose games the teacher plays.
+TAUGHT = ("bc", "holders")
 #: The most decisions one run may learn from.
 MAX_STEPS = 10**13
 #: Seeds of the parts of a run, drawn from its seed: so none repeats another's stream.
@@ -63,11 +82,11 @@ class Run:
     seed: int = 0
     settings: Settings = field(default_factory=Settings)
     opponents: str | None = None  # a native agent the learner plays against; None: self-play
-    teacher: str = "rules"  # the agent ``bc`` imitates
+    teacher: str = "rules"  # the agent ``bc`` imitates, whose games ``holders`` labels
     init: str | None = None  # a model file to start from
     checkpoint_every: int = 20  # updates between checkpoints
     eval_opponents: tuple[str, ...] = ("rules",)  # each measured against, on the same deals
-    eval_deals: int = 500
+    eval_deals: int = 500  # holders: held-out positions
     eval_minutes: float = 10.0  # at a checkpoint, measure if this long has passed since the last time
     eval_seed: int = 20240601
 
@@ -85,6 +104,8 @@ class Run:
             raise ValueError(f"eval_minutes must be in 0..1000000, got {self.eval_minutes!r}")
         if not self.eval_opponents:
             raise ValueError("give at least one agent to measure the model against")
+        if self.algo == "holders" and self.opponents is not None:
+            raise ValueError("--algo holders learns from the teacher's games: give no opponents")
         for name in ("explore", "own_moves"):
             if getattr(self.settings, name) and self.algo != "bc":
                 raise ValueError(f"the setting {name} is for --algo bc (its teacher's games), "
@@ -93,7 +114,7 @@ class Run:
     def identity(self) -> dict[str, Any]:
         """What a resumed run must share with the saved one, or its streams would fork."""
         return {"algo": self.algo, "seed": self.seed, "settings": self.settings.to_json(),
-                "opponents": self.opponents, "teacher": self.teacher if self.algo == "bc" else None,
+                "opponents": self.opponents, "teacher": self.teacher if self.algo in TAUGHT else None,
                 "init": self.init, "checkpoint_every": self.checkpoint_every}
 
 
@@ -117,9 +138,9 @@ def check_run_out(out: str | Path, resume: bool) -> None:
     check_checkpoint_path(out, resume, "model")
 
 
-def load_checkpoint(out: str | Path, game: pyspiel.Game) -> NetworkModel:
+def load_checkpoint(out: str | Path, game: pyspiel.Game, head: str = "policy") -> NetworkModel:
     """The run saved in ``out``; if that file is unreadable, the previous checkpoint (said on stderr)."""
-    return load_or_previous(out, lambda path: load_model(path, game))
+    return load_or_previous(out, lambda path: load_model(path, game, head))
 
 
 class Trainer:
@@ -130,8 +151,9 @@ class Trainer:
         check_run_out(out, resume)
         self.run, self.out, self.command = run, Path(out), command
         settings = run.settings
-        start = load_model(run.init, run.game) if run.init is not None else None
-        saved = load_checkpoint(out, run.game) if resume else None
+        head = HEAD_OF[run.algo]
+        start = load_model(run.init, run.game, head) if run.init is not None else None
+        saved = load_checkpoint(out, run.game, head) if resume else None
         # A run goes on in the shape, action frame and links of the model it continues (a model
         # trained before the mover's frame and the links existed keeps its own); a new one has all.
         previous = saved if saved is not None else start
@@ -140,7 +162,7 @@ class Trainer:
         links = previous is None or previous.links > 0
         self.collector = Collector(run.game, settings.num_envs, run.seed, run.opponents, frame)
         c = self.collector
-        self.metadata = model_metadata(run.game, "observation", hidden, frame, links)
+        self.metadata = model_metadata(run.game, "observation", hidden, frame, links, head)
         self.progress = Progress()
         if resume:
             self._check_resumable(saved)
@@ -149,7 +171,10 @@ class Trainer:
             params = from_model(start)
         else:
             params = init_params(jax.random.PRNGKey(int(derive_seed(run.seed, 0)) >> 33), c.inputs, hidden,
-                                 c.num_actions, action_links(run.game) if self.metadata["links"] else None)
+                                 self.metadata["actions"],
+                                 action_links(run.game) if self.metadata["links"] else None)
+            if head == "holders":  # no value to learn: its head stays zero (no gradient moves it)
+                params["value_w"] = jax.numpy.zeros_like(params["value_w"])
         self.learner = Learner(run.algo, settings, params)
         if resume:
             try:
@@ -157,7 +182,8 @@ class Trainer:
             except ValueError as error:
                 raise ValueError(f"{out}: the saved run cannot be resumed ({error})") from None
         self.teacher = (Teacher(run.teacher, run.game, c.num_envs, int(derive_seed(run.seed, _TEACHER)))
-                        if run.algo == "bc" else None)
+                        if run.algo in TAUGHT else None)
+        self.held_out: tuple[Positions, tuple[float, float]] | None = None  # holders: positions, sampler
         self.buffer = Transitions.empty(settings.rollout * c.num_envs * 2, c.inputs, c.num_actions,
                                         c.num_players)
         self._last_eval = -np.inf
@@ -215,13 +241,11 @@ class Trainer:
         step = 0
         while p.decisions < run.steps and not stop.requested:
             cpu, wall = time.process_time(), time.perf_counter()
-            for _ in range(settings.rollout):
-                self._play_one(jax.random.fold_in(key, step), (first_update, step))
-                step += 1
-            finished = self._finish_games()
-            if len(finished["actions"]):
+            finished = self._collect(key, first_update, step)
+            step += settings.rollout
+            if len(finished["observations"]):
                 pool.append(finished)
-                pooled += len(finished["actions"])
+                pooled += len(finished["observations"])
             done = settings.rollout * c.num_envs
             p.decisions += done
             if pooled >= settings.batch:
@@ -235,11 +259,27 @@ class Trainer:
             p.wall_seconds += time.perf_counter() - wall
             bar.update(done)
             if stats:
-                bar.set_postfix({name: f"{stats[name]:.3g}" for name in ("loss", "entropy", "agreement")
-                                 if name in stats} | self._shown_strength(), refresh=False)
+                shown = ("loss", "entropy", "agreement", "accuracy")
+                bar.set_postfix({name: f"{stats[name]:.3g}" for name in shown if name in stats}
+                                | self._shown_strength(), refresh=False)
             if p.updates - first_update >= run.checkpoint_every:
                 break
         return stats
+
+    def _collect(self, key: jax.Array, first_update: int, step: int) -> dict[str, np.ndarray]:
+        """``rollout`` decisions in every environment; what of them the learner learns from now:
+        the decisions of the games that ended (ppo, bc), or every one labelled (holders)."""
+        rollout = self.run.settings.rollout
+        if self.run.algo == "holders":
+            c = self.collector
+            parts = [labelled_step(c, self.teacher, self.teacher.kernel_id, *holder_outputs(self.run.game))
+                     for _ in range(rollout)]
+            return {"observations": np.concatenate([p.observations for p in parts]),
+                    "holders": np.concatenate([p.holders for p in parts]),
+                    "holding": np.concatenate([p.holding for p in parts])}
+        for at in range(step, step + rollout):
+            self._play_one(jax.random.fold_in(key, at), (first_update, at))
+        return self._finish_games()
 
     def _play_one(self, key: jax.Array, at: tuple[int, int]) -> None:
         """One decision in every environment: the learner's (PPO) or the teacher's (imitation).
@@ -301,21 +341,36 @@ class Trainer:
         due = time.perf_counter() - self._last_eval >= 60 * run.eval_minutes
         measured = bool(p.history) and p.history[-1]["updates"] == p.updates
         if run.eval_deals and (final or due) and not measured:
-            for opponent in run.eval_opponents:
-                strength = duplicate_strength(run.game, self.out, opponent, run.eval_deals, run.eval_seed)
+            for measurement in self._measure(model):
                 p.history.append({"decisions": p.decisions, "updates": p.updates,
-                                  "cpu_seconds": round(p.cpu_seconds, 1), **strength.to_json()})
+                                  "cpu_seconds": round(p.cpu_seconds, 1), **measurement})
             self._last_eval = time.perf_counter()
             bar.set_postfix(self._shown_strength(), refresh=True)
             model = self._save(stats)
         return model
 
+    def _measure(self, model: NetworkModel) -> list[dict[str, Any]]:
+        """The strength against each evaluation opponent; or (holders) the log-loss on the held-out
+        positions beside the consistent sampler's, its positions and beliefs drawn once a run."""
+        run = self.run
+        if run.algo != "holders":
+            return [duplicate_strength(run.game, self.out, opponent, run.eval_deals, run.eval_seed).to_json()
+                    for opponent in run.eval_opponents]
+        if self.held_out is None:
+            positions = collect_positions(run.game, run.eval_deals, run.eval_seed, run.teacher)
+            self.held_out = positions, sampler_score(sampler_counts(run.game, positions, seed=run.eval_seed),
+                                                     positions)
+        positions, sampler = self.held_out
+        return [score_holders(run.game, model, positions, sampler).to_json()]
+
     def _shown_strength(self) -> dict[str, str]:
         history = self.progress.history
         if not history:
             return {}
-        return {"vs " + entry["opponent"]: f"{entry['mean']:+.2f}" for entry in history
-                if entry["updates"] == history[-1]["updates"]}
+        last = [entry for entry in history if entry["updates"] == history[-1]["updates"]]
+        if "log_loss" in last[0]:
+            return {"log-loss": f"{last[0]['log_loss']:.4f}", "sampler": f"{last[0]['sampler_log_loss']:.4f}"}
+        return {"vs " + entry["opponent"]: f"{entry['mean']:+.2f}" for entry in last}
 
     def _save(self, stats: dict[str, float]) -> NetworkModel:
         training = {"run": self.run.identity(), "progress": self.progress.to_json(), "steps": self.run.steps,
@@ -354,7 +409,7 @@ def strip_training_state(source: str | Path, target: str | Path, game: pyspiel.G
                          record: dict[str, Any] | None = None) -> NetworkModel:
     """The model of checkpoint ``source`` without its optimizer state (a file to commit), into ``target``;
     ``record`` (how the model was made and measured, for the model zoo) is kept in its metadata as ``zoo``."""
-    model = load_model(source, game)
+    model = load_model(source, game, head=None)
     metadata = {key: value for key, value in model.metadata.items() if key not in ("format", "version",
                                                                                    "checksum")}
     if record is not None:

@@ -28,7 +28,7 @@ import numpy as np
 import pyspiel
 
 from cardlab.agents.ismcts.options import OPTIONS as ISMCTS_OPTIONS
-from cardlab.agents.ismcts.search import draw_world_pool
+from cardlab.agents.ismcts.search import WITHOUT_NETWORK, draw_world_pool, no_network
 from cardlab.agents.pimc.bot import check_pimc_game
 from cardlab.arena.entrants import NATIVE_AGENTS, AgentSpec, native_row, parse_agent
 from cardlab.arena.native import agent_kinds
@@ -234,7 +234,8 @@ def advise_bids(state: pyspiel.State, seat: int, worlds: int = 400, epsilon: flo
     choices = np.array(state.legal_actions(), dtype=np.int64)
     kinds, options = agent_tables(players, game)
     with StopRequest() as stop:  # Ctrl-C acts between slices of worlds, never inside a kernel
-        pool, cumulative = draw_world_pool(spec.kernel_id, state.array, seat, make_stream(seed), row)
+        pool, cumulative = draw_world_pool(spec.kernel_id, state.array, seat, make_stream(seed), row,
+                                           WITHOUT_NETWORK, no_network())
         weights = np.diff(cumulative, prepend=0.0)
         returns = np.zeros((len(pool), len(choices), game.num_players()))
         ours = np.zeros((len(pool), len(choices)), dtype=bool)  # our side holds the contract

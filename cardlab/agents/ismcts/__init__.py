@@ -16,8 +16,9 @@ def make_ismcts(game: pyspiel.Game, player: int, seed: int, **options: Any) -> I
 
 
 def runs_compiled(given: dict[str, Any]) -> bool:
-    """The compiled arena plays ``ismcts`` with its row's options and ``model`` (loaded as a table)."""
-    return OPTIONS.runs_compiled({name: value for name, value in given.items() if name != "model"})
+    """The compiled arena plays ``ismcts`` with its row's options and its models (loaded as tables)."""
+    return OPTIONS.runs_compiled({name: value for name, value in given.items()
+                                  if name not in ("model", "inference_model")})
 
 
 __all__ = ["OPTIONS", "ISMCTSBot", "make_ismcts", "runs_compiled", "uses_network"]

@@ -6,6 +6,7 @@ import textwrap
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,9 +14,15 @@ import pyspiel
 
 from cardlab.agents.checks import check_can_move
 from cardlab.agents.ismcts import search
-from cardlab.agents.ismcts.options import OPTIONS, SIMULATIONS, uses_network
-from cardlab.agents.net import model_path
-from cardlab.agents.network import flat_weights, load_model
+from cardlab.agents.ismcts.options import (
+    OPTIONS,
+    SIMULATIONS,
+    uses_beliefs,
+    uses_network,
+    uses_policy_network,
+)
+from cardlab.agents.net import MODELS, model_path
+from cardlab.agents.network import flat_weights, load_model, no_network_weights, with_beliefs
 from cardlab.core.interrupt import StopRequest, quiet_worker
 from cardlab.core.openspiel import replay_world
 from cardlab.core.rng import derive_seed, make_stream, next_u64
@@ -163,12 +170,32 @@ class ISMCTSBot(pyspiel.Bot):
     __del__ = close
 
 
+def beliefs_path(given: str | None, game: pyspiel.Game) -> Path:
+    """The hand-inference model of ``inference=net``: ``given``, else the one committed for ``game``."""
+    if given is not None:
+        return Path(given)
+    name = game.get_type().short_name
+    path = MODELS / f"{name}_holders.npz"
+    if not path.exists():
+        raise ValueError(f"no hand-inference model is committed for {name}; train one with cardlab train "
+                         "--algo holders and give it as inference_model=PATH")
+    return path
+
+
 def network_of(options: dict[str, Any], game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray] | None:
-    """The flat weights and shape row of the network the resolved ``options`` search with, if any
-    (``ValueError`` for a model that is missing or of another game)."""
+    """The flat weights and shape row of the networks the resolved ``options`` search with, if any:
+    the policy-and-value one, then the hand-inference one stacked after it (``ValueError`` for a
+    model that is missing, of another kind or of another game)."""
     if not uses_network(options):
         return None
-    return flat_weights(load_model(model_path(options["model"], game), game))
+    network = (flat_weights(load_model(model_path(options["model"], game), game))
+               if uses_policy_network(options) else no_network_weights())
+    if uses_beliefs(options):
+        if options["world_pool"] == 0:
+            raise ValueError("inference=net weighs the worlds of the world pool: give world_pool > 0")
+        beliefs = load_model(beliefs_path(options["inference_model"], game), game, head="holders")
+        network = with_beliefs(network, beliefs)
+    return network
 
 
 def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndarray,
@@ -185,7 +212,8 @@ def run_search(game_id: int, root_state: np.ndarray, searcher: int, row: np.ndar
         networked, network = WITHOUT_NETWORK, search.no_network()
     deadline = time.perf_counter() + (time_ms or 0.0) / 1000.0
     with StopRequest() as stop:  # Ctrl-C acts between kernel calls, never inside one
-        pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row)
+        pool, cumulative = search.draw_world_pool(game_id, root_state, searcher, stream, row, networked,
+                                                  network)
 
         def iterate(count: int, worlds_out: np.ndarray) -> int:
             stop.check()

@@ -20,6 +20,8 @@ ROLLOUT_DEPTH = 6
 VALUE = 7
 PRIOR = 8
 PUCT = 9
+INFERENCE = 10
+INFERENCE_WEIGHT = 11
 
 # Codes of the choices, as the kernels read them.
 ROLLOUT_RANDOM = 0
@@ -28,6 +30,8 @@ VALUE_ROLLOUT = 0  # play on with the rollout policy (cut off after rollout_dept
 VALUE_NETWORK = 1  # the value head of a policy-and-value network (cardlab.agents.network)
 PRIOR_RULES = 0  # widening offers the rule-based player's choice first; selection by UCB
 PRIOR_NETWORK = 1  # widening in the policy head's order; selection by PUCT with its probabilities
+INFERENCE_NONE = 0  # the pool's worlds weigh by the bids they explain only
+INFERENCE_NETWORK = 1  # and by a hand-inference model's belief in where they put the cards
 
 #: The largest search tree an option may ask for: about 1.2 GB of nodes (3.6 GB when reused).
 MAX_TREE_NODES = 10_000_000
@@ -65,10 +69,28 @@ OPTIONS = OptionSet("ismcts", (
            low=0, high=1000, column=PUCT),
     Option("model", "text", None, "the network of prior=net and value=net (.npz of cardlab train); "
            "default: the model committed for the game"),
+    Option("inference", "choice", "none", "net: weigh the world pool's worlds by a hand-inference "
+           "model's belief in where each puts the hidden cards", choices={"none": INFERENCE_NONE,
+                                                                          "net": INFERENCE_NETWORK},
+           column=INFERENCE),
+    Option("inference_weight", "float", 1.0, "the power of that belief in a world's weight (inference=net)",
+           low=0, high=100, column=INFERENCE_WEIGHT),
+    Option("inference_model", "text", None, "the hand-inference model of inference=net (.npz of cardlab "
+           "train --algo holders); default: the one committed for the game"),
 ), game_defaults="ismcts_defaults")
 
 
-def uses_network(values: dict) -> bool:
-    """True if the options ``values`` (given or resolved) need a policy-and-value network."""
+def uses_policy_network(values: dict) -> bool:
+    """True if the options ``values`` (given or resolved) read a policy-and-value network."""
     return values.get("prior") == "net" or values.get("value") == "net"
+
+
+def uses_beliefs(values: dict) -> bool:
+    """True if the options ``values`` (given or resolved) read a hand-inference model."""
+    return values.get("inference") == "net"
+
+
+def uses_network(values: dict) -> bool:
+    """True if the options ``values`` need a network of either kind (the search that reads one)."""
+    return uses_policy_network(values) or uses_beliefs(values)
 

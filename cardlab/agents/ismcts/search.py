@@ -68,9 +68,13 @@ import math
 import numpy as np
 from numba import njit
 
+from cardlab.agents.inference import holder_log_beliefs, world_log_belief
 from cardlab.agents.ismcts.options import (
     EPSILON,
     EXPLORATION,
+    INFERENCE,
+    INFERENCE_NONE,
+    INFERENCE_WEIGHT,
     PRIOR,
     PRIOR_RULES,
     PUCT,
@@ -84,7 +88,14 @@ from cardlab.agents.ismcts.options import (
     WIDENING,
     WORLD_POOL,
 )
-from cardlab.agents.network import SHAPE_WIDTH, evaluate_legal, softmax_scores
+from cardlab.agents.network import (
+    ACTIONS,
+    BELIEFS_AT,
+    SHAPE_WIDTH,
+    beliefs_network,
+    evaluate_legal,
+    softmax_scores,
+)
 from cardlab.core.engine import CHANCE_PLAYER, TERMINAL_PLAYER
 from cardlab.core.layout import copy_state
 from cardlab.core.rng import random_below, random_unit
@@ -202,21 +213,56 @@ def policy_action(game, world, rollout, stream, legal):
 
 # ---- determinize ---------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def draw_world_pool(game, root_state, searcher, stream, options):
+def draw_world_pool(game, root_state, searcher, stream, options, networked, network):
     """The move's pool of worlds and their running weights (empty without a ``world_pool``).
 
-    A world weighs ``epsilon ** k``, k the others' bids it does not explain.
+    A world weighs ``epsilon ** k``, k the others' bids it does not explain, and
+    with ``inference=net`` (a ``networked`` search) times its belief (:func:`weigh_by_beliefs`).
     """
     size = np.int64(options[WORLD_POOL])
     pool = np.zeros((size, root_state.shape[0]), dtype=np.int64)
     cumulative = np.zeros(size, dtype=np.float64)
-    total = 0.0
     for i in range(size):
         world = kernels.resample(game, root_state, searcher, stream)
         pool[i, :] = world
-        total += options[EPSILON] ** kernels.bidding_mismatches(game, world, searcher)
+        cumulative[i] = options[EPSILON] ** kernels.bidding_mismatches(game, world, searcher)
+    weigh_worlds(networked, game, root_state, searcher, options, network, pool, cumulative)
+    total = 0.0
+    for i in range(size):
+        total += cumulative[i]
         cumulative[i] = total
     return pool, cumulative
+
+
+@njit(cache=True, inline="always")
+def keep_weights(game, root_state, searcher, options, network, pool, weights):
+    """A search without networks weighs its worlds by the bids alone."""
+    return
+
+
+@njit(cache=True, inline="always")
+def weigh_by_beliefs(game, root_state, searcher, options, network, pool, weights):
+    """With ``inference=net``: each world's weight times ``belief ** inference_weight``, the belief
+    the hand-inference model (from the searcher's observation, once a move) gives to where the world
+    puts the cards of the other hands (:func:`cardlab.agents.inference.world_log_belief`)."""
+    if np.int64(options[INFERENCE]) == INFERENCE_NONE or pool.shape[0] == 0:
+        return
+    belief_weights, belief_shape = beliefs_network(network[0], network[1])
+    others = kernels.num_players(game, root_state) - 1
+    cards = belief_shape[ACTIONS] // others
+    log_beliefs = np.empty((cards, others), dtype=np.float64)
+    holder_log_beliefs(game, belief_weights, belief_shape, root_state, searcher, cards, others, log_beliefs)
+    logs = np.empty(pool.shape[0], dtype=np.float64)
+    for i in range(pool.shape[0]):
+        logs[i] = world_log_belief(game, pool[i], searcher, log_beliefs)
+    top = logs.max()
+    for i in range(pool.shape[0]):
+        weights[i] *= np.exp(options[INFERENCE_WEIGHT] * (logs[i] - top))
+
+
+#: ``weigh_worlds(networked, game, root_state, searcher, options, network, pool, weights)``: the
+#: pool's weights times what its networks believe (a search without them compiles none of it).
+weigh_worlds = by_key("weigh_worlds", {WITHOUT_NETWORK: keep_weights, WITH_NETWORK: weigh_by_beliefs})
 
 
 @njit(cache=True, forceinline=True)
@@ -602,8 +648,10 @@ def descend(game, state_before, actions, searcher, root, nodes):
 
 @njit(cache=True, inline="always")
 def no_network():
-    """The ``network`` argument of a search without one: empty weights, no actions."""
-    return np.zeros(1, dtype=np.float32), np.zeros(SHAPE_WIDTH, dtype=np.int64)
+    """The ``network`` argument of a search without one: empty weights, no actions, no beliefs."""
+    shape = np.zeros(SHAPE_WIDTH, dtype=np.int64)
+    shape[BELIEFS_AT] = -1
+    return np.zeros(1, dtype=np.float32), shape
 
 
 @njit(cache=True, inline="always")
@@ -618,7 +666,7 @@ def root_search(game, options, state, stream, visits, networked, network):
     searcher = kernels.current_player(game, state)
     simulations = np.int64(options[SIMULATIONS])
     nodes, reward, size = new_tree(simulations + 1)
-    pool, cumulative = draw_world_pool(game, state, searcher, stream, options)
+    pool, cumulative = draw_world_pool(game, state, searcher, stream, options, networked, network)
     worlds = np.zeros((0, state.shape[0]), dtype=np.int64)
     run_iterations(game, state, searcher, options, simulations, 0, nodes, reward, size, stream,
                    pool, cumulative, worlds, networked, network)
