@@ -12,7 +12,14 @@ from cardlab.agents.inference import card_holders, holder_log_beliefs, world_log
 from cardlab.agents.ismcts import OPTIONS, search
 from cardlab.agents.ismcts.bot import network_of
 from cardlab.agents.net import MODELS
-from cardlab.agents.network import flat_weights, holder_outputs, load_model, model_metadata, save_model
+from cardlab.agents.network import (
+    action_links,
+    flat_weights,
+    holder_outputs,
+    load_model,
+    model_metadata,
+    save_model,
+)
 from cardlab.arena.entrants import AgentSpec, input_files
 from cardlab.core.layout import seat_after
 from cardlab.core.rng import make_stream
@@ -30,10 +37,12 @@ BY_GAME = [pytest.param(spec.aliases[0], id=spec.aliases[0]) for spec in SPECS]
 def random_holders(game: pyspiel.Game, seed: int, hidden=(64,)):
     """A hand-inference model of ``game`` with random weights (outputs of some size)."""
     metadata = model_metadata(game, "observation", hidden, head="holders")
-    params = init_params(jax.random.PRNGKey(seed), metadata["inputs"], hidden, metadata["actions"])
+    params = init_params(jax.random.PRNGKey(seed), metadata["inputs"], hidden, metadata["actions"],
+                         action_links(game, "holders"))
     rng = np.random.default_rng(seed)
-    params = {name: np.asarray(value) + 0.3 * rng.standard_normal(value.shape)
-              for name, value in params.items()}
+    noisy = {name: np.asarray(value) + 0.3 * rng.standard_normal(value.shape)
+             for name, value in params.items()}
+    params = {name: params[name] if name == "link_inputs" else noisy[name] for name in params}
     return to_model(params, metadata)
 
 
@@ -91,6 +100,23 @@ def test_numba_beliefs_are_jaxs_softmax_over_the_seats_that_hold_cards(game_name
         expected_belief = ours[i, np.flatnonzero(labelled), positions.holders[i][labelled]].sum()
         belief = world_log_belief(kernel_id, positions.states[i], int(positions.players[i]), ours[i])
         assert belief == pytest.approx(expected_belief, rel=1e-12)
+
+
+def test_a_literature_belief_reads_whether_the_seat_may_hold_the_card_and_its_hand_size() -> None:
+    """Literature's deductions rule seats out card by card: each (card, seat) logit is linked to the
+    observation's "may hold" entry of that seat and card, and to the seat's hand size."""
+    from cardlab.games.literature.observation import NUM_CARDS, piece_starts, pieces_of_state
+    game = game_spec("literature").load()
+    state = game.new_initial_state()
+    cards, others = holder_outputs(game)
+    links = action_links(game, "holders")
+    start = piece_starts(pieces_of_state(state.array, False))
+    assert links.shape == (cards * others, 2)
+    assert list(links[9 * others + 2]) == [start["possible_holders"] + 3 * NUM_CARDS + 9,
+                                           start["hand_sizes"] + 3]
+    model = random_holders(game, seed=2)
+    assert model.links == 2 and np.array_equal(model.arrays["link_inputs"], links)
+    assert action_links(game_spec("kaiser").load(), "holders") is None
 
 
 def test_a_hand_inference_model_and_a_policy_are_not_taken_for_each_other(kaiser, tmp_path) -> None:

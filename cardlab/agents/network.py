@@ -145,14 +145,18 @@ def array_shapes(inputs: int, hidden: tuple[int, ...], actions: int, links: int 
     return shapes
 
 
-def action_links(game: pyspiel.Game) -> np.ndarray | None:
-    """The observation entries linked to each action of ``game`` (``int64 [actions, links]``, -1 for
-    none), or None for a game without links (:attr:`GameSpec.action_links`)."""
+def action_links(game: pyspiel.Game, head: str = "policy") -> np.ndarray | None:
+    """The observation entries linked to each output of a ``head`` for ``game`` (``int64 [outputs,
+    links]``, -1 for none): an action of a policy head, a (card, seat) of a hand-inference one;
+    None for a game without links (:attr:`GameSpec.action_links`, :attr:`GameSpec.holder_links`)."""
     from cardlab.games import game_spec  # the specs import the agents that import this module
     spec = game_spec(game.get_type().short_name)
+    array = game.new_initial_state().array
+    if head == "holders":
+        return None if spec.holder_links is None else spec.holder_links(array, *holder_outputs(game))
     if spec.action_links is None:
         return None
-    return spec.action_links(game.new_initial_state().array, game.num_distinct_actions())
+    return spec.action_links(array, game.num_distinct_actions())
 
 
 def check_architecture(inputs: int, hidden: tuple[int, ...] | list[int], actions: int) -> tuple[int, ...]:
@@ -179,11 +183,11 @@ def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...]
                    links: bool = True, head: str = "policy", **extra: Any) -> dict[str, Any]:
     """The metadata of a network for ``game``: what it plays, its shapes, and ``extra`` (training).
     ``links``: whether its logits read the game's linked entries (:func:`action_links`), if it has them;
-    ``head``: one of :data:`HEADS` (a ``holders`` head names no action: no frame, no links)."""
+    ``head``: one of :data:`HEADS` (a ``holders`` head names no action: no frame)."""
     if head not in HEADS:
         raise ValueError(f"head must be one of {HEADS}, got {head!r}")
     if head == "holders":
-        action_frame, links = "absolute", False
+        action_frame = "absolute"  # no action to name: its seats count from the observer
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
     if action_frame not in ACTION_FRAMES:
@@ -197,7 +201,7 @@ def model_metadata(game: pyspiel.Game, observation: str, hidden: tuple[int, ...]
         cards, others = holder_outputs(game)
         actions, extra_head = cards * others, {"cards": cards, "others": others}
     hidden = check_architecture(inputs, hidden, actions)
-    table = action_links(game) if links and action_frame == "mover" else None
+    table = action_links(game, head) if links and (action_frame == "mover" or head == "holders") else None
     return {**game_identity(game), "observation": observation, "inputs": inputs, "actions": actions,
             "hidden": list(hidden), "action_frame": action_frame, "head": head, **extra_head,
             "links": 0 if table is None else int(table.shape[1]), **extra}
@@ -294,7 +298,7 @@ def check_model_game(metadata: dict[str, Any], game: pyspiel.Game, path: str | P
 
 def check_model_links(model: NetworkModel, game: pyspiel.Game, path: str | Path) -> None:
     """``ValueError`` unless a model's linked entries are the game's (an observation laid out since)."""
-    if model.links and not np.array_equal(model.arrays["link_inputs"], action_links(game)):
+    if model.links and not np.array_equal(model.arrays["link_inputs"], action_links(game, model.head)):
         raise ValueError(f"{path}: the model's action links are not {game}'s (its observation has changed)")
 
 

@@ -64,6 +64,10 @@ class GameSpec:
     #: (Literature's asks and claims): ``action_links(state_array, num_actions)``, the entries linked
     #: to each action id, -1 for none (:mod:`cardlab.agents.network`'s links).
     action_links: Callable[[np.ndarray, int], np.ndarray] | None = None
+    #: The same for a hand-inference head (:data:`cardlab.agents.network.HEADS` ``holders``):
+    #: ``holder_links(state_array, cards, others)``, the entries linked to the logit that the seat
+    #: ``k + 1`` places after the observer holds card ``c`` (row ``c * others + k``).
+    holder_links: Callable[[np.ndarray, int, int], np.ndarray] | None = None
     #: The table sizes the game is played at (its ``players`` parameter's values).
     player_counts: tuple[int, ...] = ()
     #: The number of cards a seat may hold when it bids (Twenty-Eight: four in the first round).

@@ -172,7 +172,7 @@ class Trainer:
         else:
             params = init_params(jax.random.PRNGKey(int(derive_seed(run.seed, 0)) >> 33), c.inputs, hidden,
                                  self.metadata["actions"],
-                                 action_links(run.game) if self.metadata["links"] else None)
+                                 action_links(run.game, head) if self.metadata["links"] else None)
             if head == "holders":  # no value to learn: its head stays zero (no gradient moves it)
                 params["value_w"] = jax.numpy.zeros_like(params["value_w"])
         self.learner = Learner(run.algo, settings, params)

@@ -204,6 +204,21 @@ def tensor_divisors(s: np.ndarray, perfect_recall: bool) -> np.ndarray:
 LINKS_PER_ACTION = 3
 
 
+def holder_links(s: np.ndarray, cards: int, others: int) -> np.ndarray:
+    """``links[c * others + k]``: the entries that speak of whether the seat ``k + 1`` places after
+    the observer holds card ``c``: whether it may (the deductions' verdict, which a hand-inference
+    network would otherwise have to learn to read back card by card) and its hand size."""
+    start = piece_starts(pieces_of_state(s, False))
+    n, layout = int(s[E.NUM_PLAYERS]), int(s[E.LAYOUT])
+    links = np.full((cards * others, 2), -1, dtype=np.int64)
+    for k in range(min(others, n - 1)):
+        for card in range(min(cards, NUM_CARDS)):
+            if HALF_SUIT_OF[layout, card] >= 0:
+                links[card * others + k] = (start["possible_holders"] + (k + 1) * NUM_CARDS + card,
+                                            start["hand_sizes"] + k + 1)
+    return links
+
+
 def action_links(s: np.ndarray, num_actions: int) -> np.ndarray:
     """``links[a]``: the observation entries that speak of action ``a`` (in the mover's frame,
     :func:`mover_action`), -1 for none; a network adds each, times a weight of its own, to

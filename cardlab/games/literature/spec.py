@@ -30,4 +30,5 @@ SPEC = GameSpec(
     deductions=deductions.knows_text,
     claim_odds=deductions.claim_odds,
     action_links=observation.action_links,
+    holder_links=observation.holder_links,
 )
