@@ -54,7 +54,7 @@ def model_path(given: str | None, game: pyspiel.Game) -> Path:
     name = game.get_type().short_name
     path = MODELS / f"{name}.npz"
     if not path.exists():
-        committed = sorted(p.stem for p in MODELS.glob("*.npz"))
+        committed = sorted(p.stem for p in MODELS.glob("*.npz") if not p.stem.endswith("_holders"))
         raise ValueError(f"no model is committed for {name} (models: {', '.join(committed) or 'none'}); "
                          "train one with cardlab train --algo ppo and play it as net:model=PATH")
     return path

@@ -68,6 +68,9 @@ HEAD_OF = {"ppo": "policy", "bc": "policy", "holders": "holders"}
 TAUGHT = ("bc", "holders")
 #: The most decisions one run may learn from.
 MAX_STEPS = 10**13
+#: The first weight of a hand-inference logit's first link, "the seat may hold the card" (Literature's
+#: deductions): e ** -8 of the odds for a seat ruled out, as good as a mask, that training may still move.
+MAY_HOLD_WEIGHT = 8.0
 #: Seeds of the parts of a run, drawn from its seed: so none repeats another's stream.
 _TEACHER, _SHUFFLE, _POLICY, _EXPLORE, _OWN_MOVES = 1 << 40, 2 << 40, 3 << 40, 4 << 40, 5 << 40
 
@@ -175,6 +178,8 @@ class Trainer:
                                  action_links(run.game, head) if self.metadata["links"] else None)
             if head == "holders":  # no value to learn: its head stays zero (no gradient moves it)
                 params["value_w"] = jax.numpy.zeros_like(params["value_w"])
+                if self.metadata["links"]:  # a seat the deductions rule out starts ruled out
+                    params["link_w"] = params["link_w"].at[:, 0].set(MAY_HOLD_WEIGHT)
         self.learner = Learner(run.algo, settings, params)
         if resume:
             try:
