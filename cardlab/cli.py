@@ -344,7 +344,7 @@ def command_train(args: argparse.Namespace) -> int:
     if args.algo is not None:
         return _learn(args)
     if args.iterations is None:
-        raise CliError("train: --iterations is required (or --algo ppo|bc with --steps)")
+        raise CliError("train: --iterations is required (or --algo ppo|bc|holders with --steps)")
     try:  # the numbers and --out before the game is loaded and its tree built
         check_run(args.iterations, args.checkpoints, args.seed, args.workers, args.merge_every)
         check_out(args.out, args.resume)
