@@ -130,6 +130,8 @@ def test_a_hand_inference_model_and_a_policy_are_not_taken_for_each_other(kaiser
     save_model(random_holders(twenty_eight, seed=1), tmp_path / "other.npz")
     with pytest.raises(ValueError, match="cardlab_twenty_eight"):
         agents.make("ismcts", kaiser, 0, 0, inference="net", inference_model=str(tmp_path / "other.npz"))
+    with pytest.raises(ValueError, match="no hand-inference model is committed for cardlab_literature"):
+        agents.make("ismcts", game_spec("literature").load(), 0, 0, inference="net")
     with pytest.raises(ValueError, match="world_pool > 0"):
         agents.make("ismcts", kaiser, 0, 0, inference="net", world_pool=0,
                     inference_model=str(tmp_path / "holders.npz"))

@@ -47,16 +47,24 @@ OPTIONS = OptionSet("net", (
 ))
 
 
-def model_path(given: str | None, game: pyspiel.Game) -> Path:
-    """The model to play: ``given``, else the one committed for ``game`` (``ValueError`` if none is)."""
+#: The file name of each head's committed model after the game's name, and how to make one.
+_COMMITTED = {"policy": ("", "--algo ppo and play it as net:model=PATH"),
+              "holders": ("_holders", "--algo holders and give it as inference_model=PATH")}
+
+
+def model_path(given: str | None, game: pyspiel.Game, head: str = "policy") -> Path:
+    """The model to read: ``given``, else the one committed for ``game`` with a ``head`` of that kind
+    (``ValueError`` if none is)."""
     if given is not None:
         return Path(given)
     name = game.get_type().short_name
-    path = MODELS / f"{name}.npz"
+    suffix, how = _COMMITTED[head]
+    path = MODELS / f"{name}{suffix}.npz"
     if not path.exists():
-        committed = sorted(p.stem for p in MODELS.glob("*.npz") if not p.stem.endswith("_holders"))
-        raise ValueError(f"no model is committed for {name} (models: {', '.join(committed) or 'none'}); "
-                         "train one with cardlab train --algo ppo and play it as net:model=PATH")
+        committed = sorted(p.stem for p in MODELS.glob(f"*{suffix}.npz")
+                           if p.stem.endswith("_holders") == (head == "holders"))
+        raise ValueError(f"no {'hand-inference ' if suffix else ''}model is committed for {name} "
+                         f"(models: {', '.join(committed) or 'none'}); train one with cardlab train {how}")
     return path
 
 

@@ -348,6 +348,21 @@ def beliefs_network(weights, shape):
 
 # ---- the forward pass in numba ------------------------------------------------------------------
 @njit(cache=True, inline="always")
+def _dense_layer(weights, at, size, out, current, following):
+    """``following[:out]``: the layer whose weights start at ``at`` (``[size, out]``, then the bias)
+    on ``current[:size]``, in float64, adding the weight rows of the non-zero inputs in order."""
+    bias = at + size * out
+    for j in range(out):
+        following[np.uint64(j)] = weights[np.uint64(bias + j)]
+    for i in range(size):
+        value = current[i]
+        if value != 0.0:
+            row = at + i * out
+            for j in range(out):
+                following[np.uint64(j)] += value * weights[np.uint64(row + j)]
+
+
+@njit(cache=True, inline="always")
 def _hidden_layers(weights, shape, x):
     """The hidden layers of the network on ``x``: ``(current, size, at)``, the last layer's output in
     ``current[:size]`` (float64 holding float32 values) and where the heads' weights start.
@@ -372,15 +387,8 @@ def _hidden_layers(weights, shape, x):
     at = 0  # where the next layer's weights start
     for k in range(layers):
         out = shape[HIDDEN + k]
+        _dense_layer(weights, at, size, out, current, following)
         bias = at + size * out
-        for j in range(out):
-            following[np.uint64(j)] = weights[np.uint64(bias + j)]
-        for i in range(size):
-            value = current[i]
-            if value != 0.0:
-                row = at + i * out
-                for j in range(out):
-                    following[np.uint64(j)] += value * weights[np.uint64(row + j)]
         for j in range(out):  # the layer's float32 output, through the ReLU
             current[np.uint64(j)] = max(np.float32(following[np.uint64(j)]), np.float32(0.0))
         size = out
@@ -419,15 +427,7 @@ def forward(weights, shape, x, logits):
     current, size, at = _hidden_layers(weights, shape, x)
     actions = shape[ACTIONS]
     scores = np.empty(actions, dtype=np.float64)
-    bias = at + size * actions
-    for j in range(actions):
-        scores[np.uint64(j)] = weights[np.uint64(bias + j)]
-    for i in range(size):
-        value = current[i]
-        if value != 0.0:
-            row = at + i * actions
-            for j in range(actions):
-                scores[np.uint64(j)] += value * weights[np.uint64(row + j)]
+    _dense_layer(weights, at, size, actions, current, scores)
     for j in range(actions):
         score = scores[j]
         if shape[LINKS] > 0:

@@ -68,8 +68,8 @@ HEAD_OF = {"ppo": "policy", "bc": "policy", "holders": "holders"}
 TAUGHT = ("bc", "holders")
 #: The most decisions one run may learn from.
 MAX_STEPS = 10**13
-#: The first weight of a hand-inference logit's first link, "the seat may hold the card" (Literature's
-#: deductions): e ** -8 of the odds for a seat ruled out, as good as a mask, that training may still move.
+#: The starting weight of a hand-inference logit's first link, "this seat may hold this card" (Literature's
+#: deductions): a seat ruled out starts at e ** -8 of the odds, as good as a mask, which training may move.
 MAY_HOLD_WEIGHT = 8.0
 #: Seeds of the parts of a run, drawn from its seed: so none repeats another's stream.
 _TEACHER, _SHUFFLE, _POLICY, _EXPLORE, _OWN_MOVES = 1 << 40, 2 << 40, 3 << 40, 4 << 40, 5 << 40

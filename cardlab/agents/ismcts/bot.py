@@ -21,7 +21,7 @@ from cardlab.agents.ismcts.options import (
     uses_network,
     uses_policy_network,
 )
-from cardlab.agents.net import MODELS, model_path
+from cardlab.agents.net import model_path
 from cardlab.agents.network import flat_weights, load_model, no_network_weights, with_beliefs
 from cardlab.core.interrupt import StopRequest, quiet_worker
 from cardlab.core.openspiel import replay_world
@@ -172,14 +172,7 @@ class ISMCTSBot(pyspiel.Bot):
 
 def beliefs_path(given: str | None, game: pyspiel.Game) -> Path:
     """The hand-inference model of ``inference=net``: ``given``, else the one committed for ``game``."""
-    if given is not None:
-        return Path(given)
-    name = game.get_type().short_name
-    path = MODELS / f"{name}_holders.npz"
-    if not path.exists():
-        raise ValueError(f"no hand-inference model is committed for {name}; train one with cardlab train "
-                         "--algo holders and give it as inference_model=PATH")
-    return path
+    return model_path(given, game, head="holders")
 
 
 def network_of(options: dict[str, Any], game: pyspiel.Game) -> tuple[np.ndarray, np.ndarray] | None:
