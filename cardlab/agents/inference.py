@@ -49,6 +49,15 @@ def card_holders(game, s, observer, out):
     return held
 
 
+@njit(cache=True, inline="always")
+def holding_seats(game, s, observer, out):
+    """``out[k]``: does the seat ``k + 1`` places after ``observer`` hold cards in ``s``? (False
+    past the table's last seat.)"""
+    players = kernels.num_players(game, s)
+    for k in range(out.shape[0]):
+        out[k] = k < players - 1 and kernels.hand(game, s, seat_after(observer, k + 1, players)) != 0
+
+
 @njit(cache=True)
 def holder_log_beliefs(game, weights, shape, s, observer, cards, others, out):
     """``out[c, k]``: the model's log-probability that the seat ``k + 1`` places after ``observer``
@@ -58,10 +67,8 @@ def holder_log_beliefs(game, weights, shape, s, observer, cards, others, out):
     kernels.encode(game, s, observer, shape[PERFECT_RECALL] != 0, x)
     logits = np.empty(shape[ACTIONS], dtype=np.float32)
     forward(weights, shape, x, logits)
-    players = kernels.num_players(game, s)
-    holding = np.zeros(others, dtype=np.bool_)
-    for k in range(min(others, players - 1)):
-        holding[k] = kernels.hand(game, s, seat_after(observer, k + 1, players)) != 0
+    holding = np.empty(others, dtype=np.bool_)
+    holding_seats(game, s, observer, holding)
     for c in range(cards):
         top = -np.inf
         for k in range(others):

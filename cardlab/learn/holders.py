@@ -27,9 +27,8 @@ import numpy as np
 import pyspiel
 from numba import njit
 
-from cardlab.agents.inference import card_holders, holder_log_beliefs
+from cardlab.agents.inference import card_holders, holder_log_beliefs, holding_seats
 from cardlab.agents.network import NetworkModel, flat_weights, holder_outputs
-from cardlab.core.layout import seat_after
 from cardlab.core.rng import make_stream
 from cardlab.games import game_spec, kernels
 from cardlab.learn.network import ILLEGAL_LOGIT, Params, apply
@@ -47,9 +46,7 @@ def label_positions(game, states, players, holders, holding):
     :func:`card_holders`) and which of the seats after the mover hold cards."""
     for i in range(states.shape[0]):
         card_holders(game, states[i], players[i], holders[i])
-        n = kernels.num_players(game, states[i])
-        for k in range(holding.shape[1]):
-            holding[i, k] = k < n - 1 and kernels.hand(game, states[i], seat_after(players[i], k + 1, n)) != 0
+        holding_seats(game, states[i], players[i], holding[i])
 
 
 @dataclass
@@ -98,9 +95,8 @@ def collect_positions(game: pyspiel.Game, count: int, seed: int, teacher: str = 
             step += 1
     finally:
         collector.close()
-    joined = Positions(*(np.concatenate([getattr(p, name) for p in parts])[:count]
-                         for name in Positions.__dataclass_fields__))
-    return joined
+    return Positions(*(np.concatenate([getattr(p, name) for p in parts])[:count]
+                       for name in Positions.__dataclass_fields__))
 
 
 # ---- the two beliefs ---------------------------------------------------------------------------------
@@ -138,15 +134,18 @@ def sampler_log_beliefs(counts: np.ndarray, holding: np.ndarray, smoothing: floa
         return np.log(shares)
 
 
+@njit(cache=True)
+def _model_log_beliefs(game, weights, shape, states, players, out):
+    for i in range(states.shape[0]):
+        holder_log_beliefs(game, weights, shape, states[i], players[i], out.shape[1], out.shape[2], out[i])
+
+
 def model_log_beliefs(game: pyspiel.Game, model: NetworkModel, positions: Positions) -> np.ndarray:
     """The model's log-probability of each card at each seat after the mover, at every position."""
-    weights, shape = flat_weights(model)
     cards, others = holder_outputs(game)
     out = np.empty((len(positions), cards, others), dtype=np.float64)
-    kernel_id = game_spec(game.get_type().short_name).kernel_id
-    for i in range(len(positions)):
-        holder_log_beliefs(kernel_id, weights, shape, positions.states[i], int(positions.players[i]),
-                           cards, others, out[i])
+    _model_log_beliefs(game_spec(game.get_type().short_name).kernel_id, *flat_weights(model),
+                       positions.states, positions.players, out)
     return out
 
 

@@ -189,6 +189,7 @@ class Trainer:
         self.teacher = (Teacher(run.teacher, run.game, c.num_envs, int(derive_seed(run.seed, _TEACHER)))
                         if run.algo in TAUGHT else None)
         self.held_out: tuple[Positions, tuple[float, float]] | None = None  # holders: positions, sampler
+        self.holder_outputs = holder_outputs(run.game)  # holders: (cards, other seats)
         self.buffer = Transitions.empty(settings.rollout * c.num_envs * 2, c.inputs, c.num_actions,
                                         c.num_players)
         self._last_eval = -np.inf
@@ -277,7 +278,7 @@ class Trainer:
         rollout = self.run.settings.rollout
         if self.run.algo == "holders":
             c = self.collector
-            parts = [labelled_step(c, self.teacher, self.teacher.kernel_id, *holder_outputs(self.run.game))
+            parts = [labelled_step(c, self.teacher, self.teacher.kernel_id, *self.holder_outputs)
                      for _ in range(rollout)]
             return {"observations": np.concatenate([p.observations for p in parts]),
                     "holders": np.concatenate([p.holders for p in parts]),
