@@ -319,6 +319,9 @@ def test_a_kernel_compiled_for_a_caller_is_optimized_in_it_and_compiled_again_fo
     assert outer(3) == 16
     (for_outer,) = inner.overloads.values()
     assert linked_only(for_outer.library), "compiled inside outer's compile: the cheap pass only"
+    made_code_for = [function.name for function in for_outer.library._final_module.functions
+                     if not function.is_declaration]
+    assert all(name.startswith("_ZN7cpython") for name in made_code_for)  # a stub wrapper, no kernel
     assert not any(linked_only(each.library) for each in outer.overloads.values())
     assert inner(3) == 7  # Python's first call finds no entry and compiles inner fully
     (for_python,) = inner.overloads.values()
@@ -339,6 +342,10 @@ def inner(x):
 @njit(cache=True)
 def outer(x):
     return inner(x) + inner(x + 1)
+
+@njit(cache=True)
+def other_outer(x):
+    return inner(x) * 3
 """
 
 #: After :data:`_RECORD`: calls the probe's kernel named on the command line from Python.
@@ -369,6 +376,7 @@ def test_pythons_call_compiles_fully_a_kernel_the_disk_cache_holds_for_callers_o
 
     outer, inner = "cached_probe:outer", "cached_probe:inner"
     assert call("outer") == [16, [outer, inner], [True]]  # inner cached for outer only
+    assert call("other_outer") == [21, ["cached_probe:other_outer"], [True]]  # links inner's cached module
     assert call("inner") == [7, [inner], [False]]  # loaded, found for callers only, compiled fully
     assert call("inner") == [7, [], [False]]  # the full version, from the cache
     assert call("outer") == [16, [], []]  # outer from the cache: inner is not needed

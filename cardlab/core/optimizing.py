@@ -24,11 +24,13 @@ Python's first call with its argument types compiles it again, fully, in this
 process or the next (numba's disk cache keeps the mark, in the library's
 name). The large kernels that both Python and other kernels call (ISMCTS's
 ``decide``, PIMC's) pay for a cheap compile and a full one; every other
-kernel compiles once, as before, for less.
+kernel compiles once, as before, for less. Nor is the callers' version made
+into machine code (:func:`_keep_for_linking_only`): the engine gets a stub.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: The kernels whose linked modules are optimized only where Python calls them: this package's.
@@ -76,6 +78,40 @@ def _optimize_for_linking(library: Any) -> None:
     if not config.LLVM_REFPRUNE_PASS:
         library._final_module = codegen.remove_redundant_nrt_refct(library._final_module)
     library._name = LINKED_ONLY + library._name
+    _keep_for_linking_only(library)
+
+
+#: The symbols numba looks up in a kernel's own library: the wrapper Python would call, and the
+#: global that holds the kernel's environment.
+_WRAPPER, _ENVIRONMENT = "_ZN7cpython", "_ZN08NumbaEnv"
+
+
+def _keep_for_linking_only(library: Any) -> None:
+    """Give callers the optimized module and the machine-code engine a stub: no code for Python.
+
+    Machine code is a third of LLVM's time, and a library compiled for its callers is never run
+    as itself: each caller links its module in (:meth:`_get_module_for_linking`, kept here) and
+    makes its own code. What the engine still needs of it is named: the Python wrapper (which
+    now returns NULL, as no caller reaches it) and the environment global numba fills in.
+    """
+    from llvmlite import binding
+
+    module = library._final_module
+    shared = module.clone()
+    for function in shared.functions:
+        if not function.is_declaration and function.linkage == binding.Linkage.external:
+            function.linkage = "linkonce_odr"
+    library._shared_module = shared
+    parts = [str(variable) for variable in module.global_variables
+             if variable.name.startswith(_ENVIRONMENT)]
+    for function in module.functions:
+        if function.name.startswith(_WRAPPER) and not function.is_declaration:
+            header = str(function).split("{", 1)[0]
+            header = header[header.index("define"):]
+            parts.append(re.sub(r" #\d+| !dbg !\d+", "", header) + "{\n  ret ptr null\n}")
+    stub = binding.parse_assembly("\n".join(parts))
+    stub.triple, stub.data_layout, stub.name = module.triple, module.data_layout, module.name
+    library._final_module = stub
 
 
 def _forget_linked_only(dispatcher: Any, args: tuple) -> bool:
@@ -129,7 +165,10 @@ def optimize_at_entry() -> bool:
 
     def compile(self: Any, sig: Any) -> Any:
         """Python's call compiles fully a kernel it finds compiled, or cached, for callers only."""
-        if COMPILING or not _ours(self):
+        if not _ours(self):
+            return compile_kernel(self, sig)
+        self.targetoptions["no_cfunc_wrapper"] = True  # a C-callable wrapper is for cfuncs; none is used
+        if COMPILING:
             return compile_kernel(self, sig)
         args = tuple(sigutils.normalize_signature(sig)[0])
         _forget_linked_only(self, args)
@@ -147,4 +186,36 @@ def optimize_at_entry() -> bool:
     library_class._optimize_final_module = optimize_final_module
     dispatcher_class.add_overload = add
     dispatcher_class.compile = compile
+    return True
+
+
+def quick_flag_values() -> bool:
+    """Patch numba (once per process) so that comparing two compilations' flags is a dict merge;
+    True if it is patched.
+
+    numba looks each overloaded function's implementation up by a key holding the compilation's
+    flags, and every compilation has flags of its own, so each lookup compares two flag sets
+    option by option through Python properties: in a cold Kaiser tournament of ``rules`` against
+    ``ismcts``, a quarter of a million comparisons of some forty options each. The values are the
+    same, and numba's ``__hash__`` (of the sorted option names) is unchanged.
+    """
+    from numba.core import targetconfig
+
+    config_class = targetconfig.TargetConfig
+    if getattr(config_class.values, "_cardlab", False):
+        return True
+    if "_values" not in getattr(config_class, "__slots__", ()):
+        return False
+    defaults: dict[type, dict[str, Any]] = {}
+
+    def values(self: Any) -> dict[str, Any]:
+        """Every option's value: the defaults, then what was set."""
+        kind = type(self)
+        known = defaults.get(kind)
+        if known is None:
+            known = defaults[kind] = {name: option.default for name, option in self.options.items()}
+        return {**known, **self._values}
+
+    values._cardlab = True  # type: ignore[attr-defined]
+    config_class.values = values
     return True

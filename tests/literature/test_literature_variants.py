@@ -156,7 +156,7 @@ def test_ten_thousand_random_games_keep_the_invariants_under_each_played_variant
 
 def random_game_invariants(params: dict, games: int, seed: int) -> None:
     game = load(**params)
-    results = np.zeros((games, 4))
+    results = np.zeros((games, 4), dtype=np.int64)
     E.play_random_games(game.initial_array, games, make_stream(seed), results)
     scored_or_void = results[:, 0] + results[:, 1] + results[:, 3]
     assert np.all(scored_or_void == 8)  # every half-suit once (each worth 1 here)
