@@ -25,9 +25,11 @@ warmup: $(STAMP)
 
 # The fast suite: every rule, agent and tool checked, in a few minutes on two cores. Its two
 # workers compile what they use; a warmup first would compile part of the same kernels on the
-# same two cores, and measured it saved no time (docs/performance.md#the-test-suite).
+# same two cores, and measured it saved no time (docs/performance.md#the-test-suite). Each test
+# file goes to one worker (--dist loadfile): its tests share kernels, which the other then need not
+# compile too.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 # What CI runs: the fast suite, then the long integration runs and slow sweeps.
 check: test integration

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+import types
+
 import numpy as np
 import pyspiel
 import pytest
 
 from cardlab import agents
-from cardlab.cfr.bidding import BiddingSolver
+from cardlab.cfr.bidding import BiddingSolver, start_method
 from cardlab.cfr.bidding_game import auction_start, draw_deal, information_key, leaf_value, playout_value
 from cardlab.cfr.policy import load_policy, save_policy
 from cardlab.cfr.train import train_bidding
@@ -153,6 +156,13 @@ def test_training_drives_the_average_regret_down(twenty_eight):
 def _regrets_by_key(solver: BiddingSolver) -> dict[int, np.ndarray]:
     keys, counts, _, regrets = solver.table[:4]
     return {int(keys[h]): regrets[h, :counts[h]] for h in np.flatnonzero(keys)}
+
+
+def test_workers_are_forked_unless_jax_is_loaded(monkeypatch):
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    assert start_method() == "fork"  # after compiling: the children need not load anything
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    assert start_method() == "spawn"  # forking JAX's threads can deadlock the children
 
 
 def test_runs_are_deterministic_and_workers_merge_as_documented(kaiser):

@@ -14,6 +14,7 @@ MCCFR on it, in one process or in several with a periodic merge
 from __future__ import annotations
 
 import multiprocessing
+import sys
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,11 @@ def _worker_run(args):
     table = tuple(a.copy() for a in arrays)
     run_iterations(kernel_id, initial, table, stream, first, count, fine)
     return table, stream
+
+
+def start_method() -> str:
+    """How worker processes start: forked (nothing to load), unless JAX's threads run here."""
+    return "spawn" if "jax" in sys.modules else "fork"
 
 
 class BiddingSolver:
@@ -135,10 +141,12 @@ class BiddingSolver:
             self.iteration += share * self.workers
 
     def make_pool(self):
-        """A pool of ``workers`` processes, forked after compiling so none compiles again."""
+        """A pool of ``workers`` processes that do not compile: forked after compiling, or started
+        afresh (they load the kernel from the disk cache) once JAX is loaded here, as forking JAX's
+        threads can deadlock the children."""
         run_iterations(self.kernel_id, self._initial, tuple(a.copy() for a in self.table),
                        make_stream(0), 0, 1, self.fine)
-        return multiprocessing.get_context("fork").Pool(self.workers, initializer=quiet_worker)
+        return multiprocessing.get_context(start_method()).Pool(self.workers, initializer=quiet_worker)
 
     def average_policy(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Key -> (actions, average probabilities) of every set met, in slot order."""
