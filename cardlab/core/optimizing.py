@@ -97,21 +97,24 @@ def _keep_for_linking_only(library: Any) -> None:
     from llvmlite import binding
 
     module = library._final_module
-    shared = module.clone()
-    for function in shared.functions:
-        if not function.is_declaration and function.linkage == binding.Linkage.external:
-            function.linkage = "linkonce_odr"
-    library._shared_module = shared
     parts = [str(variable) for variable in module.global_variables
              if variable.name.startswith(_ENVIRONMENT)]
     for function in module.functions:
         if function.name.startswith(_WRAPPER) and not function.is_declaration:
             header = str(function).split("{", 1)[0]
-            header = header[header.index("define"):]
-            parts.append(re.sub(r" #\d+| !dbg !\d+", "", header) + "{\n  ret ptr null\n}")
-    stub = binding.parse_assembly("\n".join(parts))
+            header = re.sub(r" #\d+| !dbg !\d+", "", header[header.index("define"):])
+            returned = header[len("define"):header.index("@")].split()[-1]  # ptr (or i8* before LLVM 15)
+            parts.append(f"{header}{{\n  ret {returned} null\n}}")
+    try:
+        stub = binding.parse_assembly("\n".join(parts))
+    except RuntimeError:  # an LLVM this was not written for: make the machine code after all
+        return
     stub.triple, stub.data_layout, stub.name = module.triple, module.data_layout, module.name
-    library._final_module = stub
+    shared = module.clone()
+    for function in shared.functions:
+        if not function.is_declaration and function.linkage == binding.Linkage.external:
+            function.linkage = "linkonce_odr"
+    library._shared_module, library._final_module = shared, stub
 
 
 def _forget_linked_only(dispatcher: Any, args: tuple) -> bool:
