@@ -321,7 +321,7 @@ def test_a_kernel_compiled_for_a_caller_is_optimized_in_it_and_compiled_again_fo
     assert linked_only(for_outer.library), "compiled inside outer's compile: the cheap pass only"
     made_code_for = [function.name for function in for_outer.library._final_module.functions
                      if not function.is_declaration]
-    assert all(name.startswith("_ZN7cpython") for name in made_code_for)  # a stub wrapper, no kernel
+    assert made_code_for and all(name.startswith("_ZN7cpython") for name in made_code_for)  # a stub
     assert not any(linked_only(each.library) for each in outer.overloads.values())
     assert inner(3) == 7  # Python's first call finds no entry and compiles inner fully
     (for_python,) = inner.overloads.values()
@@ -329,6 +329,13 @@ def test_a_kernel_compiled_for_a_caller_is_optimized_in_it_and_compiled_again_fo
     assert outer(5) == 24 and inner(4) == 9
     theirs_outer, theirs_inner = _caller_and_callee("optimizing_probe")  # numba's own: left as it is
     assert theirs_outer(3) == 16
+
+    def c_wrappers(kernel) -> list[str]:
+        (compiled,) = kernel.overloads.values()
+        return [function.name for function in compiled.library._final_module.functions
+                if function.name.startswith("cfunc.") and not function.is_declaration]
+
+    assert not c_wrappers(outer) and c_wrappers(theirs_outer)  # ours compile without numba's C wrapper
     assert not any(linked_only(each.library) for each in theirs_inner.overloads.values())
 
 
@@ -380,3 +387,18 @@ def test_pythons_call_compiles_fully_a_kernel_the_disk_cache_holds_for_callers_o
     assert call("inner") == [7, [inner], [False]]  # loaded, found for callers only, compiled fully
     assert call("inner") == [7, [], [False]]  # the full version, from the cache
     assert call("outer") == [16, [], []]  # outer from the cache: inner is not needed
+
+
+def test_quick_flag_values_are_numbas_values_and_compare_as_before() -> None:
+    from numba.core.compiler import Flags
+
+    from cardlab.core.optimizing import quick_flag_values
+
+    assert quick_flag_values()  # patched by import cardlab, and again: a no-op
+    flags, other = Flags(), Flags()
+    flags.nrt, flags.boundscheck = True, True
+    by_property = {name: getattr(flags, name) for name in flags.options}  # numba's own definition
+    assert flags.values() == by_property and len(by_property) == len(Flags.options)
+    assert flags != other and Flags(flags) == flags and hash(flags) == hash(other)
+    other.nrt, other.boundscheck = True, True
+    assert flags == other

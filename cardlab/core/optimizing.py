@@ -167,10 +167,11 @@ def optimize_at_entry() -> bool:
             add_overload(self, cres)
 
     def compile(self: Any, sig: Any) -> Any:
-        """Python's call compiles fully a kernel it finds compiled, or cached, for callers only."""
+        """Python's call compiles fully a kernel it finds compiled, or cached, for callers only;
+        none of ours gets numba's C-callable wrapper (no cardlab kernel is called by C pointer)."""
         if not _ours(self):
             return compile_kernel(self, sig)
-        self.targetoptions["no_cfunc_wrapper"] = True  # a C-callable wrapper is for cfuncs; none is used
+        self.targetoptions["no_cfunc_wrapper"] = True
         if COMPILING:
             return compile_kernel(self, sig)
         args = tuple(sigutils.normalize_signature(sig)[0])
