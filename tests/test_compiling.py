@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -339,6 +340,30 @@ def test_a_kernel_compiled_for_a_caller_is_optimized_in_it_and_compiled_again_fo
     assert not any(linked_only(each.library) for each in theirs_inner.overloads.values())
 
 
+def test_a_small_kernel_compiled_for_a_caller_gets_its_machine_code_when_python_first_calls_it() -> None:
+    from numba import njit
+
+    from cardlab.core.optimizing import deferred
+
+    outer, inner = _caller_and_callee("cardlab.optimizing_probe")
+    assert outer(3) == 16
+    (for_outer,) = inner.overloads.values()
+    assert deferred(for_outer.library), "fully optimized for outer, its own machine code not made"
+    assert not [function for function in for_outer.library._final_module.functions
+                if not function.is_declaration]
+    assert [function for function in for_outer.library._get_module_for_linking().functions
+            if not function.is_declaration], "callers link the optimized module"
+    assert inner(3) == 7  # Python's first call makes the machine code
+    (for_python,) = inner.overloads.values()
+    assert not deferred(for_python.library)
+    assert inner(4) == 9 and outer(5) == 24
+
+    def later(x):
+        return inner(x) - 1
+
+    later.__module__ = "cardlab.optimizing_probe"
+    assert njit(later)(5) == 10  # a caller compiled after Python's call links the kernel as before
+
 _CACHED_PROBE = """
 from numba import njit
 
@@ -360,33 +385,50 @@ _CALL_FROM_PYTHON = """
 import sys
 from cardlab.core import optimizing
 optimizing.PACKAGE = ("cardlab.", "cached_probe")  # the probe's module counts as cardlab's
-optimizing.SMALL_MODULE = 0  # and its one-function modules as large
+optimizing.SMALL_MODULE = int(sys.argv[2])  # 0: its one-function modules count as large
 import cached_probe
 result = getattr(cached_probe, sys.argv[1])(3)
 probe = [name for name in compiled if name.startswith("cached_probe:")]  # not what import cardlab compiles
-print(json.dumps([result, probe, [optimizing.linked_only(each.library)
-                                     for each in cached_probe.inner.overloads.values()]]))
+kinds = ["linked-only" if optimizing.linked_only(each.library) else
+         "deferred" if optimizing.deferred(each.library) else "full"
+         for each in cached_probe.inner.overloads.values()]
+print(json.dumps([result, probe, kinds]))
 """
 
 
 @pytest.mark.integration  # four fresh processes sharing a cache folder
 def test_pythons_call_compiles_fully_a_kernel_the_disk_cache_holds_for_callers_only(tmp_path: Path) -> None:
+    outer, inner = "cached_probe:outer", "cached_probe:inner"
+    call = _probe_caller(tmp_path, "0")
+    assert call("outer") == [16, [outer, inner], ["linked-only"]]  # inner cached for outer only
+    assert call("other_outer") == [21, ["cached_probe:other_outer"], ["linked-only"]]  # links its module
+    assert call("inner") == [7, [inner], ["full"]]  # loaded, found for callers only, compiled fully
+    assert call("inner") == [7, [], ["full"]]  # the full version, from the cache
+    assert call("outer") == [16, [], []]  # outer from the cache: inner is not needed
+
+
+def _probe_caller(tmp_path: Path, small_module: str) -> Any:
+    """Runs one of the cached probe's kernels in a fresh process sharing ``tmp_path``'s cache."""
     (tmp_path / "cached_probe.py").write_text(_CACHED_PROBE)
     (tmp_path / "call.py").write_text(_RECORD + _CALL_FROM_PYTHON)
     env = {**os.environ, "CARDLAB_NUMBA_CACHE": str(tmp_path / "cache"),
            "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
 
     def call(kernel: str) -> list:
-        done = subprocess.run([sys.executable, str(tmp_path / "call.py"), kernel], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300, check=True)
+        done = subprocess.run([sys.executable, str(tmp_path / "call.py"), kernel, small_module], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=300, check=True)
         return json.loads(done.stdout.strip().splitlines()[-1])
 
+    return call
+
+
+@pytest.mark.integration  # three fresh processes sharing a cache folder
+def test_pythons_call_makes_the_machine_code_of_a_kernel_cached_for_callers(tmp_path: Path) -> None:
     outer, inner = "cached_probe:outer", "cached_probe:inner"
-    assert call("outer") == [16, [outer, inner], [True]]  # inner cached for outer only
-    assert call("other_outer") == [21, ["cached_probe:other_outer"], [True]]  # links inner's cached module
-    assert call("inner") == [7, [inner], [False]]  # loaded, found for callers only, compiled fully
-    assert call("inner") == [7, [], [False]]  # the full version, from the cache
-    assert call("outer") == [16, [], []]  # outer from the cache: inner is not needed
+    call = _probe_caller(tmp_path, str(40))
+    assert call("outer") == [16, [outer, inner], ["deferred"]]  # inner small: its machine code waits
+    assert call("other_outer") == [21, ["cached_probe:other_outer"], ["deferred"]]  # links its module
+    assert call("inner") == [7, [], ["full"]]  # from the cache, nothing compiled: machine code made
 
 
 def test_quick_flag_values_are_numbas_values_and_compare_as_before() -> None:

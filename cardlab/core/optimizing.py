@@ -26,6 +26,13 @@ name). The large kernels that both Python and other kernels call (ISMCTS's
 ``decide``, PIMC's) pay for a cheap compile and a full one; every other
 kernel compiles once, as before, for less. Nor is the callers' version made
 into machine code (:func:`_keep_for_linking_only`): the engine gets a stub.
+
+A small module compiled for a caller keeps the full passes, and its machine
+code waits too (:func:`_defer_machine_code`): callers link its optimized
+module, and only if Python calls the kernel itself is that module made into
+code (:func:`_realize`), once, from the same optimized module, so nothing is
+compiled twice. A cold Kaiser tournament made machine code for some 240 such
+libraries that Python never ran.
 """
 
 from __future__ import annotations
@@ -44,10 +51,57 @@ PACKAGE = "cardlab."
 SMALL_MODULE = 40
 #: Marks (in its name, which numba's disk cache keeps) a library compiled with the cheap pass only.
 LINKED_ONLY = "linked-only:"
+#: Marks a small library compiled for a caller, fully optimized, whose machine code waits for Python.
+DEFERRED = "deferred:"
 
 
 def _ours(dispatcher: Any) -> bool:
     return getattr(getattr(dispatcher, "py_func", None), "__module__", "").startswith(PACKAGE)
+
+
+def deferred(library: Any) -> bool:
+    """Is ``library`` a small one compiled for its callers, its machine code made only if Python calls it?"""
+    return library.name.startswith(DEFERRED)
+
+
+def _nested_and_ours() -> bool:
+    return len(COMPILING) >= 2 and _ours(COMPILING[-1])
+
+
+def _defer_machine_code(library: Any) -> None:
+    """Callers get the optimized module; the engine an empty one, until Python calls the kernel."""
+    from llvmlite import binding
+
+    module = library._final_module
+    empty = binding.parse_assembly("")
+    empty.triple, empty.data_layout, empty.name = module.triple, module.data_layout, module.name
+    library._shared_module, library._final_module = _for_linking(module), empty
+    library._name = DEFERRED + library._name
+
+
+def _for_linking(module: Any) -> Any:
+    """A copy of ``module`` for callers to link: its definitions may appear in several callers."""
+    from llvmlite import binding
+
+    shared = module.clone()
+    for function in shared.functions:
+        if not function.is_declaration and function.linkage == binding.Linkage.external:
+            function.linkage = "linkonce_odr"
+    return shared
+
+
+def _realize(cres: Any) -> Any:
+    """The machine code of a deferred kernel, now that Python calls it: ``cres`` with its entry point."""
+    library, fndesc = cres.library, cres.fndesc
+    module = library._shared_module.clone()
+    for name in (fndesc.mangled_name, fndesc.llvm_cpython_wrapper_name):
+        module.get_function(name).linkage = "external"
+    made = library.codegen.create_library(library.name[len(DEFERRED):])
+    made._final_module = module
+    made._finalize_final_module()
+    entry = cres.target_context.get_executable(made, fndesc, cres.environment)
+    cres.target_context.insert_user_function(entry, fndesc, [library])  # callers still link the module
+    return cres._replace(library=made, entry_point=entry)
 
 
 def linked_only(library: Any) -> bool:
@@ -110,11 +164,7 @@ def _keep_for_linking_only(library: Any) -> None:
     except RuntimeError:  # an LLVM this was not written for: make the machine code after all
         return
     stub.triple, stub.data_layout, stub.name = module.triple, module.data_layout, module.name
-    shared = module.clone()
-    for function in shared.functions:
-        if not function.is_declaration and function.linkage == binding.Linkage.external:
-            function.linkage = "linkonce_odr"
-    library._shared_module, library._final_module = shared, stub
+    library._shared_module, library._final_module = _for_linking(module), stub
 
 
 def _forget_linked_only(dispatcher: Any, args: tuple) -> bool:
@@ -126,6 +176,44 @@ def _forget_linked_only(dispatcher: Any, args: tuple) -> bool:
     return True
 
 
+def _entry_not_made(library: Any, fndesc: Any, env: Any) -> Any:
+    """A deferred kernel's entry point before it has code: never called, as the dispatcher does
+    not list it, and replaced by :func:`_realize` when Python calls the kernel."""
+    from numba import _dynfunc
+
+    return _dynfunc.make_function(fndesc.lookup_module(), fndesc.qualname.split(".")[-1],
+                                  "deferred", 0, env, (library,))
+
+
+def _compile_for_python(dispatcher: Any, sig: Any, compile_kernel: Any, add_overload: Any) -> Any:
+    """Python's call to one of our kernels: the entry point of its fully optimized machine code.
+
+    A version compiled, or cached, for callers only is compiled again fully; a deferred one gets
+    its machine code now (:func:`_realize`).
+    """
+    from numba.core import sigutils
+
+    args = tuple(sigutils.normalize_signature(sig)[0])
+    _forget_linked_only(dispatcher, args)
+    found = dispatcher.overloads.get(args)
+    if found is None:
+        compile_kernel(dispatcher, sig)  # compiled now, or loaded from the disk cache
+        found = dispatcher.overloads.get(args)
+    if found is not None and deferred(found.library):
+        made = _realize(found)
+        del dispatcher.overloads[args]
+        add_overload(dispatcher, made)
+        return made.entry_point
+    entry = compile_kernel(dispatcher, sig)
+    if not _forget_linked_only(dispatcher, args):
+        return entry
+    dispatcher._cache.load_overload = lambda *_: None  # the cache holds the callers' version
+    try:
+        return compile_kernel(dispatcher, sig)
+    finally:
+        del dispatcher._cache.load_overload
+
+
 def optimize_at_entry() -> bool:
     """Patch numba (once per process) so that cardlab's kernels are optimized where Python calls
     them; True if it is patched.
@@ -133,7 +221,7 @@ def optimize_at_entry() -> bool:
     Returns False, leaving numba as it is, when numba's code library or
     dispatcher is not the one this was written against.
     """
-    from numba.core import codegen, dispatcher, event, sigutils
+    from numba.core import codegen, dispatcher, event
 
     library_class, dispatcher_class = codegen.CPUCodeLibrary, dispatcher.Dispatcher
     if not hasattr(library_class, "_optimize_final_module") or not all(
@@ -141,6 +229,9 @@ def optimize_at_entry() -> bool:
         return False
     if getattr(library_class._optimize_final_module, "_cardlab", False):
         return True
+    from numba.core import cpu
+
+    make_executable = cpu.CPUContext.get_executable
     optimize_fully = library_class._optimize_final_module
     compile_kernel = dispatcher_class.compile
     add_overload = dispatcher_class.add_overload
@@ -157,39 +248,37 @@ def optimize_at_entry() -> bool:
             _optimize_for_linking(library)
         else:
             optimize_fully(library)
+            if _nested_and_ours():
+                _defer_machine_code(library)
+
+    def get_executable(self: Any, library: Any, fndesc: Any, env: Any) -> Any:
+        library._ensure_finalized()  # which decides whether the machine code waits
+        if deferred(library):
+            return _entry_not_made(library, fndesc, env)
+        return make_executable(self, library, fndesc, env)
 
     def add(self: Any, cres: Any) -> None:
         """A kernel compiled for its callers serves them, not Python: Python's first call with
         its types finds no entry, and comes to :func:`compile`."""
-        if linked_only(cres.library):
+        if linked_only(cres.library) or deferred(cres.library):
             self.overloads[tuple(cres.signature.args)] = cres
         else:
             add_overload(self, cres)
 
     def compile(self: Any, sig: Any) -> Any:
-        """Python's call compiles fully a kernel it finds compiled, or cached, for callers only;
-        none of ours gets numba's C-callable wrapper (no cardlab kernel is called by C pointer)."""
         if not _ours(self):
             return compile_kernel(self, sig)
-        self.targetoptions["no_cfunc_wrapper"] = True
+        self.targetoptions["no_cfunc_wrapper"] = True  # no cardlab kernel is called by C pointer
         if COMPILING:
             return compile_kernel(self, sig)
-        args = tuple(sigutils.normalize_signature(sig)[0])
-        _forget_linked_only(self, args)
-        entry = compile_kernel(self, sig)  # compiled now, or loaded from the disk cache
-        if not _forget_linked_only(self, args):
-            return entry
-        self._cache.load_overload = lambda *_: None  # the cache holds the callers' version: pass it by
-        try:
-            return compile_kernel(self, sig)
-        finally:
-            del self._cache.load_overload
+        return _compile_for_python(self, sig, compile_kernel, add_overload)
 
     event.register("numba:compile", Compiling())
     optimize_final_module._cardlab = True  # type: ignore[attr-defined]
     library_class._optimize_final_module = optimize_final_module
     dispatcher_class.add_overload = add
     dispatcher_class.compile = compile
+    cpu.CPUContext.get_executable = get_executable
     return True
 
 
