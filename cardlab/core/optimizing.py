@@ -18,26 +18,22 @@ then optimize its callees with it, inlining across them as before, so the
 code that runs is optimized as fully, and the kernels' results are the same
 (``tests/same_results.py``).
 
-Python never runs that cheap code. A kernel compiled for a caller is not
-entered in the table numba's dispatcher looks Python's calls up in, so
-Python's first call with its argument types compiles it again, fully, in this
-process or the next (numba's disk cache keeps the mark, in the library's
-name). The large kernels that both Python and other kernels call (ISMCTS's
-``decide``, PIMC's) pay for a cheap compile and a full one; every other
-kernel compiles once, as before, for less. Nor is the callers' version made
-into machine code (:func:`_keep_for_linking_only`): the engine gets a stub.
-
-A small module compiled for a caller keeps the full passes, and its machine
-code waits too (:func:`_defer_machine_code`): callers link its optimized
-module, and only if Python calls the kernel itself is that module made into
-code (:func:`_realize`), once, from the same optimized module, so nothing is
-compiled twice. A cold Kaiser tournament made machine code for some 240 such
-libraries that Python never ran.
+Nor is a kernel compiled for a caller made into machine code, which is a
+third of LLVM's time (:func:`_defer_machine_code`): its callers link its
+optimized module and make their own code, and the machine-code engine gets an
+empty module. A cold Kaiser tournament made machine code for some 240 such
+libraries that Python never ran. Such a kernel is not entered in the table
+numba's dispatcher looks Python's calls up in; if Python calls it after all,
+in this process or a later one (numba's disk cache keeps the mark, in the
+library's name), its module gets what it lacks, the full passes if it had
+only the cheap one, and then its machine code (:func:`_realize`), which the
+disk cache keeps in its place. Nothing is compiled twice: the large kernels
+that both Python and other kernels call (ISMCTS's ``decide``, PIMC's) go
+through numba's front end once.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 #: The kernels whose linked modules are optimized only where Python calls them: this package's.
@@ -49,9 +45,10 @@ PACKAGE = "cardlab."
 #: step kernels hold 17 to 38) ran some 4% slower; with 40 they keep their code. Above it (ISMCTS's
 #: decide holds 81, its rollouts about 50) are most of the module passes this saves.
 SMALL_MODULE = 40
-#: Marks (in its name, which numba's disk cache keeps) a library compiled with the cheap pass only.
+#: Marks (in its name, which numba's disk cache keeps) a library compiled for a caller with the cheap
+#: pass only, its machine code not made.
 LINKED_ONLY = "linked-only:"
-#: Marks a small library compiled for a caller, fully optimized, whose machine code waits for Python.
+#: Marks a small library compiled for a caller, fully optimized, its machine code not made.
 DEFERRED = "deferred:"
 
 
@@ -60,23 +57,29 @@ def _ours(dispatcher: Any) -> bool:
 
 
 def deferred(library: Any) -> bool:
-    """Is ``library`` a small one compiled for its callers, its machine code made only if Python calls it?"""
-    return library.name.startswith(DEFERRED)
+    """Is ``library`` one compiled for its callers, its machine code made only if Python calls it?"""
+    return library.name.startswith((DEFERRED, LINKED_ONLY))
 
 
 def _nested_and_ours() -> bool:
     return len(COMPILING) >= 2 and _ours(COMPILING[-1])
 
 
-def _defer_machine_code(library: Any) -> None:
-    """Callers get the optimized module; the engine an empty one, until Python calls the kernel."""
+def _defer_machine_code(library: Any, mark: str) -> None:
+    """Callers get the optimized module; the engine an empty one, until Python calls the kernel.
+
+    Machine code is a third of LLVM's time, and a library compiled for its callers is not run as
+    itself: each caller links its module in (:meth:`_get_module_for_linking`, kept here) and makes
+    its own code. ``mark`` (in the name, which numba's disk cache keeps) says what is left to do
+    if Python calls the kernel after all (:func:`_realize`).
+    """
     from llvmlite import binding
 
     module = library._final_module
     empty = binding.parse_assembly("")
     empty.triple, empty.data_layout, empty.name = module.triple, module.data_layout, module.name
     library._shared_module, library._final_module = _for_linking(module), empty
-    library._name = DEFERRED + library._name
+    library._name = mark + library._name
 
 
 def _for_linking(module: Any) -> Any:
@@ -91,16 +94,22 @@ def _for_linking(module: Any) -> Any:
 
 
 def _realize(cres: Any) -> Any:
-    """The machine code of a deferred kernel, now that Python calls it: ``cres`` with its entry point."""
+    """The machine code of a kernel compiled for callers, now that Python calls it: ``cres`` with
+    its entry point. A linked-only module is given the full passes first, as numba would have."""
     library, fndesc = cres.library, cres.fndesc
     module = library._shared_module.clone()
     for name in (fndesc.mangled_name, fndesc.llvm_cpython_wrapper_name):
         module.get_function(name).linkage = "external"
-    made = library.codegen.create_library(library.name[len(DEFERRED):])
+    made = library.codegen.create_library(library.name.split(":", 1)[1])
     made._final_module = module
+    if linked_only(library):
+        full, builder = made._codegen._module_pass_manager()
+        full.run(module, builder)
+    if library._object_caching_enabled:
+        made.enable_object_caching()  # so the disk cache can keep this version in its place
     made._finalize_final_module()
     entry = cres.target_context.get_executable(made, fndesc, cres.environment)
-    cres.target_context.insert_user_function(entry, fndesc, [library])  # callers still link the module
+    cres.target_context.insert_user_function(entry, fndesc, [made])  # later callers link this one
     return cres._replace(library=made, entry_point=entry)
 
 
@@ -131,49 +140,7 @@ def _optimize_for_linking(library: Any) -> None:
     cheap.run(library._final_module, builder)
     if not config.LLVM_REFPRUNE_PASS:
         library._final_module = codegen.remove_redundant_nrt_refct(library._final_module)
-    library._name = LINKED_ONLY + library._name
-    _keep_for_linking_only(library)
-
-
-#: The symbols numba looks up in a kernel's own library: the wrapper Python would call, and the
-#: global that holds the kernel's environment.
-_WRAPPER, _ENVIRONMENT = "_ZN7cpython", "_ZN08NumbaEnv"
-
-
-def _keep_for_linking_only(library: Any) -> None:
-    """Give callers the optimized module and the machine-code engine a stub: no code for Python.
-
-    Machine code is a third of LLVM's time, and a library compiled for its callers is never run
-    as itself: each caller links its module in (:meth:`_get_module_for_linking`, kept here) and
-    makes its own code. What the engine still needs of it is named: the Python wrapper (which
-    now returns NULL, as no caller reaches it) and the environment global numba fills in.
-    """
-    from llvmlite import binding
-
-    module = library._final_module
-    parts = [str(variable) for variable in module.global_variables
-             if variable.name.startswith(_ENVIRONMENT)]
-    for function in module.functions:
-        if function.name.startswith(_WRAPPER) and not function.is_declaration:
-            header = str(function).split("{", 1)[0]
-            header = re.sub(r" #\d+| !dbg !\d+", "", header[header.index("define"):])
-            returned = header[len("define"):header.index("@")].split()[-1]  # ptr (or i8* before LLVM 15)
-            parts.append(f"{header}{{\n  ret {returned} null\n}}")
-    try:
-        stub = binding.parse_assembly("\n".join(parts))
-    except RuntimeError:  # an LLVM this was not written for: make the machine code after all
-        return
-    stub.triple, stub.data_layout, stub.name = module.triple, module.data_layout, module.name
-    library._shared_module, library._final_module = _for_linking(module), stub
-
-
-def _forget_linked_only(dispatcher: Any, args: tuple) -> bool:
-    """Drop the dispatcher's version for callers of ``args``, if it has one; True if it had."""
-    found = dispatcher.overloads.get(args)
-    if found is None or not linked_only(found.library):
-        return False
-    del dispatcher.overloads[args]
-    return True
+    _defer_machine_code(library, LINKED_ONLY)
 
 
 def _entry_not_made(library: Any, fndesc: Any, env: Any) -> Any:
@@ -194,24 +161,19 @@ def _compile_for_python(dispatcher: Any, sig: Any, compile_kernel: Any, add_over
     from numba.core import sigutils
 
     args = tuple(sigutils.normalize_signature(sig)[0])
-    _forget_linked_only(dispatcher, args)
     found = dispatcher.overloads.get(args)
     if found is None:
-        compile_kernel(dispatcher, sig)  # compiled now, or loaded from the disk cache
+        entry = compile_kernel(dispatcher, sig)  # compiled now, or loaded from the disk cache
         found = dispatcher.overloads.get(args)
-    if found is not None and deferred(found.library):
-        made = _realize(found)
-        del dispatcher.overloads[args]
-        add_overload(dispatcher, made)
-        return made.entry_point
-    entry = compile_kernel(dispatcher, sig)
-    if not _forget_linked_only(dispatcher, args):
-        return entry
-    dispatcher._cache.load_overload = lambda *_: None  # the cache holds the callers' version
-    try:
-        return compile_kernel(dispatcher, sig)
-    finally:
-        del dispatcher._cache.load_overload
+        if found is None or not deferred(found.library):
+            return entry
+    if not deferred(found.library):
+        return found.entry_point
+    made = _realize(found)
+    del dispatcher.overloads[args]
+    add_overload(dispatcher, made)
+    dispatcher._cache.save_overload(made.signature, made)  # later processes load it ready
+    return made.entry_point
 
 
 def optimize_at_entry() -> bool:
@@ -249,7 +211,7 @@ def optimize_at_entry() -> bool:
         else:
             optimize_fully(library)
             if _nested_and_ours():
-                _defer_machine_code(library)
+                _defer_machine_code(library, DEFERRED)
 
     def get_executable(self: Any, library: Any, fndesc: Any, env: Any) -> Any:
         library._ensure_finalized()  # which decides whether the machine code waits
@@ -260,7 +222,7 @@ def optimize_at_entry() -> bool:
     def add(self: Any, cres: Any) -> None:
         """A kernel compiled for its callers serves them, not Python: Python's first call with
         its types finds no entry, and comes to :func:`compile`."""
-        if linked_only(cres.library) or deferred(cres.library):
+        if deferred(cres.library):
             self.overloads[tuple(cres.signature.args)] = cres
         else:
             add_overload(self, cres)
