@@ -29,7 +29,7 @@ from numba.core import event
 #: listed is announced without a figure.
 ESTIMATES: dict[tuple[str, str], float] = {
     ("demo", "kaiser"): 25, ("play", "kaiser"): 25, ("train", "kaiser"): 35, ("solve", "kaiser"): 50,
-    ("rl", "kaiser"): 40, ("tournament", "kaiser"): 60,
+    ("rl", "kaiser"): 35, ("tournament", "kaiser"): 55,
 }
 
 
