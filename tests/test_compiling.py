@@ -363,6 +363,19 @@ def test_a_small_kernel_compiled_for_a_caller_gets_its_machine_code_when_python_
     later.__module__ = "cardlab.optimizing_probe"
     assert njit(later)(5) == 10  # a caller compiled after Python's call links the kernel as before
 
+def test_threads_that_first_call_a_kernel_compiled_for_a_caller_all_get_its_one_realized_version() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cardlab.core.optimizing import deferred
+
+    outer, inner = _caller_and_callee("cardlab.optimizing_probe")
+    assert outer(3) == 16 and all(deferred(each.library) for each in inner.overloads.values())
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(inner, range(64)))
+    assert results == [2 * x + 1 for x in range(64)]
+    (for_python,) = inner.overloads.values()
+    assert not deferred(for_python.library)
+
 _CACHED_PROBE = """
 from numba import njit
 

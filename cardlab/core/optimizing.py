@@ -155,25 +155,27 @@ def _entry_not_made(library: Any, fndesc: Any, env: Any) -> Any:
 def _compile_for_python(dispatcher: Any, sig: Any, compile_kernel: Any, add_overload: Any) -> Any:
     """Python's call to one of our kernels: the entry point of its fully optimized machine code.
 
-    A version compiled, or cached, for callers only is compiled again fully; a deferred one gets
-    its machine code now (:func:`_realize`).
+    A version compiled, or cached, for callers gets the passes it lacks and its machine code now
+    (:func:`_realize`), under numba's compiler lock as every compile is.
     """
     from numba.core import sigutils
+    from numba.core.compiler_lock import global_compiler_lock
 
     args = tuple(sigutils.normalize_signature(sig)[0])
-    found = dispatcher.overloads.get(args)
-    if found is None:
-        entry = compile_kernel(dispatcher, sig)  # compiled now, or loaded from the disk cache
+    with global_compiler_lock:
         found = dispatcher.overloads.get(args)
-        if found is None or not deferred(found.library):
-            return entry
-    if not deferred(found.library):
-        return found.entry_point
-    made = _realize(found)
-    del dispatcher.overloads[args]
-    add_overload(dispatcher, made)
-    dispatcher._cache.save_overload(made.signature, made)  # later processes load it ready
-    return made.entry_point
+        if found is None:
+            entry = compile_kernel(dispatcher, sig)  # compiled now, or loaded from the disk cache
+            found = dispatcher.overloads.get(args)
+            if found is None or not deferred(found.library):
+                return entry
+        if not deferred(found.library):
+            return found.entry_point
+        made = _realize(found)
+        del dispatcher.overloads[args]
+        add_overload(dispatcher, made)
+        dispatcher._cache.save_overload(made.signature, made)  # later processes load it ready
+        return made.entry_point
 
 
 def optimize_at_entry() -> bool:
