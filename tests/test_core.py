@@ -15,7 +15,7 @@ import cardlab  # noqa: F401  (registers the games)
 from cardlab.core import bitboard
 from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
-from cardlab.core.layout import copy_state, seat_after
+from cardlab.core.layout import Slots, copy_state, seat_after
 from cardlab.core.rng import (
     RECIPROCAL_BOUNDS,
     choice_remainder,
@@ -301,3 +301,12 @@ def test_prefetch_is_a_hint_that_changes_no_value_and_takes_one_index_per_axis()
 
     with pytest.raises(TypingError):
         wrong_arity(table)
+
+
+def test_slots_number_each_field_after_the_last_and_refuse_an_empty_one():
+    slot = Slots(14)
+    assert [slot(6), slot(), slot(), slot(48), slot()] == [14, 20, 21, 22, 70]
+    assert slot.size == 71
+    with pytest.raises(ValueError, match="at least one slot"):
+        slot(0)
+

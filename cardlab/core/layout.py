@@ -64,6 +64,32 @@ DEALT = 8
 DEALING = 0
 
 
+class Slots:
+    """Numbers a game's own state slots in the order its engine declares them.
+
+    Each field is declared once, with its width, and takes the next free slots::
+
+        _slot = Slots(DEALT + MAX_SEATS)  # the first slot after the header
+        HANDS = _slot(MAX_SEATS)          # one slot per seat
+        TRUMP = _slot()
+        STATE_SIZE = _slot.size
+
+    So a new field is one line where it belongs, and no slot is numbered by hand.
+    The numbers are plain ints, which numba compiles in as constants.
+    """
+
+    def __init__(self, first: int) -> None:
+        self.size = first
+
+    def __call__(self, width: int = 1) -> int:
+        """The first of ``width`` (>= 1) consecutive slots, the next free ones."""
+        if width < 1:
+            raise ValueError(f"a field takes at least one slot, not {width}")
+        slot = self.size
+        self.size += width
+        return slot
+
+
 @njit(cache=True, inline="always")
 def seat_after(seat, steps, num_players):
     """The seat ``steps`` (0 <= steps < num_players) places after ``seat`` in turn order.

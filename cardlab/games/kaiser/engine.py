@@ -34,6 +34,7 @@ from cardlab.core.layout import (
     PHASE,
     TO_MOVE,
     UNDEALT,
+    Slots,
     copy_state,
     current_player,
     empty_state,
@@ -101,91 +102,95 @@ BIDDING, NAMING_TRUMP, HIGH_OR_LOW, DISCARDING, PLAYING, GIVING, GAME_OVER = 1, 
 PHASE_NAMES = ("dealing", "bidding", "naming trump", "choosing high or low", "discarding", "playing",
                "giving cards", "game over")
 
+HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
+NUM_PILES = 4  # per player (11.11), two cards each
+
 # ---- State layout ---------------------------------------------------------------
 # Slots 0-13: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
 # DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (MAX_SEATS slots).
 # Every per-seat and per-side block has MAX_SEATS slots, so one layout serves 2 to 6 seats
 # (11.11-11.14); a seat's side is read from the SIDE_OF table (its team, or the seat alone).
-HANDS = DEALT + MAX_SEATS  # 6 slots (14-19): the cards each seat holds
+_slot = Slots(DEALT + MAX_SEATS)  # the first slot after the header
+HANDS = _slot(MAX_SEATS)  # the cards each seat holds
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS. MIN_BID, TARGET and
 # NON_BIDDER_LIMIT hold the effective values of ruling V-K1 (docs/rules/kaiser.md#variants).
-FIRST_DEALER = 20
-MIN_BID = 21
-MATCH = 22  # 1: play hands until a side reaches the target in force
-TARGET = 23
-ALLOW_LOW_NO_TRUMP = 24
-NON_BIDDER_LIMIT = 25  # from this match score up, non-bidders add only negative points
-MAX_HANDS = 26  # match safety cap: a match still running after this many hands is drawn
-LOW_WEAK_HAND_NO_MISDEAL = 27  # 11.3: a weak hand may not be thrown in
-HIGH_LOW_NO_TRUMP_EQUAL = 28  # 11.4: vNT and vLNT rank equal in the auction
-DEALER_MAY_PASS = 29  # 11.27: the dealer may pass when nobody has bid (the hand is thrown in)
-FOUR_OF_A_RANK_MISDEAL = 30  # 11.28: four 10s, 9s or 8s may be thrown in
-NO_OVERTRICKS = 31  # 11.25: a made contract scores its value, not the points taken
-THREE_SPADES_NEEDS_THREE_TRICKS = 32  # 11.26
-FIVE_HEARTS_BREAKS_LIMIT = 33  # 11.20: winning the 5H trick lifts the non-bidder limit
-TARGET_AFTER_NO_TRUMP = 34  # 11.15: the target once a no-trump contract is made (0: off)
-LIMIT_AFTER_NO_TRUMP = 35  # 11.21: the non-bidder limit from then on (0: off)
-MINUS_TARGET_LOSES = 36  # 11.19: a side at minus the target loses the match
-MUST_BID_TO_WIN = 37  # 11.22: only a declaring side that made its contract can win
-POT = 38  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
-KAISER_BID_SOLO = 39  # 11.29: bid 99, made by the declarer alone
-KAISER_BID_TEAM = 40  # 11.30: bid 99, made by the declaring team
-KAISER_40 = 41  # 11.31: bid 100, every trick by the declarer alone
-HIGH_OR_LOW_AFTER_BID = 42  # 11.5: a no-trump declarer chooses high or low
-ANY_CONTRACT_HIGH_OR_LOW = 43  # 11.6: every declarer (not of bids 99, 100) chooses high or low
-KITTY_34_CARD = 44  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
-PLAYERS = 45  # 11.11-11.14: seats at the table (2-6); new_state copies it into the header
-THREE_TEAMS = 46  # 11.14: six players in three teams of two (team = seat mod 3)
+FIRST_DEALER = _slot()
+MIN_BID = _slot()
+MATCH = _slot()  # 1: play hands until a side reaches the target in force
+TARGET = _slot()
+ALLOW_LOW_NO_TRUMP = _slot()
+NON_BIDDER_LIMIT = _slot()  # from this match score up, non-bidders add only negative points
+MAX_HANDS = _slot()  # match safety cap: a match still running after this many hands is drawn
+LOW_WEAK_HAND_NO_MISDEAL = _slot()  # 11.3: a weak hand may not be thrown in
+HIGH_LOW_NO_TRUMP_EQUAL = _slot()  # 11.4: vNT and vLNT rank equal in the auction
+DEALER_MAY_PASS = _slot()  # 11.27: the dealer may pass when nobody has bid (the hand is thrown in)
+FOUR_OF_A_RANK_MISDEAL = _slot()  # 11.28: four 10s, 9s or 8s may be thrown in
+NO_OVERTRICKS = _slot()  # 11.25: a made contract scores its value, not the points taken
+THREE_SPADES_NEEDS_THREE_TRICKS = _slot()  # 11.26
+FIVE_HEARTS_BREAKS_LIMIT = _slot()  # 11.20: winning the 5H trick lifts the non-bidder limit
+TARGET_AFTER_NO_TRUMP = _slot()  # 11.15: the target once a no-trump contract is made (0: off)
+LIMIT_AFTER_NO_TRUMP = _slot()  # 11.21: the non-bidder limit from then on (0: off)
+MINUS_TARGET_LOSES = _slot()  # 11.19: a side at minus the target loses the match
+MUST_BID_TO_WIN = _slot()  # 11.22: only a declaring side that made its contract can win
+POT = _slot()  # 11.36: the stake a failed contract pays into the pot, as float64 bits (0: off)
+KAISER_BID_SOLO = _slot()  # 11.29: bid 99, made by the declarer alone
+KAISER_BID_TEAM = _slot()  # 11.30: bid 99, made by the declaring team
+KAISER_40 = _slot()  # 11.31: bid 100, every trick by the declarer alone
+HIGH_OR_LOW_AFTER_BID = _slot()  # 11.5: a no-trump declarer chooses high or low
+ANY_CONTRACT_HIGH_OR_LOW = _slot()  # 11.6: every declarer (not of bids 99, 100) chooses high or low
+KITTY_34_CARD = _slot()  # 11.1: 7H and 7S join the deck; the declarer takes a 2-card kitty and discards two
+PLAYERS = _slot()  # 11.11-11.14: seats at the table (2-6); new_state copies it into the header
+THREE_TEAMS = _slot()  # 11.14: six players in three teams of two (team = seat mod 3)
 PARAMETERS = FIRST_DEALER  # the first parameter slot; FORM is appended at the end of the layout
 # The hand being played. Per-side slots are indexed by side (SIDE_OF), per-seat ones by seat.
-SPOKEN = 47  # 6 slots: each seat's bidding action, -1 before it speaks
-HIGH_BID = 53  # 3 * value + kind of the best bid so far, -1 if none
-DECLARER = 54  # seat of the winning bidder, -1 before the bidding ends
-TRUMP = 55  # trump suit, NO_TRUMP (-1) for no trump or before it is named
-TRICK_NUMBER = 56  # 0..7, 8 when the hand is over
-TRICK_LEADER = 57
-TRICK_SIZE = 58  # cards in the current trick
-TRICK = 59  # 6 slots: cards of the current trick in play order
-TRICKS_WON = 65  # 6 slots, per side
-HAND_POINTS = 71  # 6 slots, per side: tricks + 5H - 3S
-PLAYED = 77  # mask of cards played this hand
-VOIDS = 78  # 6 slots: bit s set when that seat showed out of suit s
-MATCH_SCORE = 84  # 6 slots, per side
-HAND_NUMBER = 90
-WINNER = 91  # winning side (match), -1 undecided, DRAWN = drawn / void
-LAST_DELTA = 92  # 6 slots: each side's score change on the last scored hand
-MISDEAL_BY = 98  # seat that threw in the last hand, -1 if none
-TRICK_HISTORY = 99  # 48 slots: every card of the hand in play order (trick t at t * players)
-TRICK_LEADERS = 147  # MAX_TRICKS slots
-TRICK_WINNERS = 163  # MAX_TRICKS slots
-FIVE_HEARTS_TEAM = 179  # side that won the 5H trick this hand, -1 before
-THREE_SPADES_TEAM = 180  # side that won the 3S trick this hand, -1 before
-TARGET_IN_FORCE = 181  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
-LIMIT_IN_FORCE = 182  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
-POT_PAYMENTS = 183  # 6 slots, per side: contracts failed this match (each pays POT)
-PLAYED_LOW = 189  # 1 when the declarer chose to play the contract low (11.5, 11.6)
-KITTY = 190  # the kitty's cards this hand (11.1, 11.12); the declarer takes them into his hand
-DISCARDS = 191  # the declarer's discards (11.1, 11.12), seen by him only
+SPOKEN = _slot(MAX_SEATS)  # each seat's bidding action, -1 before it speaks
+HIGH_BID = _slot()  # 3 * value + kind of the best bid so far, -1 if none
+DECLARER = _slot()  # seat of the winning bidder, -1 before the bidding ends
+TRUMP = _slot()  # trump suit, NO_TRUMP (-1) for no trump or before it is named
+TRICK_NUMBER = _slot()  # 0..7, 8 when the hand is over
+TRICK_LEADER = _slot()
+TRICK_SIZE = _slot()  # cards in the current trick
+TRICK = _slot(MAX_SEATS)  # cards of the current trick in play order
+TRICKS_WON = _slot(MAX_SEATS)  # per side
+HAND_POINTS = _slot(MAX_SEATS)  # per side: tricks + 5H - 3S
+PLAYED = _slot()  # mask of cards played this hand
+VOIDS = _slot(MAX_SEATS)  # bit s set when that seat showed out of suit s
+MATCH_SCORE = _slot(MAX_SEATS)  # per side
+HAND_NUMBER = _slot()
+WINNER = _slot()  # winning side (match), -1 undecided, DRAWN = drawn / void
+LAST_DELTA = _slot(MAX_SEATS)  # each side's score change on the last scored hand
+MISDEAL_BY = _slot()  # seat that threw in the last hand, -1 if none
+TRICK_HISTORY = _slot(HISTORY_SLOTS)  # every card of the hand in play order (trick t at t * players)
+TRICK_LEADERS = _slot(MAX_TRICKS)
+TRICK_WINNERS = _slot(MAX_TRICKS)
+FIVE_HEARTS_TEAM = _slot()  # side that won the 5H trick this hand, -1 before
+THREE_SPADES_TEAM = _slot()  # side that won the 3S trick this hand, -1 before
+TARGET_IN_FORCE = _slot()  # TARGET, or TARGET_AFTER_NO_TRUMP once a no-trump contract is made
+LIMIT_IN_FORCE = _slot()  # NON_BIDDER_LIMIT, or LIMIT_AFTER_NO_TRUMP likewise
+POT_PAYMENTS = _slot(MAX_SEATS)  # per side: contracts failed this match (each pays POT)
+PLAYED_LOW = _slot()  # 1 when the declarer chose to play the contract low (11.5, 11.6)
+KITTY = _slot()  # the kitty's cards this hand (11.1, 11.12); the declarer takes them into his hand
+DISCARDS = _slot()  # the declarer's discards (11.1, 11.12), seen by him only
 # The table (fixed for the game, derived from PLAYERS and THREE_TEAMS by new_state).
-NUM_SIDES = 192  # sides that score separately: teams, or seats playing alone
-SIDE_OF = 193  # 6 slots: the side of each seat (§0 "Sides")
+NUM_SIDES = _slot()  # sides that score separately: teams, or seats playing alone
+SIDE_OF = _slot(MAX_SEATS)  # the side of each seat (§0 "Sides")
 # Two players' piles (11.11): the card dealt to each place, kept for the whole hand.
-PILES = 199  # 16 slots: seat * 8 + pile * 2 + level (0 bottom, 1 top); -1 before it is dealt
-PILE_CARDS = 215  # mask of the pile cards not played yet
-FACE_UP = 216  # mask of the pile cards lying face up (seen by both players)
-# Appended for the forms (11.7-11.9).
-FORM = 217  # parameter: the form played, rules.FORM_NAMES (0: the standard game)
-# Appended for the card passing (11.32-11.35).
-PASSING_RULE = 218  # parameter: NO_PASSING, PASS_ONE, PASS_TWO, HEARTS_STYLE or EXCHANGE_AFTER_BIDDING
-GIVEN = 219  # 6 slots: the cards each seat gave this hand (in transit until DELIVERED)
-DELIVERED = 225  # 1 once this hand's given cards reached their receivers
-HANDS_SCORED = 226  # hands scored so far in the match: the hearts-style direction (V-K29)
-# Appended for the small games (cardlab's research parameters, docs/rules/kaiser.md#small-games).
-HAND_CARDS = 227  # parameter: cards dealt to each seat, HAND_SIZE (8) but in a small game
-TOP_BID = 228  # parameter: the highest bid value, MAX_BID (12) but in a small game
+PILES = _slot(2 * NUM_PILES * 2)  # seat * 8 + pile * 2 + level (0 bottom, 1 top); -1 before it is dealt
+PILE_CARDS = _slot()  # mask of the pile cards not played yet
+FACE_UP = _slot()  # mask of the pile cards lying face up (seen by both players)
+# The forms (11.7-11.9).
+FORM = _slot()  # parameter: the form played, rules.FORM_NAMES (0: the standard game)
+# The card passing (11.32-11.35).
+PASSING_RULE = _slot()  # parameter: NO_PASSING, PASS_ONE, PASS_TWO, HEARTS_STYLE or EXCHANGE_AFTER_BIDDING
+GIVEN = _slot(MAX_SEATS)  # the cards each seat gave this hand (in transit until DELIVERED)
+DELIVERED = _slot()  # 1 once this hand's given cards reached their receivers
+HANDS_SCORED = _slot()  # hands scored so far in the match: the hearts-style direction (V-K29)
+# The small games (cardlab's research parameters, docs/rules/kaiser.md#small-games).
+HAND_CARDS = _slot()  # parameter: cards dealt to each seat, HAND_SIZE (8) but in a small game
+TOP_BID = _slot()  # parameter: the highest bid value, MAX_BID (12) but in a small game
 # Derived by new_state from the parameters, for the hot path of card play.
-PLAIN_TRICKS = 229  # 1: every card is played from a hand and keeps its printed suit (no form, no piles)
-STATE_SIZE = 230
+PLAIN_TRICKS = _slot()  # 1: every card is played from a hand and keeps its printed suit (no form, no piles)
+STATE_SIZE = _slot.size
 
 #: Every parameter slot, in the order ``new_state`` takes them: the block from PARAMETERS, then
 #: the appended ones (FORM, PASSING_RULE, HAND_CARDS, TOP_BID).
@@ -193,8 +198,6 @@ PARAMETER_SLOTS = np.array([*range(PARAMETERS, THREE_TEAMS + 1), FORM, PASSING_R
                            dtype=np.int64)
 NUM_PARAMETERS = len(PARAMETER_SLOTS)
 
-HISTORY_SLOTS = 48  # 8 tricks of 6 cards, or 16 of 2 (11.11)
-NUM_PILES = 4  # per player (11.11), two cards each
 PILE_DEAL_START = 16  # the deal's card k >= this goes to a pile (11.11: the hands are dealt first)
 DRAWN = MAX_SEATS  # WINNER of a drawn match or a thrown-in hand: no side has this number
 

@@ -45,6 +45,7 @@ from cardlab.core.layout import (
     NUM_PLAYERS,
     PHASE,
     TO_MOVE,
+    Slots,
     copy_state,
     current_player,
     empty_state,
@@ -79,48 +80,51 @@ from cardlab.games.literature.rules import (
 ASKING, CLAIMING, GAME_OVER = 1, 2, 3
 PHASE_NAMES = ("dealing", "asking", "claiming", "game over")
 
+#: Public events the log holds: asks; per half-suit its resolution, a hand-off, a challenge and a
+#: declaration's passes.
+LOG_CAPACITY = MAX_ASKS_LIMIT + 4 * MAX_HALF_SUITS + 8
+
 # ---- State layout -----------------------------------------------------------------------
 # Slots 0-23: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE, DEALER,
 # NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (MAX_PLAYERS slots:
 # each hand as dealt).
-HANDS = DEALT + MAX_PLAYERS  # MAX_PLAYERS slots (24-39): the cards each seat holds
+_slot = Slots(DEALT + MAX_PLAYERS)  # the first slot after the header
+HANDS = _slot(MAX_PLAYERS)  # the cards each seat holds
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
-FIRST_DEALER = 40  # the dealer: one deal, so DEALER keeps this value all game
-MAX_ASKS = 41
-LAYOUT = 42  # rules.STANDARD, SEVENS_REMOVED, JOKERS or EIGHTS
-MAJOR_SETS_WORTH_TWO = 43
-MISCLAIM_TO_OPPONENTS = 44
-FIRST_ASK_LEFT_OF_DEALER = 45
-CARDS_EACH = 46  # the largest hand dealt (12.10's uneven deal gives the first seats one more)
-OWN_CARD_ASKS = 47  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
-OPPONENT_PICKS = 48  # 1: opponent_picks_next_player (12.11)
-CLAIM_ANY_TIME = 49  # 1: claim_any_time (12.5)
-FORCED_CLAIMS = 50  # 1: forced_claims (12.15)
-CHALLENGES = 51  # 1: challenge (12.17)
+FIRST_DEALER = _slot()  # the dealer: one deal, so DEALER keeps this value all game
+MAX_ASKS = _slot()
+LAYOUT = _slot()  # rules.STANDARD, SEVENS_REMOVED, JOKERS or EIGHTS
+MAJOR_SETS_WORTH_TWO = _slot()
+MISCLAIM_TO_OPPONENTS = _slot()
+FIRST_ASK_LEFT_OF_DEALER = _slot()
+CARDS_EACH = _slot()  # the largest hand dealt (12.10's uneven deal gives the first seats one more)
+OWN_CARD_ASKS = _slot()  # asks for one's own card: NO_OWN_CARD_ASKS, SURRENDER_OWN_CARD or BLUFF_OWN_CARD
+OPPONENT_PICKS = _slot()  # 1: opponent_picks_next_player (12.11)
+CLAIM_ANY_TIME = _slot()  # 1: claim_any_time (12.5)
+FORCED_CLAIMS = _slot()  # 1: forced_claims (12.15)
+CHALLENGES = _slot()  # 1: challenge (12.17)
 PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, CHALLENGES + 1 - FIRST_DEALER
 # The game being played.
-ASKS = 52  # asks made so far
-CLAIMANT = 53  # seat making the current claim, -1 outside a claim
-CLAIM_HALF_SUIT = 54
-CLAIM_COUNT = 55  # seats named so far in the current claim
-CLAIM_SEATS = 56  # MAX_HALF_SUIT_SIZE slots: the seat named for each card, ascending card ids
-STATUS = CLAIM_SEATS + MAX_HALF_SUIT_SIZE  # MAX_HALF_SUITS slots: UNRESOLVED, team, VOID
-SCORES = STATUS + MAX_HALF_SUITS  # 2 slots, per team
-PICKING_FOR = SCORES + 2  # 12.11: the empty-handed seat on turn an opponent picks for, else -1
-LAST_ASKER = PICKING_FOR + 1  # MAX_PLAYERS slots: the seat that last asked each seat, -1 if none
-WINDOW_POLLS = LAST_ASKER + MAX_PLAYERS  # 12.5: seats still to poll in the claim window, 0: none
-TURN_SEAT = WINDOW_POLLS + 1  # 12.5: the seat on turn while a window polls the others
-LAST_TURN = TURN_SEAT + 1  # 2 slots: LAST_TURN(team) of docs/variants.md 4.4
-FORCED_TEAM = LAST_TURN + 2  # the team of a forced procedure under way, -1 if none
-FORCED_SET = FORCED_TEAM + 1  # its half-suits still to declare (bit h)
-FORCED_PASSES = FORCED_SET + 1  # passes since it (re)started; 2 m F of them end it
-CHALLENGER = FORCED_PASSES + 1  # the seat whose challenge the procedure answers, -1 if none
-LOG_LENGTH = CHALLENGER + 1
-KNOWLEDGE = LOG_LENGTH + 1  # K.KNOWLEDGE_SIZE slots: what the public events prove
-LOG = KNOWLEDGE + K.KNOWLEDGE_SIZE  # LOG_CAPACITY slots: public events, packed
-# Asks; per half-suit its resolution, a hand-off, a challenge and a declaration's passes.
-LOG_CAPACITY = MAX_ASKS_LIMIT + 4 * MAX_HALF_SUITS + 8
-STATE_SIZE = LOG + LOG_CAPACITY
+ASKS = _slot()  # asks made so far
+CLAIMANT = _slot()  # seat making the current claim, -1 outside a claim
+CLAIM_HALF_SUIT = _slot()
+CLAIM_COUNT = _slot()  # seats named so far in the current claim
+CLAIM_SEATS = _slot(MAX_HALF_SUIT_SIZE)  # the seat named for each card, ascending card ids
+STATUS = _slot(MAX_HALF_SUITS)  # per half-suit: UNRESOLVED, the team that won it, or VOID
+SCORES = _slot(2)  # per team
+PICKING_FOR = _slot()  # 12.11: the empty-handed seat on turn an opponent picks for, else -1
+LAST_ASKER = _slot(MAX_PLAYERS)  # the seat that last asked each seat, -1 if none
+WINDOW_POLLS = _slot()  # 12.5: seats still to poll in the claim window, 0: none
+TURN_SEAT = _slot()  # 12.5: the seat on turn while a window polls the others
+LAST_TURN = _slot(2)  # LAST_TURN(team) of docs/variants.md 4.4
+FORCED_TEAM = _slot()  # the team of a forced procedure under way, -1 if none
+FORCED_SET = _slot()  # its half-suits still to declare (bit h)
+FORCED_PASSES = _slot()  # passes since it (re)started; 2 m F of them end it
+CHALLENGER = _slot()  # the seat whose challenge the procedure answers, -1 if none
+LOG_LENGTH = _slot()
+KNOWLEDGE = _slot(K.KNOWLEDGE_SIZE)  # what the public events prove
+LOG = _slot(LOG_CAPACITY)  # public events, packed
+STATE_SIZE = _slot.size
 
 #: 8 opponents x 54 cards + 9 claims + 9 challenges is the most any decision offers; chance is 54.
 MAX_LEGAL_ACTIONS = 8 * 54 + 2 * MAX_HALF_SUITS

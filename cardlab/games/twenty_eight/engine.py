@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from cardlab.core.bitboard import card_bit, nth_card, popcount, write_cards
-from cardlab.core.cards import SUIT_MASKS, suit_of
+from cardlab.core.cards import NUM_SUITS, SUIT_MASKS, suit_of
 from cardlab.core.dealing import draw_card, receiving_seat
 from cardlab.core.layout import (
     CARDS_DEALT,
@@ -50,6 +50,7 @@ from cardlab.core.layout import (
     PHASE,
     TO_MOVE,
     UNDEALT,
+    Slots,
     copy_state,
     current_player,
     empty_state,
@@ -73,6 +74,7 @@ from cardlab.games.twenty_eight.rules import (
     MAX_BID,
     MAX_CARDS_PLAYED,
     MAX_PLAYERS,
+    MAX_SIDES,
     MAX_TRICKS,
     MIN_BID,
     NUM_STAGES,
@@ -121,76 +123,77 @@ SPECIAL_END_NAMES = ("", "the opponents surrendered (cot accepted)",
 NO_CARD = -1
 NO_SEAT = -1
 
+# 17 bids (12..28), at most 4 passes between two bids, 5 at the end (six players): 86.
+MAX_FIRST_ROUND = 86
+
 # ---- State layout ---------------------------------------------------------------
 # Slots 0-13: the header every engine shares (cardlab.core.layout): PHASE, TO_MOVE,
 # DEALER, NUM_PLAYERS, CARDS_DEALT, DECK, UNDEALT, GAME_OVER_PHASE and DEALT (6 slots:
 # every card dealt to the seat; the indicator counts as the bidder's). Blocks "per seat"
 # have MAX_PLAYERS slots and "per side" MAX_SIDES; a game of N players uses the first N.
-HANDS = DEALT + MAX_PLAYERS  # 6 slots (14-19): the cards each seat holds (the hidden
-# indicator is in nobody's hand)
+_slot = Slots(DEALT + MAX_PLAYERS)  # the first slot after the header
+HANDS = _slot(MAX_PLAYERS)  # the cards each seat holds (the hidden indicator is in nobody's hand)
 # Parameters (fixed for the game): NUM_PARAMETERS slots from PARAMETERS.
-FIRST_DEALER = 20
-OPENING_MIN = 21  # the smallest opening bid (14 with four players, 12 with three or six)
-JACK_RESTRICTION = 22  # 1: jack_discard_restriction (13.1)
-POINTLESS_REDEAL = 23  # 1: pointless_hand_redeal (13.2)
-COT = 24  # 1: cot (13.3)
-THANI_ALLOWED = 25  # 1: thani (13.5)
-STAGE_CARDS = 26  # chance nodes per deal stage: 16 (four players), 12 (three), 36 (six)
-DEAL_CARDS = 27  # chance nodes of the whole deal: 32, 24, 36
-HAND_TRICKS = 28  # tricks of the hand: 8, 8, 6
+FIRST_DEALER = _slot()
+OPENING_MIN = _slot()  # the smallest opening bid (14 with four players, 12 with three or six)
+JACK_RESTRICTION = _slot()  # 1: jack_discard_restriction (13.1)
+POINTLESS_REDEAL = _slot()  # 1: pointless_hand_redeal (13.2)
+COT = _slot()  # 1: cot (13.3)
+THANI_ALLOWED = _slot()  # 1: thani (13.5)
+STAGE_CARDS = _slot()  # chance nodes per deal stage: 16 (four players), 12 (three), 36 (six)
+DEAL_CARDS = _slot()  # chance nodes of the whole deal: 32, 24, 36
+HAND_TRICKS = _slot()  # tricks of the hand: 8, 8, 6
 PARAMETERS, NUM_PARAMETERS = FIRST_DEALER, HAND_TRICKS + 1 - FIRST_DEALER
 # The hand being played.
-FIRST_FOUR = 29  # per seat: the cards the seat received in deal stage 1 (six players: all)
-PLAYED_BY = 35  # per seat: cards the seat has played this hand
-HIGH_BID = 41  # value of the highest bid, -1 before any
-HIGH_BIDDER = 42
-PASSES_IN_ROW = 43  # consecutive passes since the last bid (first round)
-NUM_BIDS = 44  # first-round actions so far
-BID_HISTORY = 45  # MAX_FIRST_ROUND slots: first-round actions in order (seat = dealer + 1 + i)
-# 17 bids (12..28), at most 4 passes between two bids, 5 at the end (six players): 86.
-MAX_FIRST_ROUND = 86
-RAISES = 131  # 2 slots: the second-round actions of bidder and partner, -1 before
-FIRST_BIDDER = 133  # who won the first round (placed the first indicator)
-BIDDER = 134  # the bidder now (the partner after a partner's raise)
-INDICATOR = 135  # the face-down card, -1 before it is placed
-OLD_INDICATOR = 136  # the first bidder's indicator after a partner's raise, else -1
-TRUMP = 137  # suit of the indicator (hidden from the others until shown), -1 before
-TRUMP_SHOWN = 138
-SHOWN_IN_TRICK = 139  # trick number of the show, -1 before
-CALLER = 140  # seat whose action 53 showed the trump (-1: shown by playing it)
-MUST_PLAY_TRUMP = 141  # seat that just called and must now play a trump if it holds one
-TRICK_NUMBER = 142  # 0.., HAND_TRICKS when the hand is over
-TRICK_LEADER = 143
-TRICK_SIZE = 144
-TRICK = 145  # per seat: cards of the current trick in play order
-TRUMPS_FROM = 151  # position from which trump-suit cards are trumps in the current trick
-CARD_POINTS_WON = 152  # per side
-TRICKS_WON = 155  # per side
-PLAYED = 158  # mask of cards played this hand
-VOIDS = 159  # per seat: bit s set when the seat's hand showed out of suit s
-BIDDER_DISCARDS = 165  # suits the bidder played without following, trump hidden
-BIDDER_HIDDEN_LEADS = 166  # 4 slots per suit: first trick the bidder led it while hidden
-OUTCOME = 170
-GAME_POINTS = 171  # per side: G for the bidding side, -G for every other side
-TRICK_HISTORY = 174  # MAX_CARDS_PLAYED slots: every card of the hand in play order (N a trick)
-TRICK_LEADERS = 210  # MAX_TRICKS slots
-TRICK_WINNERS = 218  # MAX_TRICKS slots
-TRICK_TRUMPS_FROM = 226  # MAX_TRICKS slots: each finished trick's ``trumps_from``
+FIRST_FOUR = _slot(MAX_PLAYERS)  # the cards each seat received in deal stage 1 (six players: all)
+PLAYED_BY = _slot(MAX_PLAYERS)  # the cards each seat has played this hand
+HIGH_BID = _slot()  # value of the highest bid, -1 before any
+HIGH_BIDDER = _slot()
+PASSES_IN_ROW = _slot()  # consecutive passes since the last bid (first round)
+NUM_BIDS = _slot()  # first-round actions so far
+BID_HISTORY = _slot(MAX_FIRST_ROUND)  # first-round actions in order (seat = dealer + 1 + i)
+RAISES = _slot(2)  # the second-round actions of bidder and partner, -1 before
+FIRST_BIDDER = _slot()  # who won the first round (placed the first indicator)
+BIDDER = _slot()  # the bidder now (the partner after a partner's raise)
+INDICATOR = _slot()  # the face-down card, -1 before it is placed
+OLD_INDICATOR = _slot()  # the first bidder's indicator after a partner's raise, else -1
+TRUMP = _slot()  # suit of the indicator (hidden from the others until shown), -1 before
+TRUMP_SHOWN = _slot()
+SHOWN_IN_TRICK = _slot()  # trick number of the show, -1 before
+CALLER = _slot()  # seat whose action 53 showed the trump (-1: shown by playing it)
+MUST_PLAY_TRUMP = _slot()  # seat that just called and must now play a trump if it holds one
+TRICK_NUMBER = _slot()  # 0.., HAND_TRICKS when the hand is over
+TRICK_LEADER = _slot()
+TRICK_SIZE = _slot()
+TRICK = _slot(MAX_PLAYERS)  # cards of the current trick in play order
+TRUMPS_FROM = _slot()  # position from which trump-suit cards are trumps in the current trick
+CARD_POINTS_WON = _slot(MAX_SIDES)  # per side
+TRICKS_WON = _slot(MAX_SIDES)  # per side
+PLAYED = _slot()  # mask of cards played this hand
+VOIDS = _slot(MAX_PLAYERS)  # per seat: bit s set when its hand showed out of suit s
+BIDDER_DISCARDS = _slot()  # suits the bidder played without following, trump hidden
+BIDDER_HIDDEN_LEADS = _slot(NUM_SUITS)  # per suit: first trick the bidder led it while hidden
+OUTCOME = _slot()
+GAME_POINTS = _slot(MAX_SIDES)  # per side: G for the bidding side, -G for every other side
+TRICK_HISTORY = _slot(MAX_CARDS_PLAYED)  # every card of the hand in play order (N a trick)
+TRICK_LEADERS = _slot(MAX_TRICKS)
+TRICK_WINNERS = _slot(MAX_TRICKS)
+TRICK_TRUMPS_FROM = _slot(MAX_TRICKS)  # each finished trick's ``trumps_from``
 # Variant bookkeeping (docs/variants.md; all zero in the standard game).
-LED_SUITS = 234  # suits led in a trick of this hand (jack_discard_restriction)
-NO_HOLD = 235  # per seat: cards the seat cannot hold, proven by a forced jack discard
-SHOW_NODES = 241  # pointless-show nodes taken so far (pointless_hand_redeal)
-COT_NODE = 242  # 0: none pending; OFFER_PENDING or ANSWER_PENDING before a trick
-COT_PLAYED_ON = 243  # trick number + 1 at which the bidder played on, 0 if he has not
-THANI_DECLARED = 244
-SPECIAL_END = 245  # how the bidding side's game points were fixed early (END_* below)
-# Appended for the small games (cardlab's research parameters, docs/rules/twenty_eight.md#small-games):
+LED_SUITS = _slot()  # suits led in a trick of this hand (jack_discard_restriction)
+NO_HOLD = _slot(MAX_PLAYERS)  # per seat: cards it cannot hold, proven by a forced jack discard
+SHOW_NODES = _slot()  # pointless-show nodes taken so far (pointless_hand_redeal)
+COT_NODE = _slot()  # 0: none pending; OFFER_PENDING or ANSWER_PENDING before a trick
+COT_PLAYED_ON = _slot()  # trick number + 1 at which the bidder played on, 0 if he has not
+THANI_DECLARED = _slot()
+SPECIAL_END = _slot()  # how the bidding side's game points were fixed early (END_* below)
+# The small games (cardlab's research parameters, docs/rules/twenty_eight.md#small-games):
 # the bid ladder of the pack in play, 28 card points but in a small game.
-TOP_BID = 246  # parameter: the highest bid, MAX_BID (28) but in a small game
-OVERCALL_MIN = 247  # the least overcall of one's partner, PARTNER_OVERCALL_MIN scaled (ruling 1)
-RAISE_MIN = 248  # the least second-round raise, SECOND_ROUND_MIN scaled (ruling 4)
-DECK_POINTS = 249  # the card points of the pack: 28 but in a small game
-STATE_SIZE = 250
+TOP_BID = _slot()  # parameter: the highest bid, MAX_BID (28) but in a small game
+OVERCALL_MIN = _slot()  # the least overcall of one's partner, PARTNER_OVERCALL_MIN scaled (ruling 1)
+RAISE_MIN = _slot()  # the least second-round raise, SECOND_ROUND_MIN scaled (ruling 4)
+DECK_POINTS = _slot()  # the card points of the pack: 28 but in a small game
+STATE_SIZE = _slot.size
 
 #: Every parameter slot: the block from PARAMETERS, then the appended ones (the information-state
 #: key's seed folds them all: cardlab.games.kernels.game_parameters).
