@@ -16,6 +16,7 @@ from cardlab.core import bitboard
 from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
 from cardlab.core.layout import Slots, copy_state, seat_after
+from cardlab.core.parameters import Parameter, ParameterTable
 from cardlab.core.rng import (
     RECIPROCAL_BOUNDS,
     choice_remainder,
@@ -310,3 +311,15 @@ def test_slots_number_each_field_after_the_last_and_refuse_an_empty_one():
     with pytest.raises(ValueError, match="at least one slot"):
         slot(0)
 
+
+
+def test_a_parameter_table_gives_defaults_rules_research_names_and_slot_values():
+    table = ParameterTable(Parameter("dealer", 0, range(0, 4), slot=20), Parameter("pot", 0.0),
+                           Parameter("hand_size", 8, range(1, 9), slot=30, research=True))
+    assert table.defaults == {"dealer": 0, "pot": 0.0, "hand_size": 8}
+    assert table.rules == {"dealer": (int, range(0, 4)), "pot": (float, None),
+                           "hand_size": (int, range(1, 9))}
+    assert table.research == ("hand_size",)
+    assert table.slot_values({"dealer": 3, "pot": 2.5, "hand_size": 2}) == {20: 3, 30: 2}
+    with pytest.raises(ValueError, match=r"declared twice: \['pot'\]"):
+        ParameterTable(Parameter("pot", 0.0), Parameter("pot", 1.0))

@@ -24,6 +24,7 @@ from cardlab.core.openspiel import (
     checked_parameters,
     next_dealt_cards,
 )
+from cardlab.core.parameters import Parameter, ParameterTable
 from cardlab.games import kernels
 from cardlab.games.kaiser import engine as E
 from cardlab.games.kaiser import observation, sampling
@@ -64,68 +65,57 @@ HIGH_OR_LOW = ("high_or_low_announced_after_bid", "any_contract_high_or_low")
 MATCH_ONLY = ("target_after_no_trump", "non_bidder_limit_after_no_trump", "minus_target_loses",
               "must_bid_to_win", "pot")
 
-DEFAULT_PARAMETERS = {
-    "dealer": 0,
-    "min_bid": 6,
-    "match": False,
-    "target": 52,
-    "low_no_trump": False,
-    "non_bidder_limit": 45,
-    "max_hands": 200,
-    "players": 4,
-    "three_teams": False,
-    "kitty_34_card": False,
-    "low_weak_hand_no_misdeal": False,
-    "high_low_no_trump_equal": False,
-    "high_or_low_announced_after_bid": False,
-    "any_contract_high_or_low": False,
-    "les_rois": False,
-    "les_rois_hetu": False,
-    "joffre": False,
-    "lost_heir": False,
-    "target_after_no_trump": 0,
-    "minus_target_loses": False,
-    "five_hearts_breaks_limit": False,
-    "non_bidder_limit_after_no_trump": 0,
-    "must_bid_to_win": False,
-    "no_overtricks": False,
-    "three_spades_needs_three_tricks": False,
-    "dealer_may_pass": False,
-    "four_of_a_rank_misdeal": False,
-    "kaiser_bid_solo": False,
-    "kaiser_bid_team": False,
-    "kaiser_40": False,
-    "pass_one_to_partner": False,
-    "pass_two_to_partner": False,
-    "hearts_style_passing": False,
-    "partner_exchange_after_bidding": False,
-    "pot": 0.0,
-    "hand_size": HAND_SIZE,
-    "max_bid": MAX_BID,
-}
+#: Every parameter of the game: its default, allowed values and, where the engine holds it as
+#: given, its slot (min_bid, target, non_bidder_limit, pot, the forms and the passing rules reach
+#: the engine through engine_parameters). The default min_bid 6 and target 52 also mean "not
+#: set": a form sets its own then (effective_values).
+PARAMETER_TABLE = ParameterTable(
+    Parameter("dealer", 0, range(0, 6), E.FIRST_DEALER),
+    Parameter("min_bid", 6, range(1, MAX_BID + 1)),  # 5, 6, 7 but in a small game (check_combination)
+    Parameter("match", False, slot=E.MATCH),
+    Parameter("target", 52, range(1, 1001)),
+    Parameter("low_no_trump", False, slot=E.ALLOW_LOW_NO_TRUMP),
+    Parameter("non_bidder_limit", 45, range(0, 1001)),
+    Parameter("max_hands", 200, range(1, 100001), E.MAX_HANDS),
+    Parameter("players", 4, PLAYER_COUNTS, E.PLAYERS),
+    Parameter("three_teams", False, slot=E.THREE_TEAMS),
+    Parameter("kitty_34_card", False, slot=E.KITTY_34_CARD),
+    Parameter("low_weak_hand_no_misdeal", False, slot=E.LOW_WEAK_HAND_NO_MISDEAL),
+    Parameter("high_low_no_trump_equal", False, slot=E.HIGH_LOW_NO_TRUMP_EQUAL),
+    Parameter("high_or_low_announced_after_bid", False, slot=E.HIGH_OR_LOW_AFTER_BID),
+    Parameter("any_contract_high_or_low", False, slot=E.ANY_CONTRACT_HIGH_OR_LOW),
+    Parameter("les_rois", False),
+    Parameter("les_rois_hetu", False),
+    Parameter("joffre", False),
+    Parameter("lost_heir", False),
+    Parameter("target_after_no_trump", 0, range(0, 1001), E.TARGET_AFTER_NO_TRUMP),
+    Parameter("minus_target_loses", False, slot=E.MINUS_TARGET_LOSES),
+    Parameter("five_hearts_breaks_limit", False, slot=E.FIVE_HEARTS_BREAKS_LIMIT),
+    Parameter("non_bidder_limit_after_no_trump", 0, range(0, 1001), E.LIMIT_AFTER_NO_TRUMP),
+    Parameter("must_bid_to_win", False, slot=E.MUST_BID_TO_WIN),
+    Parameter("no_overtricks", False, slot=E.NO_OVERTRICKS),
+    Parameter("three_spades_needs_three_tricks", False, slot=E.THREE_SPADES_NEEDS_THREE_TRICKS),
+    Parameter("dealer_may_pass", False, slot=E.DEALER_MAY_PASS),
+    Parameter("four_of_a_rank_misdeal", False, slot=E.FOUR_OF_A_RANK_MISDEAL),
+    Parameter("kaiser_bid_solo", False, slot=E.KAISER_BID_SOLO),
+    Parameter("kaiser_bid_team", False, slot=E.KAISER_BID_TEAM),
+    Parameter("kaiser_40", False, slot=E.KAISER_40),
+    Parameter("pass_one_to_partner", False),
+    Parameter("pass_two_to_partner", False),
+    Parameter("hearts_style_passing", False),
+    Parameter("partner_exchange_after_bidding", False),
+    Parameter("pot", 0.0),
+    Parameter("hand_size", HAND_SIZE, range(1, HAND_SIZE + 1), E.HAND_CARDS, research=True),
+    Parameter("max_bid", MAX_BID, range(1, MAX_BID + 1), research=True),
+)
+DEFAULT_PARAMETERS = PARAMETER_TABLE.defaults
 #: cardlab's own parameters for exactly solvable small games (docs/rules/kaiser.md#small-games):
 #: research tools, not rule variants of docs/variants.md.
-RESEARCH_PARAMETERS = ("hand_size", "max_bid")
+RESEARCH_PARAMETERS = PARAMETER_TABLE.research
 #: What a small game may change besides its research parameters; everything else stays at its default.
 SMALL_GAME_PARAMETERS = ("dealer", "min_bid", "low_no_trump", "dealer_may_pass", "no_overtricks",
                          "match", "target", "non_bidder_limit", "max_hands")
-PARAMETER_RULES = {
-    "dealer": (int, range(0, 6)),
-    "min_bid": (int, range(1, MAX_BID + 1)),  # 5, 6, 7 but in a small game (check_combination)
-    "hand_size": (int, range(1, HAND_SIZE + 1)),
-    "max_bid": (int, range(1, MAX_BID + 1)),
-    "match": (bool, None),
-    "target": (int, range(1, 1001)),
-    "low_no_trump": (bool, None),
-    "non_bidder_limit": (int, range(0, 1001)),
-    "max_hands": (int, range(1, 100001)),
-    "players": (int, PLAYER_COUNTS),
-    "target_after_no_trump": (int, range(0, 1001)),
-    "non_bidder_limit_after_no_trump": (int, range(0, 1001)),
-    "pot": (float, None),
-    **{name: (bool, None) for name, default in DEFAULT_PARAMETERS.items()
-       if isinstance(default, bool) and name not in ("match", "low_no_trump")},
-}
+PARAMETER_RULES = PARAMETER_TABLE.rules
 MAX_POT = 1000.0
 
 
@@ -323,25 +313,10 @@ def engine_parameters(parameters: dict[str, Any]) -> np.ndarray:
     p = {**DEFAULT_PARAMETERS, **parameters}
     min_bid, target, limit = effective_values(p)
     slots = {
-        E.FIRST_DEALER: p["dealer"], E.MIN_BID: min_bid, E.MATCH: p["match"], E.TARGET: target,
-        E.ALLOW_LOW_NO_TRUMP: p["low_no_trump"], E.NON_BIDDER_LIMIT: limit,
-        E.MAX_HANDS: p["max_hands"], E.LOW_WEAK_HAND_NO_MISDEAL: p["low_weak_hand_no_misdeal"],
-        E.HIGH_LOW_NO_TRUMP_EQUAL: p["high_low_no_trump_equal"],
-        E.DEALER_MAY_PASS: p["dealer_may_pass"], E.FOUR_OF_A_RANK_MISDEAL: p["four_of_a_rank_misdeal"],
-        E.NO_OVERTRICKS: p["no_overtricks"],
-        E.THREE_SPADES_NEEDS_THREE_TRICKS: p["three_spades_needs_three_tricks"],
-        E.FIVE_HEARTS_BREAKS_LIMIT: p["five_hearts_breaks_limit"],
-        E.TARGET_AFTER_NO_TRUMP: p["target_after_no_trump"],
-        E.LIMIT_AFTER_NO_TRUMP: p["non_bidder_limit_after_no_trump"],
-        E.MINUS_TARGET_LOSES: p["minus_target_loses"], E.MUST_BID_TO_WIN: p["must_bid_to_win"],
+        **PARAMETER_TABLE.slot_values(p),
+        E.MIN_BID: min_bid, E.TARGET: target, E.NON_BIDDER_LIMIT: limit,
         E.POT: np.array([float(p["pot"])]).view(np.int64)[0],
-        E.KAISER_BID_SOLO: p["kaiser_bid_solo"], E.KAISER_BID_TEAM: p["kaiser_bid_team"],
-        E.KAISER_40: p["kaiser_40"],
-        E.HIGH_OR_LOW_AFTER_BID: p["high_or_low_announced_after_bid"],
-        E.ANY_CONTRACT_HIGH_OR_LOW: p["any_contract_high_or_low"],
-        E.KITTY_34_CARD: p["kitty_34_card"], E.FORM: form_of(p), E.PASSING_RULE: passing_rule_of(p),
-        E.PLAYERS: p["players"], E.THREE_TEAMS: p["three_teams"],
-        E.HAND_CARDS: p["hand_size"],
+        E.FORM: form_of(p), E.PASSING_RULE: passing_rule_of(p),
         E.TOP_BID: small_values(p)[1] if p["hand_size"] < HAND_SIZE else MAX_BID,
     }
     position = {int(slot): k for k, slot in enumerate(E.PARAMETER_SLOTS)}

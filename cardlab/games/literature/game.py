@@ -23,6 +23,7 @@ from cardlab.core.openspiel import (
     card_game_type,
     checked_parameters,
 )
+from cardlab.core.parameters import Parameter, ParameterTable
 from cardlab.core.sampling import redraw_deal_so_far
 from cardlab.games import kernels
 from cardlab.games.literature import engine as E
@@ -58,46 +59,27 @@ from cardlab.games.literature.rules import (
 
 GAME_NAME = "cardlab_literature"
 
-DEFAULT_PARAMETERS = {
-    "players": 6,
-    "dealer": 0,
-    "max_asks": DEFAULT_MAX_ASKS,
-    "sevens_removed": False,
-    "jokers_ninth_set": False,
-    "major_sets_worth_two": False,
-    "misclaim_to_opponents": False,
-    "first_ask_left_of_dealer": False,
-    **dict.fromkeys(("claim_any_time", "eights_in_play", "opponent_picks_next_player",
-                     "ask_own_card_surrender", "bluff_own_card", "forced_claims", "challenge"),
-                    False),
-    "half_suit_size": 6,
-    "half_suits": 8,
-}
+#: Every parameter of the game, its default and allowed values (the engine takes them from
+#: engine_parameters).
+PARAMETER_TABLE = ParameterTable(
+    Parameter("players", 6),  # checked against the deck by unsupported_reason
+    Parameter("dealer", 0),  # 0 .. players - 1
+    Parameter("max_asks", DEFAULT_MAX_ASKS, range(1, MAX_ASKS_LIMIT + 1)),
+    *(Parameter(name, False) for name in (
+        "sevens_removed", "jokers_ninth_set", "major_sets_worth_two", "misclaim_to_opponents",
+        "first_ask_left_of_dealer", "claim_any_time", "eights_in_play", "opponent_picks_next_player",
+        "ask_own_card_surrender", "bluff_own_card", "forced_claims", "challenge")),
+    Parameter("half_suit_size", 6, SMALL_HALF_SUIT_SIZES, research=True),
+    Parameter("half_suits", 8, SMALL_HALF_SUIT_COUNTS, research=True),
+)
+DEFAULT_PARAMETERS = PARAMETER_TABLE.defaults
 #: cardlab's own parameters for exactly solvable small games (docs/rules/literature.md#small-games):
 #: research tools, not rule variants of docs/variants.md.
-RESEARCH_PARAMETERS = ("half_suit_size", "half_suits")
+RESEARCH_PARAMETERS = PARAMETER_TABLE.research
 #: What a small game may change besides its research parameters; everything else stays at its default.
 SMALL_GAME_PARAMETERS = ("players", "dealer", "max_asks", "major_sets_worth_two",
                          "misclaim_to_opponents", "first_ask_left_of_dealer")
-PARAMETER_RULES = {
-    "players": (int, None),  # checked against the deck by unsupported_reason
-    "dealer": (int, None),  # 0 .. players - 1
-    "max_asks": (int, range(1, MAX_ASKS_LIMIT + 1)),
-    "sevens_removed": (bool, None),
-    "jokers_ninth_set": (bool, None),
-    "major_sets_worth_two": (bool, None),
-    "misclaim_to_opponents": (bool, None),
-    "first_ask_left_of_dealer": (bool, None),
-    "ask_own_card_surrender": (bool, None),
-    "bluff_own_card": (bool, None),
-    "opponent_picks_next_player": (bool, None),
-    "claim_any_time": (bool, None),
-    "eights_in_play": (bool, None),
-    "forced_claims": (bool, None),
-    "challenge": (bool, None),
-    "half_suit_size": (int, SMALL_HALF_SUIT_SIZES),
-    "half_suits": (int, SMALL_HALF_SUIT_COUNTS),
-}
+PARAMETER_RULES = PARAMETER_TABLE.rules
 
 
 def is_small_game(p: dict[str, Any]) -> bool:

@@ -26,6 +26,7 @@ from cardlab.core.openspiel import (
     checked_parameters,
     receiving_seat_of,
 )
+from cardlab.core.parameters import Parameter, ParameterTable
 from cardlab.games import kernels
 from cardlab.games.twenty_eight import engine as E
 from cardlab.games.twenty_eight import observation, sampling
@@ -59,19 +60,21 @@ GAME_NAME = "cardlab_twenty_eight"
 
 #: The rule variants of docs/variants.md, each a switch (false: the contract's game).
 VARIANT_SWITCHES = ("jack_discard_restriction", "pointless_hand_redeal", "cot", "thani")
-DEFAULT_PARAMETERS = {"dealer": 0, "players": NUM_PLAYERS, **dict.fromkeys(VARIANT_SWITCHES, False),
-                      "hand_size": HAND_SIZE, "bidding_rounds": NUM_STAGES, "max_bid": MAX_BID}
+#: Every parameter of the game, its default and allowed values (new_engine_state hands them to
+#: the engine).
+PARAMETER_TABLE = ParameterTable(
+    Parameter("dealer", 0),  # 0 .. players - 1 (validated_parameters)
+    Parameter("players", NUM_PLAYERS, PLAYER_COUNTS),
+    *(Parameter(name, False) for name in VARIANT_SWITCHES),
+    Parameter("hand_size", HAND_SIZE, range(1, HAND_SIZE + 1), research=True),
+    Parameter("bidding_rounds", NUM_STAGES, (1, NUM_STAGES), research=True),
+    Parameter("max_bid", MAX_BID, range(1, MAX_BID + 1), research=True),
+)
+DEFAULT_PARAMETERS = PARAMETER_TABLE.defaults
 #: cardlab's own parameters for exactly solvable small games (docs/rules/twenty_eight.md#small-games):
 #: research tools, not rule variants of docs/variants.md.
-RESEARCH_PARAMETERS = ("hand_size", "bidding_rounds", "max_bid")
-PARAMETER_RULES = {
-    "dealer": (int, None),  # 0 .. players - 1
-    "players": (int, PLAYER_COUNTS),
-    **{name: (bool, None) for name in VARIANT_SWITCHES},
-    "hand_size": (int, range(1, HAND_SIZE + 1)),
-    "bidding_rounds": (int, (1, NUM_STAGES)),
-    "max_bid": (int, range(1, MAX_BID + 1)),
-}
+RESEARCH_PARAMETERS = PARAMETER_TABLE.research
+PARAMETER_RULES = PARAMETER_TABLE.rules
 #: Variants that need a second deal stage and a second round, which six players do not have.
 NOT_WITH_SIX_PLAYERS = ("thani", "pointless_hand_redeal")
 
