@@ -132,11 +132,11 @@ def effective_values(p: dict[str, Any]) -> tuple[int, int, int]:
     min_bid = p["min_bid"]
     if p["hand_size"] < HAND_SIZE:
         return small_values(p)[0], p["target"], p["non_bidder_limit"]
-    if min_bid == 6:
+    if min_bid == DEFAULT_PARAMETERS["min_bid"]:  # not set
         min_bid = 4 if p["les_rois"] else 5 if p["les_rois_hetu"] or p["joffre"] else (
             7 if p["players"] == 3 else 6)
     target = p["target"]
-    if target == 52:
+    if target == DEFAULT_PARAMETERS["target"]:  # not set
         target = 40 if p["les_rois"] or p["les_rois_hetu"] or p["joffre"] else (
             25 if p["lost_heir"] else 52)
     return min_bid, target, p["non_bidder_limit"]
@@ -146,7 +146,7 @@ def small_values(p: dict[str, Any]) -> tuple[int, int]:
     """The lowest and highest bid values of a small game: the defaults ``min_bid`` 6 and
     ``max_bid`` 12 stand for those of its hand size (rules.small_game_bids), as in ruling V-K1."""
     lowest, highest = small_game_bids(p["hand_size"])
-    return (lowest if p["min_bid"] == 6 else p["min_bid"],
+    return (lowest if p["min_bid"] == DEFAULT_PARAMETERS["min_bid"] else p["min_bid"],
             highest if p["max_bid"] == MAX_BID else p["max_bid"])
 
 
