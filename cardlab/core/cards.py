@@ -89,3 +89,14 @@ def mask_of(cards: Iterable[int | str]) -> int:
 def cards_string(mask: int, sep: str = " ") -> str:
     """The cards of a mask, suit by suit in id order: ``"7C AC 5H"``."""
     return sep.join(card_string(c) for c in cards_in(np.int64(mask)))
+
+
+def voids_line(voids: Iterable[int]) -> str | None:
+    """``"voids: P1 void H, P3 void CS"`` from each seat's mask of the suits it has shown out of
+    (bit s: suit s), or None while no seat has shown a void."""
+    shown = []
+    for seat, mask in enumerate(voids):
+        suits = "".join(SUIT_CHARS[suit] for suit in range(NUM_SUITS) if (int(mask) >> suit) & 1)
+        if suits:
+            shown.append(f"P{seat} void {suits}")
+    return "voids: " + ", ".join(shown) if shown else None

@@ -14,7 +14,7 @@ import numpy as np
 import pyspiel
 
 from cardlab.core.bitboard import nth_card, popcount
-from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
+from cardlab.core.cards import SUIT_CHARS, card_string, cards_string, voids_line
 from cardlab.core.engine import CHANCE_PLAYER, Engine
 from cardlab.core.openspiel import (
     EngineGame,
@@ -491,13 +491,9 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
                 f"trick {s[E.TRICK_NUMBER] + 1}: {_seat_name(int(s[E.TRICK_LEADER]))} leads"
                 f"{': ' + current if current else ''}"
             )
-        voids = []
-        for seat in range(players):
-            suits = "".join(SUIT_CHARS[x] for x in range(4) if (s[E.VOIDS + seat] >> x) & 1)
-            if suits:
-                voids.append(f"{_seat_name(seat)} void {suits}")
+        voids = voids_line(s[E.VOIDS:E.VOIDS + players])
         if voids:
-            lines.append("voids: " + ", ".join(voids))
+            lines.append(voids)
         lines.append("points: " + ", ".join(
             f"{_side_name(s, side)} {s[E.HAND_POINTS + side]} ({s[E.TRICKS_WON + side]} tricks)"
             for side in range(sides)))

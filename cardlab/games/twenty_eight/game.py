@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cardlab.core.cards import SUIT_CHARS, card_string, cards_string
+from cardlab.core.cards import SUIT_CHARS, card_string, cards_string, voids_line
 from cardlab.core.dealing import receiving_seat
 from cardlab.core.engine import Engine
 from cardlab.core.openspiel import (
@@ -383,13 +383,9 @@ def describe(s: np.ndarray, player: int | None, perfect_recall: bool) -> str:
             line = _trick_line(s, int(s[E.TRICK_NUMBER]), int(s[E.TRICK_LEADER]),
                                int(s[E.TRICK_SIZE]), int(s[E.TRUMPS_FROM]))
             lines.append(f"trick {s[E.TRICK_NUMBER] + 1}: {line}")
-        voids = []
-        for seat in range(n):
-            suits = "".join(SUIT_CHARS[x] for x in range(4) if (s[E.VOIDS + seat] >> x) & 1)
-            if suits:
-                voids.append(f"{_seat_name(seat)} void {suits}")
+        voids = voids_line(s[E.VOIDS:E.VOIDS + n])
         if voids:
-            lines.append("voids: " + ", ".join(voids))
+            lines.append(voids)
         lines.append("card points: " + ", ".join(
             f"{_side_name(s, side)} {s[E.CARD_POINTS_WON + side]} "
             f"({s[E.TRICKS_WON + side]} tricks)" for side in range(int(E.num_sides(s)))))
