@@ -13,7 +13,15 @@ from numba import njit
 
 import cardlab  # noqa: F401  (registers the games)
 from cardlab.core import bitboard
-from cardlab.core.cards import card_id, card_string, cards_string, mask_of, parse_card, suit_of
+from cardlab.core.cards import (
+    card_id,
+    card_string,
+    cards_string,
+    mask_of,
+    parse_card,
+    suit_of,
+    voids_line,
+)
 from cardlab.core.dealing import chance_sequence, receiving_seat, shuffled_cards
 from cardlab.core.layout import Slots, copy_state, seat_after
 from cardlab.core.parameters import Parameter, ParameterTable
@@ -323,3 +331,8 @@ def test_a_parameter_table_gives_defaults_rules_research_names_and_slot_values()
     assert table.slot_values({"dealer": 3, "pot": 2.5, "hand_size": 2}) == {20: 3, 30: 2}
     with pytest.raises(ValueError, match=r"declared twice: \['pot'\]"):
         ParameterTable(Parameter("pot", 0.0), Parameter("pot", 1.0))
+
+
+def test_the_voids_line_names_each_seat_that_showed_out_and_is_none_before_any():
+    assert voids_line([0, 0b0100, 0, 0b1001]) == "voids: P1 void H, P3 void CS"
+    assert voids_line(np.zeros(4, dtype=np.int64)) is None

@@ -61,6 +61,10 @@ def deferred(library: Any) -> bool:
     return library.name.startswith((DEFERRED, LINKED_ONLY))
 
 
+#: The dispatchers numba is compiling now, outermost first: it compiles a callee inside its caller.
+COMPILING: list[Any] = []
+
+
 def _nested_and_ours() -> bool:
     return len(COMPILING) >= 2 and _ours(COMPILING[-1])
 
@@ -118,13 +122,9 @@ def linked_only(library: Any) -> bool:
     return library.name.startswith(LINKED_ONLY)
 
 
-#: The dispatchers numba is compiling now, outermost first: it compiles a callee inside its caller.
-COMPILING: list[Any] = []
-
-
 def _for_a_caller(library: Any) -> bool:
     """Is ``library`` the large module of one of our kernels, compiled because another kernel calls it?"""
-    if len(COMPILING) < 2 or not _ours(COMPILING[-1]):
+    if not _nested_and_ours():
         return False
     functions = sum(1 for function in library._final_module.functions if not function.is_declaration)
     return functions > SMALL_MODULE

@@ -12,7 +12,7 @@ is one :class:`Parameter` line plus the rule code that reads it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,9 +49,6 @@ class ParameterTable:
         if repeated:
             raise ValueError(f"parameters declared twice: {repeated}")
         self.parameters = parameters
-
-    def __iter__(self) -> Iterator[Parameter]:
-        return iter(self.parameters)
 
     @property
     def defaults(self) -> dict[str, Any]:
